@@ -1,0 +1,53 @@
+// pipeplan compare: generate and simulate several schedules with the same costs, one row each.
+#include <memory>
+
+#include "command.hpp"
+#include "cost_options.hpp"
+#include "io/reports.hpp"
+#include "model/error.hpp"
+#include "output.hpp"
+#include "schedule_request.hpp"
+#include "sim/simulator.hpp"
+
+namespace pipeplan::cli {
+
+namespace {
+
+struct CompareOptions {
+  std::vector<std::string> schedules;
+  GenerateRequest request;
+  CostOptions costs;
+  bool json = false;
+  std::string output;
+};
+
+}  // namespace
+
+Runner add_compare(CLI::App& sub) {
+  auto o = std::make_shared<CompareOptions>();
+  sub.add_option("--schedules", o->schedules, "Generator names, comma-separated; the first is the baseline")
+      ->required()
+      ->delimiter(',');
+  add_request_options(sub, o->request);
+  add_cost_options(sub, o->costs);
+  sub.add_flag("--json", o->json, "Print the rows as JSON");
+  sub.add_option("-o,--output", o->output, "Also write the JSON rows to this file");
+  return [o] {
+    std::vector<const Generator*> chosen;
+    for (const std::string& name : o->schedules) chosen.push_back(&generator_named(name));
+    std::vector<ComparisonRow> rows;
+    for (const Generator* g : chosen) {
+      Schedule schedule = g->generate(o->request);
+      CostModel costs = build_cost_model(o->costs, schedule.stages, schedule.devices);
+      SimResult result = simulate(schedule, costs);
+      if (result.deadlocked()) throw Error(std::string(g->name) + ": the generated schedule deadlocks");
+      rows.push_back({std::string(g->name), std::move(result)});
+    }
+    std::string json = to_json_text(comparison_to_json(rows));
+    if (!o->output.empty()) emit(o->output, json);
+    emit("", o->json ? json : describe_costs(o->costs) + "\n" + comparison_text(rows));
+    return kExitOk;
+  };
+}
+
+}  // namespace pipeplan::cli

@@ -1,0 +1,49 @@
+// pipeplan simulate: time a schedule file and print a summary or the result JSON.
+#include <iostream>
+#include <memory>
+
+#include "command.hpp"
+#include "cost_options.hpp"
+#include "io/reports.hpp"
+#include "io/result_json.hpp"
+#include "io/schedule_json.hpp"
+#include "model/error.hpp"
+#include "output.hpp"
+#include "sim/simulator.hpp"
+
+namespace pipeplan::cli {
+
+namespace {
+
+struct SimulateOptions {
+  std::string file;
+  CostOptions costs;
+  bool json = false;
+  std::string output;
+};
+
+}  // namespace
+
+Runner add_simulate(CLI::App& sub) {
+  auto o = std::make_shared<SimulateOptions>();
+  sub.add_option("FILE", o->file, "Schedule JSON")->required();
+  add_cost_options(sub, o->costs);
+  sub.add_flag("--json", o->json, "Print the result JSON instead of the summary");
+  sub.add_option("-o,--output", o->output, "Also write the result JSON to this file");
+  return [o] {
+    Schedule schedule = read_schedule_file(o->file);
+    CostModel costs = build_cost_model(o->costs, schedule.stages, schedule.devices);
+    SimResult result = simulate(schedule, costs);
+    if (result.deadlocked()) {
+      const BlockedDevice& b = result.deadlock.front();
+      throw Error(o->file + ": the schedule deadlocks (device " + std::to_string(b.device) + " is stuck at " +
+                  describe(b.head) + "); 'pipeplan validate " + o->file + "' lists every blocked device");
+    }
+    std::string json = to_json_text(result_to_json(schedule, result));
+    if (!o->output.empty()) emit(o->output, json);
+    emit("", o->json ? json : describe_costs(o->costs) + "\n" + simulation_text(schedule, result));
+    return kExitOk;
+  };
+}
+
+}  // namespace pipeplan::cli

@@ -1,0 +1,47 @@
+// pipeplan validate: every problem of a schedule file; exit 0 when valid, 1 otherwise.
+#include <memory>
+#include <optional>
+
+#include "command.hpp"
+#include "cost_options.hpp"
+#include "io/reports.hpp"
+#include "io/schedule_json.hpp"
+#include "output.hpp"
+#include "validate/validator.hpp"
+
+namespace pipeplan::cli {
+
+namespace {
+
+struct ValidateCommandOptions {
+  std::string file;
+  CostOptions costs;
+  std::string memory_limit;
+  bool json = false;
+};
+
+}  // namespace
+
+Runner add_validate(CLI::App& sub) {
+  auto o = std::make_shared<ValidateCommandOptions>();
+  sub.add_option("FILE", o->file, "Schedule JSON")->required();
+  add_cost_options(sub, o->costs);
+  sub.add_option("--memory-limit", o->memory_limit, "Per-device memory limit, e.g. 24GiB (needs memory costs)");
+  sub.add_flag("--json", o->json, "Print the problems as JSON");
+  return [o] {
+    ValidateOptions options;
+    if (!o->memory_limit.empty()) {
+      options.memory_limit = parse_size_flag(o->memory_limit, "--memory-limit");
+      if (!has_memory_costs(o->costs)) {
+        throw UsageError("--memory-limit needs memory costs: give --profile FILE or --memory A_F,A_W");
+      }
+    }
+    Schedule schedule = read_schedule_file(o->file);
+    CostModel costs = build_cost_model(o->costs, schedule.stages, schedule.devices);
+    std::vector<Problem> problems = validate(schedule, costs, options);
+    emit("", o->json ? to_json_text(validation_to_json(schedule, problems)) : validation_text(schedule, problems));
+    return problems.empty() ? kExitOk : kExitInvalid;
+  };
+}
+
+}  // namespace pipeplan::cli

@@ -1,0 +1,96 @@
+#include "cost_options.hpp"
+
+#include <cmath>
+#include <cstdlib>
+#include <vector>
+
+#include "command.hpp"
+#include "io/profile_json.hpp"
+#include "model/error.hpp"
+#include "model/size_string.hpp"
+
+namespace pipeplan::cli {
+
+namespace {
+
+constexpr const char* kDefaultCosts = "1,1,1";
+
+std::vector<std::string> split(const std::string& text, char separator) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  while (true) {
+    std::size_t end = text.find(separator, start);
+    parts.push_back(text.substr(start, end - start));
+    if (end == std::string::npos) return parts;
+    start = end + 1;
+  }
+}
+
+double parse_ms(const std::string& text, const std::string& flag) {
+  char* end = nullptr;
+  double value = text.empty() ? NAN : std::strtod(text.c_str(), &end);
+  if (!std::isfinite(value) || value < 0.0 || value > 1e10 || end == nullptr || *end != '\0') {
+    throw UsageError(flag + ": expected a non-negative number of milliseconds, got '" + text + "'");
+  }
+  return value;
+}
+
+}  // namespace
+
+void add_cost_options(CLI::App& sub, CostOptions& o) {
+  auto* profile = sub.add_option("--profile", o.profile, "Cost profile JSON (docs/formats.md)");
+  auto* costs = sub.add_option("--costs", o.costs, "F,B,W milliseconds, every stage alike (default 1,1,1)");
+  auto* transfer = sub.add_option("--transfer", o.transfer, "Milliseconds per transfer between devices (default 0)");
+  auto* memory = sub.add_option("--memory", o.memory,
+                                "A_F,A_W: activation bytes F keeps and the part W needs, e.g. 2GiB,512MiB");
+  profile->excludes(costs)->excludes(transfer)->excludes(memory);
+}
+
+CostModel build_cost_model(const CostOptions& o, int stages, int devices) {
+  if (!o.profile.empty()) {
+    CostModel costs = read_profile_file(o.profile);
+    default_devices(costs, devices);
+    try {
+      check_dimensions(costs, stages, devices);
+    } catch (const Error& e) {
+      throw Error(o.profile + ": " + e.what());
+    }
+    return costs;
+  }
+  std::string text = o.costs.empty() ? kDefaultCosts : o.costs;
+  std::vector<std::string> parts = split(text, ',');
+  if (parts.size() != 3) throw UsageError("--costs: expected F,B,W in milliseconds, got '" + text + "'");
+  StageCost stage{parse_ms(parts[0], "--costs (F)"), parse_ms(parts[1], "--costs (B)"),
+                  parse_ms(parts[2], "--costs (W)"), 0, 0};
+  if (!o.memory.empty()) {
+    std::vector<std::string> sizes = split(o.memory, ',');
+    if (sizes.size() != 2) throw UsageError("--memory: expected A_F,A_W such as 2GiB,512MiB, got '" + o.memory + "'");
+    stage.activation_bytes = parse_size_flag(sizes[0], "--memory (A_F)");
+    stage.w_activation_bytes = parse_size_flag(sizes[1], "--memory (A_W)");
+    if (stage.w_activation_bytes > stage.activation_bytes) {
+      throw UsageError("--memory: A_W (" + sizes[1] + ") exceeds A_F (" + sizes[0] +
+                       "): W keeps only part of what F allocated");
+    }
+  }
+  double transfer = o.transfer.empty() ? 0.0 : parse_ms(o.transfer, "--transfer");
+  return uniform_costs(stages, devices, stage, transfer);
+}
+
+bool has_memory_costs(const CostOptions& o) { return !o.profile.empty() || !o.memory.empty(); }
+
+std::string describe_costs(const CostOptions& o) {
+  if (!o.profile.empty()) return "costs: profile " + o.profile;
+  std::string costs = o.costs.empty() ? std::string(kDefaultCosts) + " (the default)" : o.costs;
+  return "costs: F,B,W = " + costs + " ms per stage, transfer " + (o.transfer.empty() ? "0" : o.transfer) +
+         " ms, activations " + (o.memory.empty() ? "0,0" : o.memory);
+}
+
+Bytes parse_size_flag(const std::string& text, const std::string& flag) {
+  auto bytes = parse_size(text);
+  if (!bytes) {
+    throw UsageError(flag + ": expected a size such as 2GiB, 1.5GB or a number of bytes, got '" + text + "'");
+  }
+  return *bytes;
+}
+
+}  // namespace pipeplan::cli

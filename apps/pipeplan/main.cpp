@@ -1,0 +1,102 @@
+// pipeplan: parse the command line, dispatch to one subcommand, and turn errors into
+// "pipeplan: error: ..." on stderr and an exit code. Only apps/ prints and exits.
+#include <array>
+#include <cstring>
+#include <iostream>
+#include <new>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "command.hpp"
+#include "io/version.hpp"
+#include "model/closest_names.hpp"
+#include "model/error.hpp"
+
+namespace pipeplan::cli {
+
+std::span<const Command> commands() {
+  static const std::array<Command, 5> kCommands = {{
+      {"list", "List the schedule generators and their constraints", add_list},
+      {"generate", "Generate a schedule as JSON", add_generate},
+      {"simulate", "Time a schedule: step time, bubble rate, peak memory per device", add_simulate},
+      {"validate", "Check a schedule: complete, ordered, deadlock-free, within memory", add_validate},
+      {"compare", "Generate and simulate several schedules side by side", add_compare},
+  }};
+  return kCommands;
+}
+
+namespace {
+
+int fail(int code, const std::string& message) {
+  std::cerr << "pipeplan: error: " << message << "\n";
+  return code;
+}
+
+// An unknown first word gets the closest command names instead of CLI11's generic message.
+int unknown_command(std::string_view word) {
+  std::vector<std::string_view> names;
+  for (const Command& c : commands()) names.emplace_back(c.name);
+  std::string message = "unknown command '" + std::string(word) + "'";
+  std::vector<std::string> close = closest_names(word, names, 3);
+  if (!close.empty()) {
+    message += "; did you mean ";
+    for (std::size_t i = 0; i < close.size(); ++i) message += (i == 0 ? "'" : ", '") + close[i] + "'";
+    message += "?";
+  }
+  return fail(kExitUsage, message + " (run 'pipeplan --help' for the list)");
+}
+
+bool is_command(std::string_view word) {
+  for (const Command& c : commands()) {
+    if (word == c.name) return true;
+  }
+  return false;
+}
+
+int run(int argc, char** argv) {
+  CLI::App app{"pipeplan: pipeline-parallel training schedule simulator and planner"};
+  app.set_version_flag("--version", tool_version());
+  app.require_subcommand(1, 1);
+  std::vector<std::pair<CLI::App*, Runner>> runners;
+  for (const Command& c : commands()) {
+    CLI::App* sub = app.add_subcommand(c.name, c.description);
+    runners.emplace_back(sub, c.add(*sub));
+  }
+  if (argc > 1 && argv[1][0] != '-' && !is_command(argv[1])) return unknown_command(argv[1]);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    return fail(kExitUsage, std::string(e.what()) + " (run 'pipeplan " +
+                                (app.get_subcommands().empty() ? std::string("--help")
+                                                               : app.get_subcommands().front()->get_name() + " --help") +
+                                "' for usage)");
+  }
+  for (auto& [sub, runner] : runners) {
+    if (sub->parsed()) return runner();
+  }
+  return fail(kExitUsage, "no command given (run 'pipeplan --help')");
+}
+
+}  // namespace
+
+}  // namespace pipeplan::cli
+
+int main(int argc, char** argv) {
+  using namespace pipeplan::cli;
+  try {
+    return run(argc, argv);
+  } catch (const UsageError& e) {
+    return fail(kExitUsage, e.what());
+  } catch (const pipeplan::Error& e) {
+    return fail(kExitInvalid, e.what());
+  } catch (const std::bad_alloc&) {
+    return fail(kExitInvalid, "out of memory");
+  }
+}

@@ -1,0 +1,32 @@
+#include "schedule_request.hpp"
+
+#include "command.hpp"
+#include "model/limits.hpp"
+
+namespace pipeplan::cli {
+
+void add_request_options(CLI::App& sub, GenerateRequest& r) {
+  sub.add_option("--stages", r.devices, "Pipeline degree P: devices, one stage each")
+      ->required()
+      ->check(CLI::Range(1, kMaxDevices));
+  sub.add_option("--microbatches", r.microbatches, "Micro-batches per step M")
+      ->required()
+      ->check(CLI::Range(1, kMaxMicrobatches));
+  sub.add_option("--chunks", r.chunks, "Stages per device V (the schedules here take 1)")
+      ->default_val(1)
+      ->check(CLI::Range(1, 64));
+}
+
+const Generator& generator_named(const std::string& name) {
+  if (const Generator* g = find_generator(name)) return *g;
+  std::string message = "unknown schedule '" + name + "'";
+  std::vector<std::string> close = closest_generator_names(name, 3);
+  if (!close.empty()) {
+    message += "; did you mean";
+    for (std::size_t i = 0; i < close.size(); ++i) message += (i == 0 ? " '" : ", '") + close[i] + "'";
+    message += "?";
+  }
+  throw UsageError(message + " ('pipeplan list' shows them all)");
+}
+
+}  // namespace pipeplan::cli

@@ -1,0 +1,93 @@
+#include "costs/cost_model.hpp"
+
+#include <cmath>
+#include <string>
+#include <utility>
+
+#include "model/error.hpp"
+
+namespace pipeplan {
+
+namespace {
+
+void check_ms(double value, const std::string& field) {
+  if (!std::isfinite(value) || value < 0.0) {
+    throw Error(field + ": expected a finite, non-negative number of milliseconds, got " +
+                std::to_string(value));
+  }
+}
+
+void check_bytes(Bytes value, const std::string& field) {
+  if (value < 0) {
+    throw Error(field + ": expected a non-negative number of bytes, got " + std::to_string(value));
+  }
+}
+
+}  // namespace
+
+double TransferCost::ms() const {
+  if (fixed_ms) return *fixed_ms;
+  if (bytes == 0) return latency_ms;
+  // bytes / (GB/s * 1e9) seconds, times 1e3 for milliseconds.
+  return latency_ms + static_cast<double>(bytes) / (bandwidth_gb_per_s * 1e6);
+}
+
+CostModel uniform_costs(int stages, int devices, const StageCost& stage, double transfer_ms) {
+  CostModel costs;
+  costs.stages.assign(static_cast<std::size_t>(stages), stage);
+  costs.devices.assign(static_cast<std::size_t>(devices), DeviceCost{});
+  costs.transfer.fixed_ms = transfer_ms;
+  return costs;
+}
+
+void default_devices(CostModel& costs, int devices) {
+  if (costs.devices.empty()) costs.devices.assign(static_cast<std::size_t>(devices), DeviceCost{});
+}
+
+void check_costs(const CostModel& costs) {
+  for (std::size_t i = 0; i < costs.stages.size(); ++i) {
+    const StageCost& s = costs.stages[i];
+    std::string at = "stages[" + std::to_string(i) + "].";
+    check_ms(s.f_ms, at + "f_ms");
+    check_ms(s.b_ms, at + "b_ms");
+    check_ms(s.w_ms, at + "w_ms");
+    check_bytes(s.activation_bytes, at + "activation_bytes");
+    check_bytes(s.w_activation_bytes, at + "w_activation_bytes");
+    if (s.w_activation_bytes > s.activation_bytes) {
+      throw Error(at + "w_activation_bytes: " + std::to_string(s.w_activation_bytes) +
+                  " exceeds activation_bytes " + std::to_string(s.activation_bytes) +
+                  ": W can only keep part of what F allocated");
+    }
+  }
+  for (std::size_t i = 0; i < costs.devices.size(); ++i) {
+    std::string at = "devices[" + std::to_string(i) + "].";
+    check_bytes(costs.devices[i].static_memory_bytes, at + "static_memory_bytes");
+    check_ms(costs.devices[i].optimizer_ms, at + "optimizer_ms");
+  }
+  const TransferCost& t = costs.transfer;
+  if (t.fixed_ms) {
+    check_ms(*t.fixed_ms, "transfer.ms");
+    return;
+  }
+  check_ms(t.latency_ms, "transfer.latency_ms");
+  check_bytes(t.bytes, "transfer.bytes");
+  if (!std::isfinite(t.bandwidth_gb_per_s) || t.bandwidth_gb_per_s <= 0.0) {
+    throw Error("transfer.bandwidth_gb_per_s: expected a positive number of GB/s, got " +
+                std::to_string(t.bandwidth_gb_per_s));
+  }
+}
+
+void check_dimensions(const CostModel& costs, int stages, int devices) {
+  if (std::cmp_not_equal(costs.stages.size(), stages)) {
+    throw Error("the costs describe " + std::to_string(costs.stages.size()) +
+                " stages but the schedule has " + std::to_string(stages) +
+                ": give a profile with one entry per stage");
+  }
+  if (std::cmp_not_equal(costs.devices.size(), devices)) {
+    throw Error("the costs describe " + std::to_string(costs.devices.size()) +
+                " devices but the schedule has " + std::to_string(devices) +
+                ": give a profile with one entry per device");
+  }
+}
+
+}  // namespace pipeplan

@@ -1,0 +1,59 @@
+#pragma once
+// What each op costs in time and memory (DESIGN.md, "Cost model"). Times are milliseconds as the
+// user writes them; the simulator converts them to nanoseconds once, with ms_to_ns.
+#include <optional>
+#include <vector>
+
+#include "model/units.hpp"
+
+namespace pipeplan {
+
+/// Costs of one stage, for one micro-batch.
+struct StageCost {
+  double f_ms = 0.0;  ///< forward
+  double b_ms = 0.0;  ///< gradient for the inputs
+  double w_ms = 0.0;  ///< gradient for the weights; a fused BW takes b_ms + w_ms
+  Bytes activation_bytes = 0;    ///< a_F: allocated by F, kept for the backward
+  Bytes w_activation_bytes = 0;  ///< a_W: the part of a_F that B leaves for W (a_W <= a_F)
+};
+
+/// Costs of one device.
+struct DeviceCost {
+  Bytes static_memory_bytes = 0;  ///< parameters, gradients, optimizer states
+  double optimizer_ms = 0.0;      ///< the optimizer step after the last op
+};
+
+/// Time to move one micro-batch's activation (forward) or gradient (backward) between two
+/// devices: either a fixed time or latency + bytes / bandwidth.
+struct TransferCost {
+  std::optional<double> fixed_ms;  ///< when set, every transfer takes this long
+  double latency_ms = 0.0;
+  double bandwidth_gb_per_s = 0.0;  ///< 1 GB = 1e9 bytes; must be > 0 when used
+  Bytes bytes = 0;
+
+  /// The time of one transfer, in milliseconds.
+  [[nodiscard]] double ms() const;
+};
+
+struct CostModel {
+  std::vector<StageCost> stages;
+  std::vector<DeviceCost> devices;
+  TransferCost transfer;
+};
+
+/// Every stage with the same costs, every device with no static memory and no optimizer time.
+[[nodiscard]] CostModel uniform_costs(int stages, int devices, const StageCost& stage,
+                                      double transfer_ms);
+
+/// When `costs` names no devices, gives each of `devices` devices no static memory and no
+/// optimizer time; otherwise leaves `costs` as it is.
+void default_devices(CostModel& costs, int devices);
+
+/// Throws Error naming the field ("stages[2].f_ms") when a cost is negative or not finite,
+/// a_W exceeds a_F, or a bandwidth is not positive.
+void check_costs(const CostModel& costs);
+
+/// Throws Error when `costs` does not describe `stages` stages on `devices` devices.
+void check_dimensions(const CostModel& costs, int stages, int devices);
+
+}  // namespace pipeplan

@@ -1,0 +1,112 @@
+#include "io/profile_json.hpp"
+
+#include "io/json_fields.hpp"
+#include "io/version.hpp"
+#include "model/error.hpp"
+
+namespace pipeplan {
+
+namespace {
+
+StageCost stage_from_json(const Json& j, const JsonPath& at) {
+  StageCost s;
+  s.f_ms = read_ms(member(j, "f_ms", at), at.key("f_ms"));
+  s.b_ms = read_ms(member(j, "b_ms", at), at.key("b_ms"));
+  s.w_ms = read_ms(member(j, "w_ms", at), at.key("w_ms"));
+  if (const Json* a = optional_member(j, "activation_bytes", at)) {
+    s.activation_bytes = read_bytes(*a, at.key("activation_bytes"));
+  }
+  if (const Json* a = optional_member(j, "w_activation_bytes", at)) {
+    s.w_activation_bytes = read_bytes(*a, at.key("w_activation_bytes"));
+  }
+  if (s.w_activation_bytes > s.activation_bytes) {
+    throw Error(at.key("w_activation_bytes").where() + ": " + std::to_string(s.w_activation_bytes) +
+                " exceeds activation_bytes (" + std::to_string(s.activation_bytes) +
+                "): W keeps only part of what F allocated");
+  }
+  return s;
+}
+
+DeviceCost device_from_json(const Json& j, const JsonPath& at) {
+  DeviceCost d;
+  if (const Json* v = optional_member(j, "static_memory_bytes", at)) {
+    d.static_memory_bytes = read_bytes(*v, at.key("static_memory_bytes"));
+  }
+  if (const Json* v = optional_member(j, "optimizer_ms", at)) d.optimizer_ms = read_ms(*v, at.key("optimizer_ms"));
+  return d;
+}
+
+TransferCost transfer_from_json(const Json& j, const JsonPath& at) {
+  TransferCost t;
+  const Json* fixed = optional_member(j, "ms", at);
+  const Json* bandwidth = optional_member(j, "bandwidth_gb_per_s", at);
+  if (fixed != nullptr && bandwidth != nullptr) {
+    throw Error(at.where() + ": give either \"ms\" or \"latency_ms\", \"bandwidth_gb_per_s\" and \"bytes\", not both");
+  }
+  if (fixed != nullptr) {
+    t.fixed_ms = read_ms(*fixed, at.key("ms"));
+    return t;
+  }
+  if (bandwidth == nullptr) {
+    throw Error(at.where() + ": expected \"ms\", or \"latency_ms\", \"bandwidth_gb_per_s\" and \"bytes\"");
+  }
+  t.bandwidth_gb_per_s = read_positive(*bandwidth, at.key("bandwidth_gb_per_s"));
+  t.latency_ms = read_ms(member(j, "latency_ms", at), at.key("latency_ms"));
+  t.bytes = read_bytes(member(j, "bytes", at), at.key("bytes"));
+  return t;
+}
+
+}  // namespace
+
+CostModel profile_from_json(const Json& document, const std::string& source) {
+  JsonPath root(source);
+  check_header(document, "pipeplan.profile", root);
+  CostModel costs;
+  JsonPath stages_at = root.key("stages");
+  const Json& stages = read_array(member(document, "stages", root), stages_at);
+  if (stages.empty()) fail_field(stages_at, "at least one stage", stages);
+  for (std::size_t i = 0; i < stages.size(); ++i) costs.stages.push_back(stage_from_json(stages[i], stages_at.index(i)));
+  if (const Json* devices = optional_member(document, "devices", root)) {
+    JsonPath devices_at = root.key("devices");
+    const Json& list = read_array(*devices, devices_at);
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      costs.devices.push_back(device_from_json(list[i], devices_at.index(i)));
+    }
+  }
+  if (const Json* transfer = optional_member(document, "transfer", root)) {
+    costs.transfer = transfer_from_json(*transfer, root.key("transfer"));
+  } else {
+    costs.transfer.fixed_ms = 0.0;
+  }
+  return costs;
+}
+
+CostModel read_profile_file(const std::string& path) {
+  return profile_from_json(parse_json(read_text_file(path), path), path);
+}
+
+Json profile_to_json(const CostModel& costs) {
+  Json j;
+  j["format"] = "pipeplan.profile";
+  j["schema_version"] = 1;
+  j["tool"] = tool_version();
+  Json& stages = j["stages"] = Json::array();
+  for (const StageCost& s : costs.stages) {
+    stages.push_back({{"f_ms", s.f_ms}, {"b_ms", s.b_ms}, {"w_ms", s.w_ms},
+                      {"activation_bytes", s.activation_bytes},
+                      {"w_activation_bytes", s.w_activation_bytes}});
+  }
+  Json& devices = j["devices"] = Json::array();
+  for (const DeviceCost& d : costs.devices) {
+    devices.push_back({{"static_memory_bytes", d.static_memory_bytes}, {"optimizer_ms", d.optimizer_ms}});
+  }
+  const TransferCost& t = costs.transfer;
+  if (t.fixed_ms) {
+    j["transfer"] = {{"ms", *t.fixed_ms}};
+  } else {
+    j["transfer"] = {{"latency_ms", t.latency_ms}, {"bandwidth_gb_per_s", t.bandwidth_gb_per_s}, {"bytes", t.bytes}};
+  }
+  return j;
+}
+
+}  // namespace pipeplan

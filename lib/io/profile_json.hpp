@@ -1,0 +1,22 @@
+#pragma once
+// The profile file (docs/formats.md, "Profile"): per-stage and per-device costs.
+#include <string>
+#include <string_view>
+
+#include "costs/cost_model.hpp"
+#include "io/json_text.hpp"
+
+namespace pipeplan {
+
+/// Reads a "pipeplan.profile" document parsed from `source`. "devices" may be left out (the
+/// result then has none; see default_devices) and so may "transfer" (transfers take no time).
+/// Throws Error naming the field.
+[[nodiscard]] CostModel profile_from_json(const Json& document, const std::string& source);
+
+/// Reads the profile file at `path`.
+[[nodiscard]] CostModel read_profile_file(const std::string& path);
+
+/// The profile as a document, with the header.
+[[nodiscard]] Json profile_to_json(const CostModel& costs);
+
+}  // namespace pipeplan

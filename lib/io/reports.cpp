@@ -1,0 +1,95 @@
+#include "io/reports.hpp"
+
+#include <fmt/format.h>
+
+#include "io/version.hpp"
+#include "model/size_string.hpp"
+
+namespace pipeplan {
+
+namespace {
+
+Json header(std::string_view format) {
+  Json j;
+  j["format"] = format;
+  j["schema_version"] = 1;
+  j["tool"] = tool_version();
+  return j;
+}
+
+std::string describe_schedule(const Schedule& s) {
+  return fmt::format("{}: {} devices, {} stages, {} micro-batches, {} ops", s.name.empty() ? "schedule" : s.name,
+                     s.devices, s.stages, s.microbatches, s.op_count());
+}
+
+double ratio(SimTime a, SimTime b) { return b == 0 ? 0.0 : static_cast<double>(a) / static_cast<double>(b); }
+
+}  // namespace
+
+std::string simulation_text(const Schedule& schedule, const SimResult& r) {
+  std::string out = describe_schedule(schedule) + "\n";
+  out += fmt::format("makespan {:.3f} ms, step {:.3f} ms with the optimizer step, bubble rate {:.2f}%\n\n",
+                     ns_to_ms(r.makespan), ns_to_ms(r.step_time()), 100.0 * r.bubble_rate());
+  out += fmt::format("{:>6}  {:>12}  {:>12}  {:>7}  {:>12}  {:>12}\n", "device", "busy ms", "idle ms", "idle",
+                     "peak memory", "peak at ms");
+  for (std::size_t d = 0; d < r.devices.size(); ++d) {
+    const DeviceTimeline& t = r.devices[d];
+    SimTime idle = r.makespan - t.busy;
+    out += fmt::format("{:>6}  {:>12.3f}  {:>12.3f}  {:>6.2f}%  {:>12}  {:>12.3f}\n", d, ns_to_ms(t.busy),
+                       ns_to_ms(idle), 100.0 * ratio(idle, r.makespan), format_size(t.peak_memory),
+                       ns_to_ms(t.peak_time));
+  }
+  return out;
+}
+
+std::string comparison_text(const std::vector<ComparisonRow>& rows) {
+  std::string out = fmt::format("{:<14} {:>13} {:>13} {:>8} {:>9}  {}\n", "schedule", "makespan ms", "step ms",
+                                "bubble", "vs first", "peak memory per device");
+  for (const ComparisonRow& row : rows) {
+    const SimResult& r = row.result;
+    std::vector<std::string> peaks;
+    for (const DeviceTimeline& t : r.devices) peaks.push_back(format_size(t.peak_memory));
+    out += fmt::format("{:<14} {:>13.3f} {:>13.3f} {:>7.2f}% {:>9.3f}  {}\n", row.schedule, ns_to_ms(r.makespan),
+                       ns_to_ms(r.step_time()), 100.0 * r.bubble_rate(),
+                       ratio(r.makespan, rows.front().result.makespan), fmt::join(peaks, ", "));
+  }
+  return out;
+}
+
+Json comparison_to_json(const std::vector<ComparisonRow>& rows) {
+  Json j = header("pipeplan.comparison");
+  Json& out = j["rows"] = Json::array();
+  for (const ComparisonRow& row : rows) {
+    const SimResult& r = row.result;
+    Json peaks = Json::array();
+    for (const DeviceTimeline& t : r.devices) peaks.push_back(t.peak_memory);
+    out.push_back({{"schedule", row.schedule},
+                   {"makespan_ms", ns_to_ms(r.makespan)},
+                   {"step_ms", ns_to_ms(r.step_time())},
+                   {"bubble_rate", r.bubble_rate()},
+                   {"ratio_to_first", ratio(r.makespan, rows.front().result.makespan)},
+                   {"peak_memory_bytes", std::move(peaks)}});
+  }
+  return j;
+}
+
+std::string validation_text(const Schedule& schedule, const std::vector<Problem>& problems) {
+  if (problems.empty()) return "valid: " + describe_schedule(schedule) + "\n";
+  std::string out = fmt::format("invalid: {}\n{} problem{}:\n", describe_schedule(schedule), problems.size(),
+                                problems.size() == 1 ? "" : "s");
+  for (const Problem& p : problems) out += fmt::format("  [{}] {}\n", problem_kind_name(p.kind), p.message);
+  return out;
+}
+
+Json validation_to_json(const Schedule& schedule, const std::vector<Problem>& problems) {
+  Json j = header("pipeplan.validation");
+  j["schedule"] = schedule.name;
+  j["valid"] = problems.empty();
+  Json& out = j["problems"] = Json::array();
+  for (const Problem& p : problems) {
+    out.push_back({{"kind", problem_kind_name(p.kind)}, {"device", p.device}, {"message", p.message}});
+  }
+  return j;
+}
+
+}  // namespace pipeplan

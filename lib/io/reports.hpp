@@ -1,0 +1,37 @@
+#pragma once
+// The readable summaries and JSON documents of the CLI's reports: one simulation, a comparison
+// of schedules, and a validation. The library builds the text; apps/ decides where it goes.
+#include <string>
+#include <vector>
+
+#include "io/json_text.hpp"
+#include "model/problem.hpp"
+#include "model/schedule.hpp"
+#include "sim/sim_result.hpp"
+
+namespace pipeplan {
+
+/// A readable summary: makespan, step time, bubble rate, and per device busy, idle and peak
+/// memory.
+[[nodiscard]] std::string simulation_text(const Schedule& schedule, const SimResult& result);
+
+struct ComparisonRow {
+  std::string schedule;
+  SimResult result;
+};
+
+/// One row per schedule: makespan, step time, bubble rate, ratio of makespan to the first
+/// row's, and each device's peak memory.
+[[nodiscard]] std::string comparison_text(const std::vector<ComparisonRow>& rows);
+
+/// {"format": "pipeplan.comparison", ..., "rows": [{"schedule", "makespan_ms", "step_ms",
+/// "bubble_rate", "ratio_to_first", "peak_memory_bytes": [...]}]}.
+[[nodiscard]] Json comparison_to_json(const std::vector<ComparisonRow>& rows);
+
+/// "valid: ..." or one line per problem.
+[[nodiscard]] std::string validation_text(const Schedule& schedule, const std::vector<Problem>& problems);
+
+/// {"format": "pipeplan.validation", ..., "valid", "problems": [{"kind", "device", "message"}]}.
+[[nodiscard]] Json validation_to_json(const Schedule& schedule, const std::vector<Problem>& problems);
+
+}  // namespace pipeplan

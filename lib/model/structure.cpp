@@ -1,0 +1,181 @@
+#include "model/structure.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <utility>
+
+#include "model/dependencies.hpp"
+
+namespace pipeplan {
+
+namespace {
+
+std::string at(int device, std::size_t index) {
+  return "order[" + std::to_string(device) + "][" + std::to_string(index) + "]";
+}
+
+std::vector<Problem> header_problems(const Schedule& s) {
+  std::vector<Problem> out;
+  auto add = [&out](std::string message) {
+    out.push_back({ProblemKind::Header, -1, std::move(message)});
+  };
+  if (s.devices < 1) add("devices is " + std::to_string(s.devices) + ": expected at least 1");
+  if (s.stages < 1) add("stages is " + std::to_string(s.stages) + ": expected at least 1");
+  if (s.microbatches < 1) {
+    add("microbatches is " + std::to_string(s.microbatches) + ": expected at least 1");
+  }
+  if (std::cmp_not_equal(s.placement.size(), s.stages)) {
+    add("placement lists " + std::to_string(s.placement.size()) + " devices: expected one per stage (" +
+        std::to_string(s.stages) + ")");
+  }
+  for (std::size_t i = 0; i < s.placement.size(); ++i) {
+    if (s.placement[i] < 0 || s.placement[i] >= s.devices) {
+      add("placement[" + std::to_string(i) + "] is device " + std::to_string(s.placement[i]) +
+          ": expected 0 to " + std::to_string(s.devices - 1));
+    }
+  }
+  if (std::cmp_not_equal(s.order.size(), s.devices)) {
+    add("order has " + std::to_string(s.order.size()) + " device lists: expected " +
+        std::to_string(s.devices));
+  }
+  return out;
+}
+
+// Where each op of one kind was first seen, and how often.
+struct Seen {
+  std::uint32_t count = 0;
+  int device = -1;
+  std::size_t index = 0;
+};
+
+class OpCensus {
+ public:
+  OpCensus(int stages, int microbatches)
+      : microbatches_(microbatches),
+        seen_(static_cast<std::size_t>(kOpKindCount) * static_cast<std::size_t>(stages) *
+              static_cast<std::size_t>(microbatches)) {}
+
+  Seen& operator()(OpKind kind, int stage, int microbatch) {
+    std::size_t slot = static_cast<std::size_t>(stage) * static_cast<std::size_t>(microbatches_) +
+                       static_cast<std::size_t>(microbatch);
+    return seen_[slot * kOpKindCount + static_cast<std::size_t>(kind)];
+  }
+
+ private:
+  int microbatches_;
+  std::vector<Seen> seen_;
+};
+
+void count_problems(const Schedule& s, OpCensus& census, std::vector<Problem>& out) {
+  auto op_name = [](OpKind k, int stage, int m) { return describe(Op{k, stage, m}); };
+  for (int stage = 0; stage < s.stages; ++stage) {
+    int device = s.placement[static_cast<std::size_t>(stage)];
+    std::string holder = "device " + std::to_string(device) + " holds stage " + std::to_string(stage);
+    for (int m = 0; m < s.microbatches; ++m) {
+      const Seen& f = census(OpKind::F, stage, m);
+      const Seen& b = census(OpKind::B, stage, m);
+      const Seen& w = census(OpKind::W, stage, m);
+      const Seen& bw = census(OpKind::BW, stage, m);
+      auto missing = [&](std::string what) {
+        out.push_back({ProblemKind::Missing, device, "missing " + what + ": " + holder + " but never runs it"});
+      };
+      auto repeated = [&](OpKind k, const Seen& seen) {
+        if (seen.count > 1) {
+          out.push_back({ProblemKind::Repeated, seen.device,
+                         op_name(k, stage, m) + " appears " + std::to_string(seen.count) +
+                             " times (first at " + at(seen.device, seen.index) + "): expected once"});
+        }
+      };
+      if (f.count == 0) missing(op_name(OpKind::F, stage, m));
+      repeated(OpKind::F, f);
+      if (bw.count > 0 && (b.count > 0 || w.count > 0)) {
+        out.push_back({ProblemKind::MixedBackward, device,
+                       op_name(OpKind::BW, stage, m) + " and a split " +
+                           (b.count > 0 ? op_name(OpKind::B, stage, m) : op_name(OpKind::W, stage, m)) +
+                           " both appear: the backward is either fused (BW) or split (B then W)"});
+        continue;
+      }
+      if (bw.count > 0) {
+        repeated(OpKind::BW, bw);
+        continue;
+      }
+      if (b.count == 0) missing("B(s" + std::to_string(stage) + ",m" + std::to_string(m) + ") or BW");
+      repeated(OpKind::B, b);
+      if (b.count > 0 && w.count == 0) missing(op_name(OpKind::W, stage, m));
+      repeated(OpKind::W, w);
+    }
+  }
+}
+
+// The op on `device` that satisfies `dep`, when it exists exactly once there.
+const Seen* unique_producer(OpCensus& census, const Dependency& dep, int device) {
+  for (OpKind k : {OpKind::F, OpKind::B, OpKind::BW}) {
+    if (!satisfies(k, dep.need)) continue;
+    const Seen& seen = census(k, dep.stage, dep.microbatch);
+    if (seen.count == 1 && seen.device == device) return &seen;
+  }
+  return nullptr;
+}
+
+void order_problems(const Schedule& s, OpCensus& census, std::vector<Problem>& out) {
+  for (int d = 0; d < s.devices; ++d) {
+    const auto& ops = s.order[static_cast<std::size_t>(d)];
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      const Op& op = ops[i];
+      if (op.stage < 0 || op.stage >= s.stages || op.microbatch < 0 || op.microbatch >= s.microbatches) continue;
+      for (const Dependency& dep : dependencies_of(op, s.stages)) {
+        const Seen* producer = unique_producer(census, dep, d);
+        if (producer != nullptr && producer->index > i) {
+          out.push_back({ProblemKind::Misordered, d,
+                         at(d, i) + " " + describe(op) + " comes before " + at(d, producer->index) +
+                             " " + describe(dep) + ", which it needs"});
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<Problem> find_structure_problems(const Schedule& s) {
+  std::vector<Problem> out = header_problems(s);
+  if (!out.empty()) return out;
+
+  OpCensus census(s.stages, s.microbatches);
+  for (int d = 0; d < s.devices; ++d) {
+    const auto& ops = s.order[static_cast<std::size_t>(d)];
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      const Op& op = ops[i];
+      if (op.stage < 0 || op.stage >= s.stages || op.microbatch < 0 || op.microbatch >= s.microbatches) {
+        out.push_back({ProblemKind::OutOfRange, d,
+                       at(d, i) + " " + describe(op) + " is out of range: expected stage 0 to " +
+                           std::to_string(s.stages - 1) + " and micro-batch 0 to " +
+                           std::to_string(s.microbatches - 1)});
+        continue;
+      }
+      int holder = s.placement[static_cast<std::size_t>(op.stage)];
+      if (holder != d) {
+        out.push_back({ProblemKind::WrongDevice, d,
+                       at(d, i) + " " + describe(op) + " is on device " + std::to_string(d) +
+                           ", but stage " + std::to_string(op.stage) + " lives on device " +
+                           std::to_string(holder)});
+      }
+      Seen& seen = census(op.kind, op.stage, op.microbatch);
+      if (seen.count++ == 0) {
+        seen.device = d;
+        seen.index = i;
+      }
+    }
+  }
+  count_problems(s, census, out);
+  order_problems(s, census, out);
+  return out;
+}
+
+bool allows_timing(const std::vector<Problem>& problems) {
+  return std::all_of(problems.begin(), problems.end(),
+                     [](const Problem& p) { return p.kind == ProblemKind::Misordered; });
+}
+
+}  // namespace pipeplan

@@ -1,0 +1,42 @@
+#include <algorithm>
+#include <array>
+
+#include "model/closest_names.hpp"
+
+#include "schedules/generator.hpp"
+#include "schedules/handcrafted.hpp"
+
+namespace pipeplan {
+
+namespace {
+
+const std::array kGenerators = {
+    Generator{"gpipe", "GPipe (Huang et al. 2019): every forward, then every fused backward",
+              "P >= 1, M >= 1", generate_gpipe},
+    Generator{"1f1b", "1F1B (Narayanan et al. 2021, Megatron-LM): warm-up, then one F and one BW at a time",
+              "P >= 1, M >= 1", generate_1f1b},
+    Generator{"zbh1", "ZB-H1 (Qi et al. 2024): 1F1B with split B and W; device d holds d W back for the cool-down",
+              "P >= 1, M >= 1", generate_zbh1},
+    Generator{"zbh2", "ZB-H2 (Qi et al. 2024): 2(P-1-d) warm-up forwards, W lagging 2d; no bubble inside the span",
+              "M >= 2P-1", generate_zbh2},
+    Generator{"zbh1-paddle", "ZB-H1 as PaddlePaddle PR 62865 ships it: fused BW in the steady state, first d backwards split",
+              "M >= P", generate_zbh1_paddle},
+};
+
+}  // namespace
+
+std::span<const Generator> generators() { return kGenerators; }
+
+const Generator* find_generator(std::string_view name) {
+  auto it = std::find_if(kGenerators.begin(), kGenerators.end(),
+                         [name](const Generator& g) { return g.name == name; });
+  return it == kGenerators.end() ? nullptr : &*it;
+}
+
+std::vector<std::string> closest_generator_names(std::string_view name, std::size_t count) {
+  std::vector<std::string_view> names;
+  for (const Generator& g : kGenerators) names.push_back(g.name);
+  return closest_names(name, names, count);
+}
+
+}  // namespace pipeplan

@@ -1,0 +1,19 @@
+#pragma once
+// The discrete-event simulator (DESIGN.md, "Simulator"). It times a schedule; it never reorders
+// it and never formats text.
+#include "costs/cost_model.hpp"
+#include "model/schedule.hpp"
+#include "sim/sim_result.hpp"
+
+namespace pipeplan {
+
+/// Times `schedule` with `costs`: each device runs its list in order; an op starts when its
+/// device is free and every input has arrived; a transfer between two devices runs beside
+/// compute and delays only its consumer. F allocates a_F at its start; B frees a_F - a_W, W
+/// frees a_W and BW frees a_F at their ends, so a device frees before its next op allocates.
+/// A deadlock is not an error: the result lists where each unfinished device stopped.
+/// Throws Error when the op set is incomplete, repeated or misplaced (see
+/// find_structure_problems) or when the costs do not match the schedule's dimensions.
+[[nodiscard]] SimResult simulate(const Schedule& schedule, const CostModel& costs);
+
+}  // namespace pipeplan
