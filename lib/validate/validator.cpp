@@ -53,8 +53,9 @@ void deadlock_problems(const Schedule& s, const SimResult& r, std::vector<Proble
                    fmt::format("deadlock: device {} is stuck at {}, waiting for {}", b.device,
                                position(b), waits)});
   }
+  // A device waiting on itself is a misordered op, reported already; name only real cycles.
   std::vector<int> cycle = waiting_cycle(s, r);
-  if (!cycle.empty()) {
+  if (cycle.size() > 2) {
     out.push_back({ProblemKind::Deadlock, cycle.front(),
                    fmt::format("deadlock: devices wait in a cycle: device {}",
                                fmt::join(cycle, " -> device "))});

@@ -1,0 +1,36 @@
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "costs/cost_model.hpp"
+#include "test_support.hpp"
+
+using namespace pipeplan;
+
+TEST_CASE("a transfer takes latency + bytes / bandwidth, or its fixed time") {
+  TransferCost t{std::nullopt, 0.5, 25.0, 50'000'000};  // 0.5 ms + 5e7 B / 2.5e10 B/s = 0.5 + 2 ms
+  CHECK(t.ms() == doctest::Approx(2.5));
+  t.fixed_ms = 0.25;
+  CHECK(t.ms() == 0.25);
+}
+
+TEST_CASE("costs that cannot be simulated name their field") {
+  CostModel c = uniform_costs(2, 2, StageCost{1, 1, 1, 10, 5}, 0);
+  CHECK(test::error_of([&] { check_costs(c); }).empty());
+  c.stages[1].w_ms = NAN;
+  CHECK(test::error_of([&] { check_costs(c); }).rfind("stages[1].w_ms: expected a finite", 0) == 0);
+  c = uniform_costs(2, 2, StageCost{1, 1, 1, 10, 5}, 0);
+  c.devices[0].static_memory_bytes = -1;
+  CHECK(test::error_of([&] { check_costs(c); }).rfind("devices[0].static_memory_bytes", 0) == 0);
+}
+
+TEST_CASE("the costs must describe the schedule's stages and devices") {
+  CostModel c = uniform_costs(4, 4, StageCost{}, 0);
+  CHECK(test::error_of([&] { check_dimensions(c, 4, 4); }).empty());
+  CHECK(test::error_of([&] { check_dimensions(c, 8, 4); }) ==
+        "the costs describe 4 stages but the schedule has 8: give a profile with one entry per stage");
+  CostModel none;
+  none.stages.resize(2);
+  default_devices(none, 2);
+  CHECK(none.devices.size() == 2);
+}

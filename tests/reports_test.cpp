@@ -1,0 +1,44 @@
+#include <doctest/doctest.h>
+
+#include "io/reports.hpp"
+#include "io/result_json.hpp"
+#include "sim/simulator.hpp"
+#include "test_support.hpp"
+
+using namespace pipeplan;
+
+TEST_CASE("the result document carries the contract's keys and the simulated numbers") {
+  Schedule s = test::generated("1f1b", 2, 2);
+  SimResult r = simulate(s, test::uniform(s, 1, 1, 1, 8, 2));
+  Json j = result_to_json(s, r);
+  CHECK(j["format"] == "pipeplan.result");
+  CHECK(j["schema_version"] == 1);
+  CHECK(j["makespan_ms"] == 9.0);  // (M + P - 1)(F + B + W) = 3 * 3
+  CHECK(j["bubble_rate"].get<double>() == doctest::Approx(6.0 / 18.0));  // each device idle 3 of 9
+  REQUIRE(j["devices"].size() == 2);
+  CHECK(j["devices"][0]["busy_ms"] == 6.0);
+  CHECK(j["devices"][0]["idle_ms"] == 3.0);
+  CHECK(j["devices"][0]["peak_memory_bytes"] == 16);
+  REQUIRE(j["ops"].size() == 8);
+  CHECK(j["ops"][0] == Json::parse(R"({"device": 0, "kind": "F", "stage": 0, "microbatch": 0,
+                                        "start_ms": 0.0, "end_ms": 1.0})"));
+}
+
+TEST_CASE("the comparison gives each row its ratio to the first") {
+  Schedule a = test::generated("1f1b", 4, 8), b = test::generated("zbh1", 4, 8);
+  std::vector<ComparisonRow> rows;
+  rows.push_back({"1f1b", simulate(a, test::uniform(a, 1, 1, 1))});
+  rows.push_back({"zbh1", simulate(b, test::uniform(b, 1, 1, 1))});
+  Json j = comparison_to_json(rows);
+  // 1F1B 33 units, ZB-H1 27 units (the formulas in simulator_test.cpp).
+  CHECK(j["rows"][1]["ratio_to_first"].get<double>() == doctest::Approx(27.0 / 33.0));
+  CHECK(comparison_text(rows).find("0.818") != std::string::npos);
+}
+
+TEST_CASE("a validation report says valid, or lists each problem with its kind") {
+  Schedule s = test::generated("gpipe", 1, 1);
+  CHECK(validation_text(s, {}) == "valid: gpipe: 1 devices, 1 stages, 1 micro-batches, 2 ops\n");
+  std::vector<Problem> p = {{ProblemKind::Missing, 0, "missing F(s0,m0)"}};
+  CHECK(validation_text(s, p).find("  [missing] missing F(s0,m0)\n") != std::string::npos);
+  CHECK(validation_to_json(s, p)["valid"] == false);
+}

@@ -1,0 +1,228 @@
+// Exact timings and memory peaks. Each expected number is derived in the comment above it, from
+// the schedules' rules in shared/reference/schedules.md or step by step by hand.
+#include <doctest/doctest.h>
+
+#include "model/error.hpp"
+#include "sim/simulator.hpp"
+#include "test_support.hpp"
+
+using namespace pipeplan;
+using pipeplan::test::generated;
+using pipeplan::test::uniform;
+
+namespace {
+
+constexpr double kF = 1.5, kB = 2.0, kW = 0.75;  // W <= min(F, B), as the ZB-H1 formula needs
+
+SimTime ns(double ms) { return ms_to_ns(ms); }
+
+const OpTiming& timing(const SimResult& r, OpKind kind, int stage, int microbatch) {
+  for (const OpTiming& t : r.ops) {
+    if (t.op == Op{kind, stage, microbatch}) return t;
+  }
+  FAIL("no such op");
+  return r.ops.front();
+}
+
+}  // namespace
+
+TEST_CASE("GPipe and 1F1B take (M + P - 1)(F + B + W)") {
+  // With every stage alike and no transfer, the last micro-batch's forward leaves device 0 at
+  // M*F, crosses P-1 stages, and its backward returns across P stages; the classic count is
+  // (M + P - 1) slots of F + B + W on the critical path (Huang et al. 2019; Narayanan et al. 2021).
+  for (const char* name : {"gpipe", "1f1b"}) {
+    for (int p = 1; p <= 6; ++p) {
+      for (int m = p; m <= 3 * p; ++m) {
+        CAPTURE(name);
+        CAPTURE(p);
+        CAPTURE(m);
+        Schedule s = generated(name, p, m);
+        SimResult r = simulate(s, uniform(s, kF, kB, kW));
+        CHECK(r.makespan == (m + p - 1) * ns(kF + kB + kW));
+      }
+    }
+  }
+}
+
+TEST_CASE("ZB-H1 takes M(F + B + W) + (P - 1)(F + B - W) when W <= min(F, B)") {
+  // Qi et al. 2024, section 3: the W held back on later devices fill the cool-down bubble, so
+  // the 1F1B bubble (P-1)(F+B+W) shrinks by (P-1) W each side... to (P-1)(F+B-W).
+  for (int p = 1; p <= 6; ++p) {
+    for (int m = p; m <= 3 * p; ++m) {
+      CAPTURE(p);
+      CAPTURE(m);
+      Schedule s = generated("zbh1", p, m);
+      SimResult r = simulate(s, uniform(s, kF, kB, kW));
+      CHECK(r.makespan == m * ns(kF + kB + kW) + (p - 1) * ns(kF + kB - kW));
+    }
+  }
+}
+
+TEST_CASE("ZB-H2 with M >= 2P - 1 and F = B = W keeps every device busy from its first op to its last") {
+  for (int p = 1; p <= 6; ++p) {
+    for (int m = 2 * p - 1; m <= 3 * p + 1; ++m) {
+      CAPTURE(p);
+      CAPTURE(m);
+      Schedule s = generated("zbh2", p, m);
+      SimResult r = simulate(s, uniform(s, 1.0, 1.0, 1.0));
+      for (const DeviceTimeline& t : r.devices) CHECK(t.last_end - t.first_start == t.busy);
+      // Device d starts d forwards late (schedules.md): the makespan is 3M + (P-1) units.
+      CHECK(r.makespan == ns(3.0 * m + (p - 1)));
+    }
+  }
+}
+
+TEST_CASE("activation peaks follow the schedules' formulas") {
+  // a_F = 1000 bytes, a_W = 250. 1F1B's device d holds min(P-d, M) activations at once, GPipe's
+  // all M; ZB-H1's device d additionally keeps d micro-batches' a_W for its held-back W
+  // ((P-d) a_F + d a_W); ZB-H2's (2P-1-2d) a_F + 2d a_W (schedules.md).
+  const Bytes a_f = 1000, a_w = 250;
+  for (int p = 1; p <= 6; ++p) {
+    for (int m = 2 * p - 1; m <= 3 * p; ++m) {
+      CAPTURE(p);
+      CAPTURE(m);
+      auto peaks = [&](const char* name) {
+        Schedule s = generated(name, p, m);
+        return simulate(s, uniform(s, 1.0, 1.0, 1.0, a_f, a_w)).devices;
+      };
+      auto gpipe = peaks("gpipe"), one_f_one_b = peaks("1f1b"), zbh1 = peaks("zbh1"), zbh2 = peaks("zbh2");
+      for (int d = 0; d < p; ++d) {
+        CAPTURE(d);
+        std::size_t i = static_cast<std::size_t>(d);
+        CHECK(gpipe[i].peak_memory == m * a_f);
+        CHECK(one_f_one_b[i].peak_memory == std::min(p - d, m) * a_f);
+        CHECK(zbh1[i].peak_memory == (p - d) * a_f + d * a_w);
+        CHECK(zbh2[i].peak_memory == (2 * p - 1 - 2 * d) * a_f + 2 * d * a_w);
+      }
+    }
+  }
+}
+
+TEST_CASE("ZB-H1's held-back W raise the later devices' peaks over 1F1B's, as the seed measured") {
+  // The seed (seed-paddle-zbh1.md) saw rank s grow by about s * a_W: +316, +830, +1344, +1790 MB.
+  Schedule one = generated("1f1b", 4, 16), zb = generated("zbh1", 4, 16);
+  auto a = simulate(one, uniform(one, 1, 1, 1, 1000, 300)).devices;
+  auto b = simulate(zb, uniform(zb, 1, 1, 1, 1000, 300)).devices;
+  for (std::size_t d = 0; d < 4; ++d) CHECK(b[d].peak_memory - a[d].peak_memory == static_cast<Bytes>(d) * 300);
+}
+
+TEST_CASE("1F1B, two stages, unequal costs and a transfer: every op by hand") {
+  // Stage 0: F=1, B=2, W=1 (BW=3); stage 1: F=2, B=3, W=1 (BW=4); transfer 0.5 ms.
+  // Device 0 runs F0 F1 BW0 BW1; device 1 runs F0 BW0 F1 BW1.
+  //   d0 F0 0-1, F1 1-2; d1 F0 arrives 1.5, runs 1.5-3.5; BW0 3.5-7.5; F1 (arrived 2.5) 7.5-9.5;
+  //   BW1 9.5-13.5; d0 BW0 waits for the gradient 7.5+0.5 = 8: 8-11; BW1 waits 13.5+0.5: 14-17.
+  // Busy: d0 1+1+3+3 = 8, d1 2+4+2+4 = 12; idle (17-8)+(17-12) = 14 of 2*17.
+  Schedule s = generated("1f1b", 2, 2);
+  CostModel c;
+  c.stages = {StageCost{1, 2, 1, 100, 40}, StageCost{2, 3, 1, 200, 50}};
+  c.devices = {DeviceCost{10, 0.5}, DeviceCost{20, 2.0}};
+  c.transfer.fixed_ms = 0.5;
+  SimResult r = simulate(s, c);
+  CHECK(timing(r, OpKind::F, 1, 0).start == ns(1.5));
+  CHECK(timing(r, OpKind::F, 1, 1).start == ns(7.5));
+  CHECK(timing(r, OpKind::BW, 0, 0).start == ns(8));
+  CHECK(timing(r, OpKind::BW, 0, 1).start == ns(14));
+  CHECK(r.makespan == ns(17));
+  CHECK(r.devices[0].busy == ns(8));
+  CHECK(r.devices[1].busy == ns(12));
+  CHECK(r.bubble_rate() == doctest::Approx(14.0 / 34.0));
+  // Sync optimizer step: 17 + the slower device's 2 ms.
+  CHECK(r.step_time() == ns(19));
+  // Memory: static 10 + two forwards of 100 on d0 (peak 210 at 1 ms); d1 holds one 200 at a time.
+  CHECK(r.devices[0].peak_memory == 210);
+  CHECK(r.devices[0].peak_time == ns(1));
+  CHECK(r.devices[1].peak_memory == 220);
+  CHECK(r.devices[1].peak_time == ns(1.5));
+}
+
+TEST_CASE("ZB-H1, two stages, unequal costs and a transfer: B frees before the next F allocates") {
+  // Same costs. Device 0: F0 F1 B0 W0 B1 W1; device 1: F0 B0 F1 B1 W0 W1.
+  //   d1 F0 1.5-3.5, B0 3.5-6.5, F1 6.5-8.5, B1 8.5-11.5, W0 11.5-12.5, W1 12.5-13.5.
+  //   d0 F0 0-1, F1 1-2, B0 after 6.5+0.5: 7-9, W0 9-10, B1 after 11.5+0.5: 12-14, W1 14-15.
+  // d1 memory: F0 +200; B0 ends at 6.5 freeing 150 (50 left for W0); F1 starts at 6.5 adding
+  // 200: peak 250 at 6.5, never 400.
+  Schedule s = generated("zbh1", 2, 2);
+  CostModel c;
+  c.stages = {StageCost{1, 2, 1, 100, 40}, StageCost{2, 3, 1, 200, 50}};
+  c.devices = {DeviceCost{0, 0}, DeviceCost{0, 0}};
+  c.transfer.fixed_ms = 0.5;
+  SimResult r = simulate(s, c);
+  CHECK(timing(r, OpKind::B, 0, 0).start == ns(7));
+  CHECK(timing(r, OpKind::W, 1, 1).end == ns(13.5));
+  CHECK(r.makespan == ns(15));
+  CHECK(r.devices[1].peak_memory == 250);
+  CHECK(r.devices[1].peak_time == ns(6.5));
+  CHECK(r.devices[0].peak_memory == 200);
+  // The memory timeline of device 0: +100 at 0, +100 at 1, -60 at 9 (B0), -40 at 10 (W0)...
+  std::vector<std::pair<SimTime, Bytes>> expected = {{0, 0},        {0, 100},       {ns(1), 200},  {ns(9), 140},
+                                                     {ns(10), 100}, {ns(14), 40},   {ns(15), 0}};
+  const auto& mem = r.devices[0].memory;
+  // The first two points share time 0 and merge into one.
+  REQUIRE(mem.size() == expected.size() - 1);
+  for (std::size_t i = 1; i < expected.size(); ++i) {
+    CHECK(mem[i - 1].time == expected[i].first);
+    CHECK(mem[i - 1].bytes == expected[i].second);
+  }
+}
+
+TEST_CASE("transfer as latency + bytes / bandwidth") {
+  // 0.01 ms + 1e8 bytes / 50 GB/s = 0.01 + 2 ms; the last micro-batch on 1F1B with 2 stages
+  // and 1 micro-batch pays it twice: F0 + t + F1 + BW1 + t + BW0 = 1 + 2.01 + 1 + 2 + 2.01 + 2.
+  Schedule s = generated("1f1b", 2, 1);
+  CostModel c = uniform(s, 1, 1, 1);
+  c.transfer = TransferCost{std::nullopt, 0.01, 50.0, 100'000'000};
+  CHECK(simulate(s, c).makespan == ns(10.02));
+}
+
+TEST_CASE("the same input gives the same result, op for op") {
+  Schedule s = generated("zbh1", 5, 13);
+  CostModel c = uniform(s, 1.1, 1.3, 0.7, 64, 16);
+  c.transfer.fixed_ms = 0.05;
+  SimResult a = simulate(s, c), b = simulate(s, c);
+  REQUIRE(a.ops.size() == b.ops.size());
+  for (std::size_t i = 0; i < a.ops.size(); ++i) {
+    CHECK(a.ops[i].op == b.ops[i].op);
+    CHECK(a.ops[i].start == b.ops[i].start);
+    CHECK(a.ops[i].device == b.ops[i].device);
+  }
+}
+
+TEST_CASE("ops come out in start order and each device runs its list in order") {
+  Schedule s = generated("zbh1", 4, 8);
+  SimResult r = simulate(s, uniform(s, 1, 2, 1));
+  for (std::size_t i = 1; i < r.ops.size(); ++i) CHECK(r.ops[i - 1].start <= r.ops[i].start);
+  std::vector<std::size_t> next(4, 0);
+  std::vector<SimTime> free_at(4, 0);
+  for (const OpTiming& t : r.ops) {
+    std::size_t d = static_cast<std::size_t>(t.device);
+    CHECK(t.op == s.order[d][next[d]++]);
+    CHECK(t.start >= free_at[d]);
+    free_at[d] = t.end;
+  }
+}
+
+TEST_CASE("a deadlock is reported with each blocked device and what it waits for") {
+  // Device 1 wants micro-batch 1's forward first; device 0 sends it only after micro-batch 0's
+  // backward, which device 1 runs after that forward: a cycle.
+  Schedule s = generated("1f1b", 2, 2);
+  s.order[0] = {{OpKind::F, 0, 0}, {OpKind::BW, 0, 0}, {OpKind::F, 0, 1}, {OpKind::BW, 0, 1}};
+  s.order[1] = {{OpKind::F, 1, 1}, {OpKind::BW, 1, 1}, {OpKind::F, 1, 0}, {OpKind::BW, 1, 0}};
+  SimResult r = simulate(s, uniform(s, 1, 1, 1));
+  REQUIRE(r.deadlocked());
+  REQUIRE(r.deadlock.size() == 2);
+  CHECK(r.deadlock[0].device == 0);
+  CHECK(r.deadlock[0].head == Op{OpKind::BW, 0, 0});
+  REQUIRE(r.deadlock[0].waiting_for.size() == 1);
+  CHECK(r.deadlock[0].waiting_for[0].stage == 1);
+  CHECK(r.deadlock[1].head == Op{OpKind::F, 1, 1});
+  CHECK(r.deadlock[1].index == 0);
+}
+
+TEST_CASE("an incomplete schedule or mismatched costs cannot be simulated") {
+  Schedule s = generated("1f1b", 2, 2);
+  s.order[0].pop_back();
+  CHECK(test::error_of([&] { (void)simulate(s, uniform(s, 1, 1, 1)); }).find("missing") != std::string::npos);
+  Schedule t = generated("1f1b", 2, 2);
+  CostModel three = uniform_costs(3, 2, StageCost{1, 1, 1, 0, 0}, 0);
+  CHECK(test::error_of([&] { (void)simulate(t, three); }).find("3 stages") != std::string::npos);
+}

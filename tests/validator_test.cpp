@@ -1,0 +1,62 @@
+#include <doctest/doctest.h>
+
+#include "test_support.hpp"
+#include "validate/validator.hpp"
+
+using namespace pipeplan;
+using pipeplan::test::generated;
+
+TEST_CASE("a generated schedule is valid, with or without a generous memory limit") {
+  Schedule s = generated("zbh1", 4, 8);
+  CHECK(validate(s, test::uniform(s, 1, 1, 1, 100, 10), {}).empty());
+  CHECK(validate(s, test::uniform(s, 1, 1, 1, 100, 10), {Bytes{400}}).empty());
+}
+
+TEST_CASE("a cross-device deadlock names each blocked device and the cycle") {
+  Schedule s = generated("1f1b", 2, 2);
+  s.order[0] = {{OpKind::F, 0, 0}, {OpKind::BW, 0, 0}, {OpKind::F, 0, 1}, {OpKind::BW, 0, 1}};
+  s.order[1] = {{OpKind::F, 1, 1}, {OpKind::BW, 1, 1}, {OpKind::F, 1, 0}, {OpKind::BW, 1, 0}};
+  auto p = validate(s, test::uniform(s, 1, 1, 1), {});
+  REQUIRE(p.size() == 3);
+  CHECK(p[0].kind == ProblemKind::Deadlock);
+  CHECK(p[0].message ==
+        "deadlock: device 0 is stuck at order[0][1] BW(s0,m0), waiting for B or BW(s1,m0) from device 1 "
+        "(itself stuck at order[1][0] F(s1,m1))");
+  CHECK(p[1].message ==
+        "deadlock: device 1 is stuck at order[1][0] F(s1,m1), waiting for F(s0,m1) from device 0 "
+        "(itself stuck at order[0][1] BW(s0,m0))");
+  CHECK(p[2].message == "deadlock: devices wait in a cycle: device 0 -> device 1 -> device 0");
+}
+
+TEST_CASE("a misordered op is reported, and so is the deadlock it causes") {
+  Schedule s = generated("zbh1", 1, 2);  // F0 B0 W0 F1 B1 W1
+  std::swap(s.order[0][1], s.order[0][2]);  // W0 before B0
+  auto p = validate(s, test::uniform(s, 1, 1, 1), {});
+  REQUIRE(p.size() == 2);
+  CHECK(p[0].kind == ProblemKind::Misordered);
+  CHECK(p[1].kind == ProblemKind::Deadlock);
+  CHECK(p[1].message == "deadlock: device 0 is stuck at order[0][1] W(s0,m0), waiting for B(s0,m0) from device 0");
+}
+
+TEST_CASE("memory above the limit names the device, when and by how much") {
+  // GPipe, P = 2, M = 4, a_F = 1 KiB: each device holds 4 KiB after its last forward. Device 0
+  // ends its forwards at 4 ms; the limit of 3 KiB is first passed when the 4th forward starts
+  // at 3 ms. Device 1 starts a forward at 1, 2, 3, 4 ms and passes the limit at 4 ms.
+  Schedule s = generated("gpipe", 2, 4);
+  auto p = validate(s, test::uniform(s, 1, 1, 1, 1024, 0), {Bytes{3 * 1024}});
+  REQUIRE(p.size() == 2);
+  CHECK(p[0].kind == ProblemKind::OverMemory);
+  CHECK(p[0].device == 0);
+  CHECK(p[0].message ==
+        "device 0 goes above the memory limit of 3.00 KiB at 3.000 ms; its peak of 4.00 KiB at 3.000 ms is 1.00 KiB over");
+  CHECK(p[1].message ==
+        "device 1 goes above the memory limit of 3.00 KiB at 4.000 ms; its peak of 4.00 KiB at 4.000 ms is 1.00 KiB over");
+}
+
+TEST_CASE("an incomplete schedule gets its structural problems only") {
+  Schedule s = generated("zbh1", 2, 2);
+  s.order[1].pop_back();
+  auto p = validate(s, test::uniform(s, 1, 1, 1), {});
+  REQUIRE(p.size() == 1);
+  CHECK(p[0].kind == ProblemKind::Missing);
+}
