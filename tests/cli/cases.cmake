@@ -1,1 +1,96 @@
+# CLI cases: pipeplan_cli_test(NAME [checks...] -- ARGS...). See run_case.sh for the checks.
+# CMake splits arguments at ';', so the patterns match a semicolon with '.'.
+# Exit codes: 0 ok, 1 invalid input or invalid schedule, 2 usage error.
 
+# --- the commands on good input ---
+pipeplan_cli_test(list --out "^zbh1 +P >= 1, M >= 1 +ZB-H1" --out "^zbh1-paddle +M >= P" -- list)
+pipeplan_cli_test(help --out "simulate" --out "compare" -- --help)
+pipeplan_cli_test(version --out "^pipeplan 0\\.1\\.0" -- --version)
+# The committed examples stay what the generator writes.
+pipeplan_cli_test(generate_matches_example --golden schedules/zbh1-p4-m8.json
+                  -- generate --schedule zbh1 --stages 4 --microbatches 8)
+pipeplan_cli_test(generate_to_file --then "grep -q '\"name\": \"zbh2\"' out.json"
+                  -- generate --schedule zbh2 --stages 3 --microbatches 5 -o @TMP@/out.json)
+# ZB-H1, P = 4, M = 8, F = B = W = 1: 8 * 3 + 3 * (1 + 1 - 1) = 27 ms (simulator_test.cpp).
+pipeplan_cli_test(simulate_summary --golden tests/golden/simulate-zbh1-p4-m8.txt
+                  -- simulate schedules/zbh1-p4-m8.json --costs 1,1,1 --memory 1GiB,256MiB)
+# The two-stage scenario timed by hand in simulator_test.cpp: makespan 17 ms, step 17 + 2 ms.
+pipeplan_cli_test(simulate_json --out "\"makespan_ms\": 17\\.0," --out "\"step_ms\": 19\\.0,"
+                  --out "\"bubble_rate\": 0\\.411764705882352"
+                  --out "\\{\"device\": 0, \"kind\": \"BW\", \"stage\": 0, \"microbatch\": 1, \"start_ms\": 14\\.0, \"end_ms\": 17\\.0\\}"
+                  --before "$PIPEPLAN generate --schedule 1f1b --stages 2 --microbatches 2 -o s.json"
+                  -- simulate @TMP@/s.json --profile tests/data/two_stage_profile.json --json)
+pipeplan_cli_test(simulate_writes_result --then "grep -q '\"format\": \"pipeplan.result\"' r.json"
+                  -- simulate schedules/1f1b-p4-m8.json -o @TMP@/r.json)
+pipeplan_cli_test(validate_ok --out "^valid: zbh1: 4 devices" -- validate schedules/zbh1-p4-m8.json)
+pipeplan_cli_test(validate_json_ok --out "\"valid\": true" -- validate schedules/zbh1-p4-m8.json --json)
+# The main job of the README: the seed's configuration from the bundled profile.
+pipeplan_cli_test(compare_seed --golden tests/golden/compare-seed.txt
+                  -- compare --schedules 1f1b,zbh1,zbh1-paddle --stages 4 --microbatches 16
+                     --profile profiles/seed-llama2-7b-4layers-rtx3090.json)
+# 1F1B 33 units against ZB-H1's 27: ratio 27/33.
+pipeplan_cli_test(compare_json --out "\"schedule\": \"zbh1\"" --out "\"ratio_to_first\": 0\\.8181818181818"
+                  --out "\"peak_memory_bytes\": \\[4000, 3000, 2000, 1000\\]"
+                  -- compare --schedules 1f1b,zbh1 --stages 4 --microbatches 8 --memory 1000,250 --json)
+
+# --- schedules the validator must reject, each for its own reason (exit 1) ---
+pipeplan_cli_test(validate_deadlock --exit 1 --out "\\[deadlock\\] deadlock: device 0 is stuck at order\\[0\\]\\[1\\] BW\\(s0,m0\\)"
+                  --out "devices wait in a cycle: device 0 -> device 1 -> device 0"
+                  -- validate tests/data/deadlock_p2_m2.json)
+pipeplan_cli_test(validate_broken --exit 1 --out "^3 problems:" --out "\\[wrong-device\\] order\\[0\\]\\[4\\]"
+                  --out "\\[repeated\\] F\\(s0,m0\\) appears 2 times"
+                  -- validate tests/data/broken_p2_m2.json)
+# GPipe P = 2, M = 4 with 1 GiB activations holds 4 GiB per device: over a 3 GiB limit.
+pipeplan_cli_test(validate_memory --exit 1
+                  --out "\\[over-memory\\] device 0 goes above the memory limit of 3\\.00 GiB at 3\\.000 ms. its peak of 4\\.00 GiB"
+                  --before "$PIPEPLAN generate --schedule gpipe --stages 2 --microbatches 4 -o g.json"
+                  -- validate @TMP@/g.json --memory 1GiB,0 --memory-limit 3GiB)
+pipeplan_cli_test(simulate_deadlock --exit 1 --err "the schedule deadlocks \\(device 0 is stuck at BW\\(s0,m0\\)\\)"
+                  -- simulate tests/data/deadlock_p2_m2.json)
+
+# --- bad input: a clear error naming the file, field or flag, and no output file ---
+pipeplan_cli_test(malformed_json --exit 1
+                  --err "^pipeplan: error: tests/data/malformed_profile.json:5:38: malformed JSON"
+                  -- simulate schedules/zbh1-p4-m8.json --profile tests/data/malformed_profile.json)
+pipeplan_cli_test(missing_key --exit 1 --err "missing_key_profile.json: stages\\[0\\]\\.w_ms: missing"
+                  -- simulate schedules/zbh1-p4-m8.json --profile tests/data/missing_key_profile.json)
+pipeplan_cli_test(negative_cost --exit 1 --err "stages\\[0\\]\\.b_ms: expected a non-negative number of milliseconds, got -2"
+                  -- simulate schedules/zbh1-p4-m8.json --profile tests/data/negative_cost_profile.json)
+pipeplan_cli_test(nan_cost_in_json --exit 1 --err "nan_cost_profile.json:2:22: malformed JSON"
+                  -- simulate schedules/zbh1-p4-m8.json --profile tests/data/nan_cost_profile.json)
+pipeplan_cli_test(nan_cost_flag --exit 2 --err "--costs \\(F\\): expected a non-negative number of milliseconds, got 'nan'"
+                  -- simulate schedules/zbh1-p4-m8.json --costs nan,1,1)
+pipeplan_cli_test(negative_cost_flag --exit 2 --err "--costs \\(W\\): expected a non-negative number of milliseconds, got '-1'"
+                  -- compare --schedules 1f1b --stages 2 --microbatches 2 --costs 1,1,-1)
+pipeplan_cli_test(string_cost --exit 1 --err "stages\\[1\\]\\.f_ms: expected a non-negative number of milliseconds, got \"1ms\""
+                  -- simulate schedules/zbh1-p4-m8.json --profile tests/data/string_cost_profile.json)
+pipeplan_cli_test(profile_wrong_size --exit 1
+                  --err "two_stage_profile.json: the costs describe 2 stages but the schedule has 4"
+                  -- simulate schedules/zbh1-p4-m8.json --profile tests/data/two_stage_profile.json)
+pipeplan_cli_test(bad_op_kind --exit 1 --err "bad_kind_schedule.json: order\\[0\\]\\[1\\]\\.kind: expected one of"
+                  -- validate tests/data/bad_kind_schedule.json)
+pipeplan_cli_test(missing_file --exit 1 --err "cannot read no-such.json: No such file or directory"
+                  -- simulate no-such.json)
+pipeplan_cli_test(zero_stages --exit 2 --err "--stages: Value 0 not in range"
+                  -- generate --schedule 1f1b --stages 0 --microbatches 4)
+pipeplan_cli_test(stages_not_a_number --exit 2 --err "--stages"
+                  -- generate --schedule 1f1b --stages four --microbatches 4)
+pipeplan_cli_test(missing_flag --exit 2 --err "--microbatches is required"
+                  -- generate --schedule 1f1b --stages 4)
+pipeplan_cli_test(unknown_schedule --exit 2 --err "unknown schedule 'zbh3'. did you mean 'zbh1', 'zbh2'\\?"
+                  --absent @TMP@/out.json
+                  -- generate --schedule zbh3 --stages 4 --microbatches 8 -o @TMP@/out.json)
+pipeplan_cli_test(unknown_command --exit 2 --err "unknown command 'simulat'. did you mean 'simulate'\\?" -- simulat x.json)
+pipeplan_cli_test(unknown_flag --exit 2 --err "not expected: .*--chunk"
+                  -- generate --schedule 1f1b --stages 4 --microbatches 4 --chunk 2)
+pipeplan_cli_test(generator_refuses --exit 1 --absent @TMP@/out.json
+                  --err "zbh2: needs at least 2P-1 = 7 micro-batches for 4 stages, got 6"
+                  -- generate --schedule zbh2 --stages 4 --microbatches 6 -o @TMP@/out.json)
+pipeplan_cli_test(unwritable_output --exit 1 --err "cannot write /no/such/dir/out.json: No such file or directory"
+                  -- generate --schedule 1f1b --stages 2 --microbatches 2 -o /no/such/dir/out.json)
+pipeplan_cli_test(bad_size --exit 2 --err "--memory-limit: expected a size such as 2GiB"
+                  -- validate schedules/zbh1-p4-m8.json --memory 1GiB,0 --memory-limit 3GiBs)
+pipeplan_cli_test(limit_without_memory --exit 2 --err "--memory-limit needs memory costs"
+                  -- validate schedules/zbh1-p4-m8.json --memory-limit 3GiB)
+pipeplan_cli_test(profile_excludes_costs --exit 2 --err "excludes"
+                  -- simulate schedules/zbh1-p4-m8.json --profile profiles/example-p4.json --costs 1,1,1)
