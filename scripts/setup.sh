@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Installs what pipeplan needs to build and test, from Debian's packages, when it is missing.
+set -euo pipefail
+packages=(cmake g++ make libcli11-dev libfmt-dev nlohmann-json3-dev doctest-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "pipeplan setup: installing ${missing[*]}"
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
