@@ -27,11 +27,12 @@ Runner add_compare(CLI::App& sub) {
   auto o = std::make_shared<CompareOptions>();
   sub.add_option("--schedules", o->schedules, "Generator names, comma-separated; the first is the baseline")
       ->required()
-      ->delimiter(',');
+      ->delimiter(',')
+      ->type_name("A,B,...");
   add_request_options(sub, o->request);
   add_cost_options(sub, o->costs);
   sub.add_flag("--json", o->json, "Print the rows as JSON");
-  sub.add_option("-o,--output", o->output, "Also write the JSON rows to this file");
+  sub.add_option("-o,--output", o->output, "Also write the JSON rows to this file")->type_name("FILE");
   return [o] {
     std::vector<const Generator*> chosen;
     for (const std::string& name : o->schedules) chosen.push_back(&generator_named(name));

@@ -22,10 +22,10 @@ struct GenerateOptions {
 
 Runner add_generate(CLI::App& sub) {
   auto o = std::make_shared<GenerateOptions>();
-  sub.add_option("--schedule", o->schedule, "Generator name (see 'pipeplan list')")->required();
+  sub.add_option("--schedule", o->schedule, "Generator name (see 'pipeplan list')")->required()->type_name("NAME");
   add_request_options(sub, o->request);
   add_cost_options(sub, o->costs);
-  sub.add_option("-o,--output", o->output, "Write the schedule here instead of stdout");
+  sub.add_option("-o,--output", o->output, "Write the schedule here instead of stdout")->type_name("FILE");
   return [o] {
     const Generator& generator = generator_named(o->schedule);
     Schedule schedule = generator.generate(o->request);

@@ -26,10 +26,10 @@ struct SimulateOptions {
 
 Runner add_simulate(CLI::App& sub) {
   auto o = std::make_shared<SimulateOptions>();
-  sub.add_option("FILE", o->file, "Schedule JSON")->required();
+  sub.add_option("FILE", o->file, "Schedule JSON")->required()->type_name("FILE");
   add_cost_options(sub, o->costs);
   sub.add_flag("--json", o->json, "Print the result JSON instead of the summary");
-  sub.add_option("-o,--output", o->output, "Also write the result JSON to this file");
+  sub.add_option("-o,--output", o->output, "Also write the result JSON to this file")->type_name("FILE");
   return [o] {
     Schedule schedule = read_schedule_file(o->file);
     CostModel costs = build_cost_model(o->costs, schedule.stages, schedule.devices);

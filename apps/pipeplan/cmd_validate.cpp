@@ -24,9 +24,10 @@ struct ValidateCommandOptions {
 
 Runner add_validate(CLI::App& sub) {
   auto o = std::make_shared<ValidateCommandOptions>();
-  sub.add_option("FILE", o->file, "Schedule JSON")->required();
+  sub.add_option("FILE", o->file, "Schedule JSON")->required()->type_name("FILE");
   add_cost_options(sub, o->costs);
-  sub.add_option("--memory-limit", o->memory_limit, "Per-device memory limit, e.g. 24GiB (needs memory costs)");
+  sub.add_option("--memory-limit", o->memory_limit, "Per-device memory limit, e.g. 24GiB (needs memory costs)")
+      ->type_name("SIZE");
   sub.add_flag("--json", o->json, "Print the problems as JSON");
   return [o] {
     ValidateOptions options;

@@ -38,11 +38,14 @@ double parse_ms(const std::string& text, const std::string& flag) {
 }  // namespace
 
 void add_cost_options(CLI::App& sub, CostOptions& o) {
-  auto* profile = sub.add_option("--profile", o.profile, "Cost profile JSON (docs/formats.md)");
-  auto* costs = sub.add_option("--costs", o.costs, "F,B,W milliseconds, every stage alike (default 1,1,1)");
-  auto* transfer = sub.add_option("--transfer", o.transfer, "Milliseconds per transfer between devices (default 0)");
+  auto* profile = sub.add_option("--profile", o.profile, "Cost profile JSON (docs/formats.md)")->type_name("FILE");
+  auto* costs = sub.add_option("--costs", o.costs, "F,B,W milliseconds, every stage alike (default 1,1,1)")
+                   ->type_name("F,B,W");
+  auto* transfer = sub.add_option("--transfer", o.transfer, "Milliseconds per transfer between devices (default 0)")
+                      ->type_name("MS");
   auto* memory = sub.add_option("--memory", o.memory,
-                                "A_F,A_W: activation bytes F keeps and the part W needs, e.g. 2GiB,512MiB");
+                                "A_F,A_W: activation bytes F keeps and the part W needs, e.g. 2GiB,512MiB")
+                    ->type_name("A_F,A_W");
   profile->excludes(costs)->excludes(transfer)->excludes(memory);
 }
 

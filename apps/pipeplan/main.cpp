@@ -56,6 +56,7 @@ bool is_command(std::string_view word) {
 
 int run(int argc, char** argv) {
   CLI::App app{"pipeplan: pipeline-parallel training schedule simulator and planner"};
+  app.name("pipeplan");
   app.set_version_flag("--version", tool_version());
   app.require_subcommand(1, 1);
   std::vector<std::pair<CLI::App*, Runner>> runners;

@@ -7,12 +7,15 @@ namespace pipeplan::cli {
 
 void add_request_options(CLI::App& sub, GenerateRequest& r) {
   sub.add_option("--stages", r.devices, "Pipeline degree P: devices, one stage each")
+      ->type_name("P")
       ->required()
       ->check(CLI::Range(1, kMaxDevices));
   sub.add_option("--microbatches", r.microbatches, "Micro-batches per step M")
+      ->type_name("M")
       ->required()
       ->check(CLI::Range(1, kMaxMicrobatches));
   sub.add_option("--chunks", r.chunks, "Stages per device V (the schedules here take 1)")
+      ->type_name("V")
       ->default_val(1)
       ->check(CLI::Range(1, 64));
 }
