@@ -20,6 +20,11 @@ TEST_CASE("truncated JSON points at the end") {
   CHECK(message.rfind("t.json:1:12: malformed JSON", 0) == 0);
 }
 
+TEST_CASE("a number beyond a double's range is refused, not taken as infinity") {
+  CHECK(test::error_of([] { (void)parse_json("{\"f_ms\": 1e400}", "big.json"); }) ==
+        "big.json: malformed JSON: number overflow parsing '1e400'");
+}
+
 TEST_CASE("hostile nesting is refused before it can exhaust the stack") {
   std::string deep(100000, '[');
   CHECK(test::error_of([&] { (void)parse_json(deep, "d.json"); }) == "d.json: JSON nested deeper than 256 levels");

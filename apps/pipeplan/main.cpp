@@ -99,5 +99,8 @@ int main(int argc, char** argv) {
     return fail(kExitInvalid, e.what());
   } catch (const std::bad_alloc&) {
     return fail(kExitInvalid, "out of memory");
+  } catch (const std::exception& e) {
+    // Never a crash: anything the library did not turn into an Error is still reported.
+    return fail(kExitInvalid, std::string("internal error: ") + e.what());
   }
 }

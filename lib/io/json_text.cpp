@@ -112,6 +112,11 @@ Json parse_json(std::string_view text, const std::string& source) {
     if (colon != std::string::npos) reason = reason.substr(colon + 2);
     throw Error(source + ":" + std::to_string(line) + ":" + std::to_string(column) +
                 ": malformed JSON: " + reason);
+  } catch (const Json::out_of_range& e) {
+    // A number beyond a double's range, such as 1e400; nlohmann gives no position for it.
+    std::string reason = e.what();
+    std::size_t bracket = reason.find("] ");
+    throw Error(source + ": malformed JSON: " + (bracket == std::string::npos ? reason : reason.substr(bracket + 2)));
   }
 }
 
