@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "io/version.hpp"
 #include "model/error.hpp"
 #include "model/size_string.hpp"
 
@@ -101,6 +102,14 @@ const std::string& read_string(const Json& value, const JsonPath& at) {
 const Json& read_array(const Json& value, const JsonPath& at) {
   if (!value.is_array()) fail_field(at, "an array", value);
   return value;
+}
+
+Json file_header(std::string_view format) {
+  Json j;
+  j["format"] = format;
+  j["schema_version"] = kSchemaVersion;
+  j["tool"] = tool_version();
+  return j;
 }
 
 void check_header(const Json& document, std::string_view expected_format, const JsonPath& at) {

@@ -51,6 +51,9 @@ class JsonPath {
 /// An array (possibly empty).
 [[nodiscard]] const Json& read_array(const Json& value, const JsonPath& at);
 
+/// A new pipeplan document: {"format": format, "schema_version": 1, "tool": "pipeplan X.Y.Z"}.
+[[nodiscard]] Json file_header(std::string_view format);
+
 /// Checks the "format" and "schema_version" members of a pipeplan file: `format` must equal
 /// `expected_format` and the version must be 1.
 void check_header(const Json& document, std::string_view expected_format, const JsonPath& at);

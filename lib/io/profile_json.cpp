@@ -1,7 +1,6 @@
 #include "io/profile_json.hpp"
 
 #include "io/json_fields.hpp"
-#include "io/version.hpp"
 #include "model/error.hpp"
 
 namespace pipeplan {
@@ -86,10 +85,7 @@ CostModel read_profile_file(const std::string& path) {
 }
 
 Json profile_to_json(const CostModel& costs) {
-  Json j;
-  j["format"] = "pipeplan.profile";
-  j["schema_version"] = 1;
-  j["tool"] = tool_version();
+  Json j = file_header("pipeplan.profile");
   Json& stages = j["stages"] = Json::array();
   for (const StageCost& s : costs.stages) {
     stages.push_back({{"f_ms", s.f_ms}, {"b_ms", s.b_ms}, {"w_ms", s.w_ms},

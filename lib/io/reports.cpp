@@ -2,20 +2,12 @@
 
 #include <fmt/format.h>
 
-#include "io/version.hpp"
+#include "io/json_fields.hpp"
 #include "model/size_string.hpp"
 
 namespace pipeplan {
 
 namespace {
-
-Json header(std::string_view format) {
-  Json j;
-  j["format"] = format;
-  j["schema_version"] = 1;
-  j["tool"] = tool_version();
-  return j;
-}
 
 std::string describe_schedule(const Schedule& s) {
   return fmt::format("{}: {} devices, {} stages, {} micro-batches, {} ops", s.name.empty() ? "schedule" : s.name,
@@ -57,7 +49,7 @@ std::string comparison_text(const std::vector<ComparisonRow>& rows) {
 }
 
 Json comparison_to_json(const std::vector<ComparisonRow>& rows) {
-  Json j = header("pipeplan.comparison");
+  Json j = file_header("pipeplan.comparison");
   Json& out = j["rows"] = Json::array();
   for (const ComparisonRow& row : rows) {
     const SimResult& r = row.result;
@@ -82,7 +74,7 @@ std::string validation_text(const Schedule& schedule, const std::vector<Problem>
 }
 
 Json validation_to_json(const Schedule& schedule, const std::vector<Problem>& problems) {
-  Json j = header("pipeplan.validation");
+  Json j = file_header("pipeplan.validation");
   j["schedule"] = schedule.name;
   j["valid"] = problems.empty();
   Json& out = j["problems"] = Json::array();

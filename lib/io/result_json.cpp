@@ -1,14 +1,12 @@
 #include "io/result_json.hpp"
 
-#include "io/version.hpp"
+#include "io/json_fields.hpp"
+
 
 namespace pipeplan {
 
 Json result_to_json(const Schedule& schedule, const SimResult& r) {
-  Json j;
-  j["format"] = "pipeplan.result";
-  j["schema_version"] = 1;
-  j["tool"] = tool_version();
+  Json j = file_header("pipeplan.result");
   j["schedule"] = schedule.name;
   j["device_count"] = schedule.devices;
   j["stages"] = schedule.stages;

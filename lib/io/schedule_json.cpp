@@ -3,7 +3,6 @@
 #include <utility>
 
 #include "io/json_fields.hpp"
-#include "io/version.hpp"
 #include "model/error.hpp"
 #include "model/limits.hpp"
 
@@ -68,10 +67,7 @@ Schedule read_schedule_file(const std::string& path) {
 }
 
 Json schedule_to_json(const Schedule& s) {
-  Json j;
-  j["format"] = "pipeplan.schedule";
-  j["schema_version"] = 1;
-  j["tool"] = tool_version();
+  Json j = file_header("pipeplan.schedule");
   j["name"] = s.name;
   j["devices"] = s.devices;
   j["stages"] = s.stages;
