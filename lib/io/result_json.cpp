@@ -2,7 +2,6 @@
 
 #include "io/json_fields.hpp"
 
-
 namespace pipeplan {
 
 Json result_to_json(const Schedule& schedule, const SimResult& r) {
