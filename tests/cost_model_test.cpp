@@ -34,3 +34,19 @@ TEST_CASE("the costs must describe the schedule's stages and devices") {
   default_devices(none, 2);
   CHECK(none.devices.size() == 2);
 }
+
+TEST_CASE("costs of P stages split evenly into chunks for a schedule of P*V stages") {
+  CostModel c = uniform_costs(2, 2, StageCost{3, 6, 1.5, 900, 300}, 0.25);
+  c.stages[1].f_ms = 9;
+  CostModel split = costs_for_stages(c, 6, 2);  // 3 chunks per device
+  REQUIRE(split.stages.size() == 6);
+  CHECK(split.stages[0].f_ms == 1);
+  CHECK(split.stages[2].b_ms == 2);
+  CHECK(split.stages[3].f_ms == 3);  // stage 1's third, in model order
+  CHECK(split.stages[5].activation_bytes == 300);
+  CHECK(split.stages[5].w_activation_bytes == 100);
+  CHECK(split.transfer.ms() == 0.25);
+  CHECK(test::error_of([&] { (void)costs_for_stages(c, 5, 2); }).find("the costs describe 2 stages but the schedule has 5") == 0);
+  // Two stages' costs do not describe four devices' shares.
+  CHECK(!test::error_of([&] { (void)costs_for_stages(c, 4, 4); }).empty());
+}

@@ -13,35 +13,47 @@ using pipeplan::test::generated;
 
 namespace {
 
-// One device's list written as in schedules.md: "F0 F1 B0 W0 ...", BW as "BW0".
+// One device's list written as in schedules.md: "F0 F1 B0 W0 ...", BW as "BW0"; ops of a
+// device's second stage (chunk 1 of ZB-V) in lower case, "f0 b0 w0".
 std::string row(const Schedule& s, int device) {
   std::ostringstream out;
-  for (const Op& op : s.order[static_cast<std::size_t>(device)]) {
-    out << (out.tellp() > 0 ? " " : "") << kind_name(op.kind) << op.microbatch;
+  const std::size_t d = static_cast<std::size_t>(device);
+  for (const Op& op : s.order[d]) {
+    std::string kind(kind_name(op.kind));
+    if (op.stage != s.order[d].front().stage) {
+      for (char& c : kind) c = static_cast<char>(c - 'A' + 'a');
+    }
+    out << (out.tellp() > 0 ? " " : "") << kind << op.microbatch;
   }
   return out.str();
 }
 
 }  // namespace
 
-TEST_CASE("every generator over a sweep of P and M gives a schedule the validator accepts") {
+TEST_CASE("every generator over a sweep of P, M and V gives a schedule the validator accepts") {
   for (const Generator& g : generators()) {
     for (int p = 1; p <= 8; ++p) {
       for (int m = 1; m <= 3 * p + 2; ++m) {
+       for (int v = 1; v <= 3; ++v) {
+        if (g.chunks_for(v) != v) continue;
         CAPTURE(g.name);
         CAPTURE(p);
         CAPTURE(m);
+        CAPTURE(v);
         Schedule s;
         try {
-          s = g.generate({p, m, 1});
+          s = g.generate({p, m, v, 0});
         } catch (const Error& e) {
-          // A refusal must say how many micro-batches it needs.
-          CHECK(std::string(e.what()).find("needs at least") != std::string::npos);
+          // A refusal must say how many micro-batches it needs, or which group rule M breaks.
+          std::string why = e.what();
+          CHECK((why.find("needs at least") != std::string::npos || why.find("Megatron's rule") != std::string::npos));
           continue;
         }
         CHECK(s.name == g.name);
+        CHECK(s.stages == p * v);
         auto problems = validate(s, test::uniform(s, 1, 1, 1), {});
         for (const Problem& problem : problems) FAIL_CHECK(problem.message);
+       }
       }
     }
   }
@@ -81,6 +93,46 @@ TEST_CASE("the seed's ZB-H1 order, step by step from seed-paddle-zbh1.md") {
   CHECK(row(s, 3) == "F0 B0 F1 B1 F2 B2 F3 BW3 F4 BW4 F5 B5 W5 W0 W1 W2");
 }
 
+TEST_CASE("ZB-V for P = 4, M = 8 follows the rules of schedules.md, applied by hand") {
+  // Device 0: 7 F; 4 x [f b w]; the loop [F7 B0 W0][f4 b4 w4], then [B W][f b w] while f lags F;
+  // 4 x [B W]. Device 3: F0; 3 x [f F]; [f3 b0 w0]; the loop until F and f reach 8; 3 x [B b];
+  // [B7 W4]; the remaining w, then W.
+  Schedule s = generated("zbv", 4, 8);
+  CHECK(s.placement == std::vector<int>{0, 1, 2, 3, 3, 2, 1, 0});
+  CHECK(row(s, 0) ==
+        "F0 F1 F2 F3 F4 F5 F6 f0 b0 w0 f1 b1 w1 f2 b2 w2 f3 b3 w3 F7 B0 W0 f4 b4 w4 B1 W1 f5 b5 w5 "
+        "B2 W2 f6 b6 w6 B3 W3 f7 b7 w7 B4 W4 B5 W5 B6 W6 B7 W7");
+  CHECK(row(s, 3) ==
+        "F0 f0 F1 f1 F2 f2 F3 f3 b0 w0 F4 B0 W0 f4 b1 w1 F5 B1 W1 f5 b2 w2 F6 B2 W2 f6 b3 w3 F7 B3 W3 "
+        "f7 b4 w4 B4 b5 B5 b6 B6 b7 B7 W4 w5 w6 w7 W5 W6 W7");
+}
+
+TEST_CASE("interleaved runs groups of P micro-batches chunk by chunk, backward chunks reversed") {
+  // P = 2, V = 2, M = 4, N = 2. Forward table: (m0,c0) (m1,c0) (m0,c1) (m1,c1) (m2,c0) ...;
+  // rank 0 warms up with (2-0-1)*2 + (2-1)*2 = 4 forwards, rank 1 with 2. Chunk 1 of rank r is
+  // stage 2 + r; the backward starts with chunk 1.
+  Schedule i = generated("interleaved", 2, 4);
+  auto ops = [&](int device) {
+    std::ostringstream out;
+    for (const Op& op : i.order[static_cast<std::size_t>(device)]) {
+      out << (out.tellp() > 0 ? " " : "") << kind_name(op.kind) << op.stage << "." << op.microbatch;
+    }
+    return out.str();
+  };
+  CHECK(ops(0) == "F0.0 F0.1 F2.0 F2.1 F0.2 BW2.0 F0.3 BW2.1 F2.2 BW0.0 F2.3 BW0.1 BW2.2 BW2.3 BW0.2 BW0.3");
+  CHECK(ops(1) == "F1.0 F1.1 F3.0 BW3.0 F3.1 BW3.1 F1.2 BW1.0 F1.3 BW1.1 F3.2 BW3.2 F3.3 BW3.3 BW1.2 BW1.3");
+}
+
+TEST_CASE("looped BFS and eager 1F1B follow their rules") {
+  Schedule b = find_generator("looped-bfs")->generate({2, 2, 2, 0});
+  CHECK(b.order[1] == std::vector<Op>{{OpKind::F, 1, 0}, {OpKind::F, 1, 1}, {OpKind::F, 3, 0}, {OpKind::F, 3, 1},
+                                      {OpKind::BW, 3, 1}, {OpKind::BW, 3, 0}, {OpKind::BW, 1, 1}, {OpKind::BW, 1, 0}});
+  // Eager 1F1B, P = 3: device 0 warms up with 2*3-1 = 5 forwards, device 2 with 1.
+  Schedule e = generated("eager-1f1b", 3, 6);
+  CHECK(row(e, 0) == "F0 F1 F2 F3 F4 BW0 F5 BW1 BW2 BW3 BW4 BW5");
+  CHECK(row(e, 2) == "F0 BW0 F1 BW1 F2 BW2 F3 BW3 F4 BW4 F5 BW5");
+}
+
 TEST_CASE("generators refuse what they cannot build, saying why") {
   auto message = [](const char* name, GenerateRequest r) {
     return test::error_of([&] { (void)find_generator(name)->generate(r); });
@@ -88,7 +140,7 @@ TEST_CASE("generators refuse what they cannot build, saying why") {
   CHECK(message("zbh2", {4, 6, 1}) == "zbh2: needs at least 2P-1 = 7 micro-batches for 4 stages, got 6");
   CHECK(message("zbh1-paddle", {4, 3, 1}) == "zbh1-paddle: needs at least P = 4 micro-batches for 4 stages, got 3");
   CHECK(message("1f1b", {0, 3, 1}).find("needs 1 to") != std::string::npos);
-  CHECK(message("zbh1", {4, 8, 2}).find("one chunk per device") != std::string::npos);
+  CHECK(message("zbh1", {4, 8, 2}).find("runs 1 chunk per device, got 2") != std::string::npos);
   CHECK(message("gpipe", {16384, 1 << 20, 1}).find("more than the limit") != std::string::npos);
 }
 

@@ -72,6 +72,43 @@ TEST_CASE("ZB-H2 with M >= 2P - 1 and F = B = W keeps every device busy from its
   }
 }
 
+TEST_CASE("interleaved 1F1B and looped BFS cut 1F1B's bubble by the chunk count") {
+  // With V chunks per device each chunk costs 1/V of a stage, and the fill and drain of the
+  // pipeline take (P-1)(F+B+W)/V instead of (P-1)(F+B+W) (Narayanan et al. 2021, section 2.2),
+  // when M is a multiple of P: makespan M(F+B+W) + (P-1)(F+B+W)/V.
+  for (const char* name : {"interleaved", "looped-bfs"}) {
+    for (int p = 2; p <= 4; ++p) {
+      for (int v = 2; v <= 3; ++v) {
+        for (int m = p; m <= 3 * p; m += p) {
+          CAPTURE(name);
+          CAPTURE(p);
+          CAPTURE(v);
+          CAPTURE(m);
+          Schedule s = find_generator(name)->generate({p, m, v, 0});
+          // Each chunk: F = 1.5/v, B = 2/v, W = 0.75/v ms.
+          SimResult r = simulate(s, test::uniform(s, kF / v, kB / v, kW / v));
+          CHECK(r.makespan == m * v * (ns(kF / v) + ns(kB / v) + ns(kW / v)) + (p - 1) * (ns(kF / v) + ns(kB / v) + ns(kW / v)));
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("ZB-V with M >= 2P - 1 and F = B = W keeps every device busy from its first op to its last") {
+  // Device r starts r chunk-forwards late, so the makespan is 3M + (P-1)/2 full-stage units
+  // (chunk ops take half a unit).
+  for (int p = 1; p <= 6; ++p) {
+    for (int m = 2 * p - 1; m <= 3 * p + 1; ++m) {
+      CAPTURE(p);
+      CAPTURE(m);
+      Schedule s = generated("zbv", p, m);
+      SimResult r = simulate(s, uniform(s, 0.5, 0.5, 0.5));
+      for (const DeviceTimeline& t : r.devices) CHECK(t.last_end - t.first_start == t.busy);
+      CHECK(r.makespan == ns(3.0 * m + 0.5 * (p - 1)));
+    }
+  }
+}
+
 TEST_CASE("activation peaks follow the schedules' formulas") {
   // a_F = 1000 bytes, a_W = 250. 1F1B's device d holds min(P-d, M) activations at once, GPipe's
   // all M; ZB-H1's device d additionally keeps d micro-batches' a_W for its held-back W
@@ -86,9 +123,16 @@ TEST_CASE("activation peaks follow the schedules' formulas") {
         return simulate(s, uniform(s, 1.0, 1.0, 1.0, a_f, a_w)).devices;
       };
       auto gpipe = peaks("gpipe"), one_f_one_b = peaks("1f1b"), zbh1 = peaks("zbh1"), zbh2 = peaks("zbh2");
+      // ZB-V's chunk holds half a stage: a_F/2 and a_W/2 per chunk; P full activations per device.
+      Schedule v = generated("zbv", p, m);
+      auto zbv = simulate(v, uniform(v, 1.0, 1.0, 1.0, a_f / 2, a_w / 2)).devices;
+      // Eager 1F1B keeps 2(P-d)-1 forwards in flight.
+      auto eager = peaks("eager-1f1b");
       for (int d = 0; d < p; ++d) {
         CAPTURE(d);
         std::size_t i = static_cast<std::size_t>(d);
+        CHECK(zbv[i].peak_memory == p * a_f);
+        CHECK(eager[i].peak_memory == (2 * (p - d) - 1) * a_f);
         CHECK(gpipe[i].peak_memory == m * a_f);
         CHECK(one_f_one_b[i].peak_memory == std::min(p - d, m) * a_f);
         CHECK(zbh1[i].peak_memory == (p - d) * a_f + d * a_w);

@@ -9,7 +9,7 @@
 
 namespace pipeplan::test {
 
-/// The named generator's schedule for P devices and M micro-batches.
+/// The named generator's schedule for P devices and M micro-batches, with its default chunks.
 [[nodiscard]] Schedule generated(const std::string& name, int devices, int microbatches);
 
 /// Every stage with the given F, B, W milliseconds and activation bytes; no transfer time.

@@ -38,7 +38,7 @@ Runner add_compare(CLI::App& sub) {
     for (const std::string& name : o->schedules) chosen.push_back(&generator_named(name));
     std::vector<ComparisonRow> rows;
     for (const Generator* g : chosen) {
-      Schedule schedule = g->generate(o->request);
+      Schedule schedule = generate_for(*g, o->request);
       CostModel costs = build_cost_model(o->costs, schedule.stages, schedule.devices);
       SimResult result = simulate(schedule, costs);
       if (result.deadlocked()) throw Error(std::string(g->name) + ": the generated schedule deadlocks");

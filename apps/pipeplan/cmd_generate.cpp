@@ -28,7 +28,7 @@ Runner add_generate(CLI::App& sub) {
   sub.add_option("-o,--output", o->output, "Write the schedule here instead of stdout")->type_name("FILE");
   return [o] {
     const Generator& generator = generator_named(o->schedule);
-    Schedule schedule = generator.generate(o->request);
+    Schedule schedule = generate_for(generator, o->request);
     // The handcrafted generators need no costs; reading them still catches a bad flag or
     // profile now rather than when a cost-aware generator starts to use them.
     (void)build_cost_model(o->costs, schedule.stages, schedule.devices);

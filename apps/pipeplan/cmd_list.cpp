@@ -1,6 +1,7 @@
 // pipeplan list: the generators, one line each, with their constraints.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iostream>
 
 #include "command.hpp"
@@ -10,11 +11,18 @@ namespace pipeplan::cli {
 
 Runner add_list(CLI::App& /*sub*/) {
   return [] {
-    std::cout << fmt::format("{:<12}  {:<15}  {}\n", "name", "needs", "description");
+    std::size_t name_width = 4, needs_width = 5;
     for (const Generator& g : generators()) {
-      std::cout << fmt::format("{:<12}  {:<15}  {}\n", g.name, g.constraints, g.description);
+      name_width = std::max(name_width, g.name.size());
+      needs_width = std::max(needs_width, g.constraints.size());
     }
-    std::cout << "P = --stages (devices), M = --microbatches\n";
+    auto line = [&](std::string_view name, std::string_view needs, std::string_view description) {
+      std::cout << fmt::format("{:<{}}  {:<{}}  {}\n", name, name_width, needs, needs_width, description);
+    };
+    line("name", "needs", "description");
+    for (const Generator& g : generators()) line(g.name, g.constraints, g.description);
+    std::cout << "P = --stages (devices), M = --microbatches, V = --chunks (default in brackets), "
+                 "N = --group\n";
     return kExitOk;
   };
 }

@@ -54,6 +54,7 @@ CostModel build_cost_model(const CostOptions& o, int stages, int devices) {
     CostModel costs = read_profile_file(o.profile);
     default_devices(costs, devices);
     try {
+      costs = costs_for_stages(costs, stages, devices);
       check_dimensions(costs, stages, devices);
     } catch (const Error& e) {
       throw Error(o.profile + ": " + e.what());
@@ -76,7 +77,8 @@ CostModel build_cost_model(const CostOptions& o, int stages, int devices) {
     }
   }
   double transfer = o.transfer.empty() ? 0.0 : parse_ms(o.transfer, "--transfer");
-  return uniform_costs(stages, devices, stage, transfer);
+  // The flags give one device's share of the model; a schedule with chunks splits it.
+  return costs_for_stages(uniform_costs(devices, devices, stage, transfer), stages, devices);
 }
 
 bool has_memory_costs(const CostOptions& o) { return !o.profile.empty() || !o.memory.empty(); }

@@ -14,10 +14,18 @@ void add_request_options(CLI::App& sub, GenerateRequest& r) {
       ->type_name("M")
       ->required()
       ->check(CLI::Range(1, kMaxMicrobatches));
-  sub.add_option("--chunks", r.chunks, "Stages per device V (the schedules here take 1)")
+  sub.add_option("--chunks", r.chunks,
+                 "Stages per device V, for the schedules that take several (default: each schedule's own)")
       ->type_name("V")
-      ->default_val(1)
       ->check(CLI::Range(1, 64));
+  sub.add_option("--group", r.group, "interleaved: micro-batches per group N (default P)")
+      ->type_name("N")
+      ->check(CLI::Range(1, kMaxMicrobatches));
+}
+
+Schedule generate_for(const Generator& generator, GenerateRequest request) {
+  request.chunks = generator.chunks_for(request.chunks);
+  return generator.generate(request);
 }
 
 const Generator& generator_named(const std::string& name) {

@@ -40,6 +40,25 @@ CostModel uniform_costs(int stages, int devices, const StageCost& stage, double 
   return costs;
 }
 
+CostModel costs_for_stages(const CostModel& costs, int stages, int devices) {
+  const int given = static_cast<int>(costs.stages.size());
+  if (given == stages) return costs;
+  if (given != devices || devices == 0 || stages % devices != 0) {
+    throw Error("the costs describe " + std::to_string(given) + " stages but the schedule has " +
+                std::to_string(stages) + " on " + std::to_string(devices) +
+                " devices: give one entry per stage, or one per device to split into chunks");
+  }
+  const int k = stages / given;
+  CostModel split = costs;
+  split.stages.clear();
+  for (const StageCost& s : costs.stages) {
+    auto bytes = [k](Bytes b) { return static_cast<Bytes>(std::llround(static_cast<double>(b) / k)); };
+    StageCost chunk{s.f_ms / k, s.b_ms / k, s.w_ms / k, bytes(s.activation_bytes), bytes(s.w_activation_bytes)};
+    split.stages.insert(split.stages.end(), static_cast<std::size_t>(k), chunk);
+  }
+  return split;
+}
+
 void default_devices(CostModel& costs, int devices) {
   if (costs.devices.empty()) costs.devices.assign(static_cast<std::size_t>(devices), DeviceCost{});
 }

@@ -45,6 +45,13 @@ struct CostModel {
 [[nodiscard]] CostModel uniform_costs(int stages, int devices, const StageCost& stage,
                                       double transfer_ms);
 
+/// The costs of a pipeline of `stages` stages on `devices` devices. Costs with one stage per
+/// device, each a device's share of the model, split into stages / devices chunks of 1/k of its
+/// times and activation bytes, so one profile serves schedules with any number of chunks per
+/// device. Throws Error when the costs describe neither `stages` stages nor `devices` stages
+/// that divide `stages`.
+[[nodiscard]] CostModel costs_for_stages(const CostModel& costs, int stages, int devices);
+
 /// When `costs` names no devices, gives each of `devices` devices no static memory and no
 /// optimizer time; otherwise leaves `costs` as it is.
 void default_devices(CostModel& costs, int devices);

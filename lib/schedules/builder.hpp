@@ -1,28 +1,42 @@
 #pragma once
-// Shared plumbing of the single-chunk handcrafted generators: the request checks and a schedule
-// with the plain placement (stage d on device d) whose lists the generator fills.
+// Shared plumbing of the handcrafted generators: the request checks, an empty schedule with a
+// placement, and appending ops to one device's list.
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "model/schedule.hpp"
 #include "schedules/generator.hpp"
 
 namespace pipeplan {
 
-/// Throws Error naming `schedule` unless the request is within bounds, has one chunk, and has
-/// at least `min_microbatches` micro-batches (`rule` says why, e.g. "P" or "2P-1").
-void check_single_chunk_request(std::string_view schedule, const GenerateRequest& request,
-                                int min_microbatches, std::string_view rule);
+/// What a generator accepts besides the global bounds.
+struct RequestRules {
+  int min_microbatches = 1;
+  std::string_view min_microbatches_rule = "1";  ///< how the minimum is written, e.g. "2P-1"
+  int min_chunks = 1;
+  int max_chunks = 1;
+};
+
+/// Throws Error naming `schedule` unless the request is within the global bounds (limits.hpp)
+/// and within `rules`.
+void check_request(std::string_view schedule, const GenerateRequest& request, const RequestRules& rules);
+
+/// An empty schedule of P devices and P*V stages with the given placement.
+[[nodiscard]] Schedule empty_schedule(std::string_view name, const GenerateRequest& request,
+                                      std::vector<int> placement);
 
 /// An empty schedule of P devices and P stages, stage d on device d.
 [[nodiscard]] Schedule single_chunk_schedule(std::string_view name, const GenerateRequest& request);
 
-/// Appends to one device's list, naming ops by micro-batch only (the device's own stage).
+/// Appends to one device's list. `add` names the op by micro-batch alone and runs it on the
+/// device's first stage; `add_at` names the stage.
 class DeviceOrder {
  public:
   DeviceOrder(Schedule& schedule, int device)
       : ops_(schedule.order[static_cast<std::size_t>(device)]), stage_(device) {}
   void add(OpKind kind, int microbatch) { ops_.push_back({kind, stage_, microbatch}); }
+  void add_at(OpKind kind, int stage, int microbatch) { ops_.push_back({kind, stage, microbatch}); }
 
  private:
   std::vector<Op>& ops_;

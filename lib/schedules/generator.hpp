@@ -11,12 +11,13 @@
 
 namespace pipeplan {
 
-/// What a generator is asked for: `devices` pipeline ranks (P), `microbatches` (M), and
-/// `chunks` stages per device (V; the schedules here use 1).
+/// What a generator is asked for: `devices` pipeline ranks (P), `microbatches` (M), `chunks`
+/// stages per device (V), and for the interleaved schedule the micro-batch group size (0: P).
 struct GenerateRequest {
   int devices = 0;
   int microbatches = 0;
-  int chunks = 1;
+  int chunks = 1;  ///< the generators check it; Generator::chunks_for fills in a default
+  int group = 0;
 };
 
 struct Generator {
@@ -24,6 +25,13 @@ struct Generator {
   std::string_view description;  ///< one line, with its source
   std::string_view constraints;  ///< what it needs of P, M and V
   Schedule (*generate)(const GenerateRequest&);  ///< throws Error when it cannot build
+  int min_chunks = 1;      ///< the chunks per device it can build
+  int max_chunks = 1;
+  int default_chunks = 1;  ///< when the request leaves chunks at 0
+
+  /// The chunks to build for a request of `chunks` (0: the default), kept within its range, so
+  /// that one --chunks can serve a comparison of schedules with different needs.
+  [[nodiscard]] int chunks_for(int chunks) const;
 };
 
 /// Every generator, in a fixed order.

@@ -1,6 +1,6 @@
 #pragma once
-// The handcrafted single-chunk schedules: stage d on device d, M micro-batches. Each throws
-// Error when the request breaks its constraint.
+// The handcrafted schedules. Each throws Error when the request breaks its constraint; each
+// file's header states its rule and source.
 #include "model/schedule.hpp"
 #include "schedules/generator.hpp"
 
@@ -27,5 +27,19 @@ namespace pipeplan {
 /// forwards; d x [B, F]; M-P x [BW, F]; P-d-1 x BW; the last micro-batch's B then W (BW on
 /// device 0); then the d W held back from the first d backwards. Needs M >= P.
 [[nodiscard]] Schedule generate_zbh1_paddle(const GenerateRequest& request);
+
+/// Megatron-LM's interleaved 1F1B: V chunks per device on the loop placement, micro-batches in
+/// groups of N (request.group, default P). Needs P <= N <= M and M mod N either 0 or >= P.
+[[nodiscard]] Schedule generate_interleaved(const GenerateRequest& request);
+
+/// PyTorch's looped BFS: every forward chunk by chunk, then every fused backward in reverse.
+[[nodiscard]] Schedule generate_looped_bfs(const GenerateRequest& request);
+
+/// PaddlePaddle's eager 1F1B: 2(P-d)-1 warm-up forwards, then [BW, F] pairs. Needs M >= 2P-1.
+[[nodiscard]] Schedule generate_eager_1f1b(const GenerateRequest& request);
+
+/// ZB-V: two chunks per device on the V-shaped placement, split backward, no bubble when
+/// F = B = W, peak P full-stage activations on every device.
+[[nodiscard]] Schedule generate_zbv(const GenerateRequest& request);
 
 }  // namespace pipeplan

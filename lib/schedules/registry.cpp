@@ -12,18 +12,30 @@ namespace {
 
 const std::array kGenerators = {
     Generator{"gpipe", "GPipe (Huang et al. 2019): every forward, then every fused backward",
-              "P >= 1, M >= 1", generate_gpipe},
+              "M >= 1", generate_gpipe},
     Generator{"1f1b", "1F1B (Narayanan et al. 2021, Megatron-LM): warm-up, then one F and one BW at a time",
-              "P >= 1, M >= 1", generate_1f1b},
+              "M >= 1", generate_1f1b},
     Generator{"zbh1", "ZB-H1 (Qi et al. 2024): 1F1B with split B and W; device d holds d W back for the cool-down",
-              "P >= 1, M >= 1", generate_zbh1},
+              "M >= 1", generate_zbh1},
     Generator{"zbh2", "ZB-H2 (Qi et al. 2024): 2(P-1-d) warm-up forwards, W lagging 2d; no bubble inside the span",
               "M >= 2P-1", generate_zbh2},
+    Generator{"eager-1f1b", "Eager 1F1B (PaddlePaddle): 2(P-d)-1 warm-up forwards so transfers overlap compute",
+              "M >= 2P-1", generate_eager_1f1b},
+    Generator{"interleaved", "Interleaved 1F1B (Megatron-LM VPP): V chunks per device, micro-batches in groups of N",
+              "V >= 1 (2), M >= P, N | M or M mod N >= P", generate_interleaved, 1, 64, 2},
+    Generator{"looped-bfs", "Looped BFS (PyTorch): all forwards chunk by chunk, then all backwards in reverse",
+              "V >= 1 (2)", generate_looped_bfs, 1, 64, 2},
+    Generator{"zbv", "ZB-V (Qi et al. 2024): 2 chunks per device in a V, split backward, no bubble when F = B = W",
+              "V = 2", generate_zbv, 2, 2, 2},
     Generator{"zbh1-paddle", "ZB-H1 as PaddlePaddle PR 62865 ships it: fused BW in the steady state, first d backwards split",
               "M >= P", generate_zbh1_paddle},
 };
 
 }  // namespace
+
+int Generator::chunks_for(int chunks) const {
+  return chunks == 0 ? default_chunks : std::clamp(chunks, min_chunks, max_chunks);
+}
 
 std::span<const Generator> generators() { return kGenerators; }
 

@@ -3,7 +3,7 @@
 # Exit codes: 0 ok, 1 invalid input or invalid schedule, 2 usage error.
 
 # --- the commands on good input ---
-pipeplan_cli_test(list --out "^zbh1 +P >= 1, M >= 1 +ZB-H1" --out "^zbh1-paddle +M >= P" -- list)
+pipeplan_cli_test(list --out "^zbh1 +M >= 1 +ZB-H1" --out "^zbh1-paddle +M >= P" --out "^zbv +V = 2 " -- list)
 pipeplan_cli_test(help --out "simulate" --out "compare" -- --help)
 pipeplan_cli_test(version --out "^pipeplan 0\\.1\\.0" -- --version)
 # The committed examples stay what the generator writes.
@@ -65,7 +65,7 @@ pipeplan_cli_test(negative_cost_flag --exit 2 --err "--costs \\(W\\): expected a
 pipeplan_cli_test(string_cost --exit 1 --err "stages\\[1\\]\\.f_ms: expected a non-negative number of milliseconds, got \"1ms\""
                   -- simulate schedules/zbh1-p4-m8.json --profile tests/data/string_cost_profile.json)
 pipeplan_cli_test(profile_wrong_size --exit 1
-                  --err "two_stage_profile.json: the costs describe 2 stages but the schedule has 4"
+                  --err "two_stage_profile.json: the costs describe 2 stages but the schedule has 4 on 4 devices"
                   -- simulate schedules/zbh1-p4-m8.json --profile tests/data/two_stage_profile.json)
 pipeplan_cli_test(bad_op_kind --exit 1 --err "bad_kind_schedule.json: order\\[0\\]\\[1\\]\\.kind: expected one of"
                   -- validate tests/data/bad_kind_schedule.json)
@@ -77,7 +77,7 @@ pipeplan_cli_test(stages_not_a_number --exit 2 --err "--stages"
                   -- generate --schedule 1f1b --stages four --microbatches 4)
 pipeplan_cli_test(missing_flag --exit 2 --err "--microbatches is required"
                   -- generate --schedule 1f1b --stages 4)
-pipeplan_cli_test(unknown_schedule --exit 2 --err "unknown schedule 'zbh3'. did you mean 'zbh1', 'zbh2'\\?"
+pipeplan_cli_test(unknown_schedule --exit 2 --err "unknown schedule 'zbh3'. did you mean 'zbh1', 'zbh2', 'zbv'\\?"
                   --absent @TMP@/out.json
                   -- generate --schedule zbh3 --stages 4 --microbatches 8 -o @TMP@/out.json)
 pipeplan_cli_test(unknown_command --exit 2 --err "unknown command 'simulat'. did you mean 'simulate'\\?" -- simulat x.json)
