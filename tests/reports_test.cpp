@@ -20,7 +20,7 @@ TEST_CASE("the result document carries the contract's keys and the simulated num
   CHECK(j["devices"][0]["idle_ms"] == 3.0);
   CHECK(j["devices"][0]["peak_memory_bytes"] == 16);
   REQUIRE(j["ops"].size() == 8);
-  CHECK(j["ops"][0] == Json::parse(R"({"device": 0, "kind": "F", "stage": 0, "microbatch": 0,
+  CHECK(j["ops"][0] == Json::parse(R"({"device": 0, "iteration": 0, "kind": "F", "stage": 0, "microbatch": 0,
                                         "start_ms": 0.0, "end_ms": 1.0})"));
 }
 

@@ -65,7 +65,7 @@ TEST_CASE("ZB-H2 with M >= 2P - 1 and F = B = W keeps every device busy from its
       CAPTURE(m);
       Schedule s = generated("zbh2", p, m);
       SimResult r = simulate(s, uniform(s, 1.0, 1.0, 1.0));
-      for (const DeviceTimeline& t : r.devices) CHECK(t.last_end - t.first_start == t.busy);
+      for (const DeviceTimeline& t : r.devices) CHECK(t.last_end() - t.first_start() == t.busy());
       // Device d starts d forwards late (schedules.md): the makespan is 3M + (P-1) units.
       CHECK(r.makespan == ns(3.0 * m + (p - 1)));
     }
@@ -103,7 +103,7 @@ TEST_CASE("ZB-V with M >= 2P - 1 and F = B = W keeps every device busy from its 
       CAPTURE(m);
       Schedule s = generated("zbv", p, m);
       SimResult r = simulate(s, uniform(s, 0.5, 0.5, 0.5));
-      for (const DeviceTimeline& t : r.devices) CHECK(t.last_end - t.first_start == t.busy);
+      for (const DeviceTimeline& t : r.devices) CHECK(t.last_end() - t.first_start() == t.busy());
       CHECK(r.makespan == ns(3.0 * m + 0.5 * (p - 1)));
     }
   }
@@ -167,8 +167,8 @@ TEST_CASE("1F1B, two stages, unequal costs and a transfer: every op by hand") {
   CHECK(timing(r, OpKind::BW, 0, 0).start == ns(8));
   CHECK(timing(r, OpKind::BW, 0, 1).start == ns(14));
   CHECK(r.makespan == ns(17));
-  CHECK(r.devices[0].busy == ns(8));
-  CHECK(r.devices[1].busy == ns(12));
+  CHECK(r.devices[0].busy() == ns(8));
+  CHECK(r.devices[1].busy() == ns(12));
   CHECK(r.bubble_rate() == doctest::Approx(14.0 / 34.0));
   // Sync optimizer step: 17 + the slower device's 2 ms.
   CHECK(r.step_time() == ns(19));

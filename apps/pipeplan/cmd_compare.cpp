@@ -6,6 +6,7 @@
 #include "io/reports.hpp"
 #include "model/error.hpp"
 #include "output.hpp"
+#include "sim_options.hpp"
 #include "schedule_request.hpp"
 #include "sim/simulator.hpp"
 
@@ -17,6 +18,7 @@ struct CompareOptions {
   std::vector<std::string> schedules;
   GenerateRequest request;
   CostOptions costs;
+  SimFlags sim;
   bool json = false;
   std::string output;
 };
@@ -31,6 +33,7 @@ Runner add_compare(CLI::App& sub) {
       ->type_name("A,B,...");
   add_request_options(sub, o->request);
   add_cost_options(sub, o->costs);
+  add_sim_options(sub, o->sim);
   sub.add_flag("--json", o->json, "Print the rows as JSON");
   sub.add_option("-o,--output", o->output, "Also write the JSON rows to this file")->type_name("FILE");
   return [o] {
@@ -40,7 +43,7 @@ Runner add_compare(CLI::App& sub) {
     for (const Generator* g : chosen) {
       Schedule schedule = generate_for(*g, o->request);
       CostModel costs = build_cost_model(o->costs, schedule.stages, schedule.devices);
-      SimResult result = simulate(schedule, costs);
+      SimResult result = simulate(schedule, costs, sim_options(o->sim));
       if (result.deadlocked()) throw Error(std::string(g->name) + ": the generated schedule deadlocks");
       rows.push_back({std::string(g->name), std::move(result)});
     }

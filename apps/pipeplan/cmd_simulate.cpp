@@ -9,6 +9,7 @@
 #include "io/schedule_json.hpp"
 #include "model/error.hpp"
 #include "output.hpp"
+#include "sim_options.hpp"
 #include "sim/simulator.hpp"
 
 namespace pipeplan::cli {
@@ -18,6 +19,7 @@ namespace {
 struct SimulateOptions {
   std::string file;
   CostOptions costs;
+  SimFlags sim;
   bool json = false;
   std::string output;
 };
@@ -28,12 +30,13 @@ Runner add_simulate(CLI::App& sub) {
   auto o = std::make_shared<SimulateOptions>();
   sub.add_option("FILE", o->file, "Schedule JSON")->required()->type_name("FILE");
   add_cost_options(sub, o->costs);
+  add_sim_options(sub, o->sim);
   sub.add_flag("--json", o->json, "Print the result JSON instead of the summary");
   sub.add_option("-o,--output", o->output, "Also write the result JSON to this file")->type_name("FILE");
   return [o] {
     Schedule schedule = read_schedule_file(o->file);
     CostModel costs = build_cost_model(o->costs, schedule.stages, schedule.devices);
-    SimResult result = simulate(schedule, costs);
+    SimResult result = simulate(schedule, costs, sim_options(o->sim));
     if (result.deadlocked()) {
       const BlockedDevice& b = result.deadlock.front();
       throw Error(o->file + ": the schedule deadlocks (device " + std::to_string(b.device) + " is stuck at " +

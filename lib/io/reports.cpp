@@ -20,14 +20,16 @@ double ratio(SimTime a, SimTime b) { return b == 0 ? 0.0 : static_cast<double>(a
 
 std::string simulation_text(const Schedule& schedule, const SimResult& r) {
   std::string out = describe_schedule(schedule) + "\n";
-  out += fmt::format("makespan {:.3f} ms, step {:.3f} ms with the optimizer step, bubble rate {:.2f}%\n\n",
-                     ns_to_ms(r.makespan), ns_to_ms(r.step_time()), 100.0 * r.bubble_rate());
+  out += fmt::format("makespan {:.3f} ms, bubble rate {:.2f}%\n", ns_to_ms(r.makespan), 100.0 * r.bubble_rate());
+  out += fmt::format("step {:.3f} ms ({} optimizer, {} iteration{}), lower bound {:.3f} ms, span bubble rate {:.2f}%\n\n",
+                     ns_to_ms(r.step_time()), optimizer_mode_name(r.options.optimizer_mode), r.options.iterations,
+                     r.options.iterations == 1 ? "" : "s", ns_to_ms(r.lower_bound), 100.0 * r.span_bubble_rate());
   out += fmt::format("{:>6}  {:>12}  {:>12}  {:>7}  {:>12}  {:>12}\n", "device", "busy ms", "idle ms", "idle",
                      "peak memory", "peak at ms");
   for (std::size_t d = 0; d < r.devices.size(); ++d) {
     const DeviceTimeline& t = r.devices[d];
-    SimTime idle = r.makespan - t.busy;
-    out += fmt::format("{:>6}  {:>12.3f}  {:>12.3f}  {:>6.2f}%  {:>12}  {:>12.3f}\n", d, ns_to_ms(t.busy),
+    SimTime idle = r.makespan - t.busy();
+    out += fmt::format("{:>6}  {:>12.3f}  {:>12.3f}  {:>6.2f}%  {:>12}  {:>12.3f}\n", d, ns_to_ms(t.busy()),
                        ns_to_ms(idle), 100.0 * ratio(idle, r.makespan), format_size(t.peak_memory),
                        ns_to_ms(t.peak_time));
   }
@@ -35,15 +37,16 @@ std::string simulation_text(const Schedule& schedule, const SimResult& r) {
 }
 
 std::string comparison_text(const std::vector<ComparisonRow>& rows) {
-  std::string out = fmt::format("{:<14} {:>13} {:>13} {:>8} {:>9}  {}\n", "schedule", "makespan ms", "step ms",
-                                "bubble", "vs first", "peak memory per device");
+  std::string out = fmt::format("{:<14} {:>13} {:>13} {:>8} {:>8} {:>9}  {}\n", "schedule", "makespan ms",
+                                "step ms", "bubble", "span", "vs first", "peak memory per device");
   for (const ComparisonRow& row : rows) {
     const SimResult& r = row.result;
     std::vector<std::string> peaks;
     for (const DeviceTimeline& t : r.devices) peaks.push_back(format_size(t.peak_memory));
-    out += fmt::format("{:<14} {:>13.3f} {:>13.3f} {:>7.2f}% {:>9.3f}  {}\n", row.schedule, ns_to_ms(r.makespan),
-                       ns_to_ms(r.step_time()), 100.0 * r.bubble_rate(),
-                       ratio(r.makespan, rows.front().result.makespan), fmt::join(peaks, ", "));
+    out += fmt::format("{:<14} {:>13.3f} {:>13.3f} {:>7.2f}% {:>7.2f}% {:>9.3f}  {}\n", row.schedule,
+                       ns_to_ms(r.makespan), ns_to_ms(r.step_time()), 100.0 * r.bubble_rate(),
+                       100.0 * r.span_bubble_rate(), ratio(r.step_time(), rows.front().result.step_time()),
+                       fmt::join(peaks, ", "));
   }
   return out;
 }
@@ -59,7 +62,9 @@ Json comparison_to_json(const std::vector<ComparisonRow>& rows) {
                    {"makespan_ms", ns_to_ms(r.makespan)},
                    {"step_ms", ns_to_ms(r.step_time())},
                    {"bubble_rate", r.bubble_rate()},
-                   {"ratio_to_first", ratio(r.makespan, rows.front().result.makespan)},
+                   {"span_bubble_rate", r.span_bubble_rate()},
+                   {"lower_bound_ms", ns_to_ms(r.lower_bound)},
+                   {"ratio_to_first", ratio(r.step_time(), rows.front().result.step_time())},
                    {"peak_memory_bytes", std::move(peaks)}});
   }
   return j;

@@ -11,8 +11,8 @@
 
 namespace pipeplan {
 
-/// A readable summary: makespan, step time, bubble rate, and per device busy, idle and peak
-/// memory.
+/// A readable summary: makespan, step time, bubble rates, lower bound, and per device busy,
+/// idle and peak memory.
 [[nodiscard]] std::string simulation_text(const Schedule& schedule, const SimResult& result);
 
 struct ComparisonRow {
@@ -20,12 +20,12 @@ struct ComparisonRow {
   SimResult result;
 };
 
-/// One row per schedule: makespan, step time, bubble rate, ratio of makespan to the first
+/// One row per schedule: makespan, step time, bubble rates, ratio of step time to the first
 /// row's, and each device's peak memory.
 [[nodiscard]] std::string comparison_text(const std::vector<ComparisonRow>& rows);
 
 /// {"format": "pipeplan.comparison", ..., "rows": [{"schedule", "makespan_ms", "step_ms",
-/// "bubble_rate", "ratio_to_first", "peak_memory_bytes": [...]}]}.
+/// "bubble_rate", "span_bubble_rate", "lower_bound_ms", "ratio_to_first", "peak_memory_bytes"}]}.
 [[nodiscard]] Json comparison_to_json(const std::vector<ComparisonRow>& rows);
 
 /// "valid: ..." or one line per problem.

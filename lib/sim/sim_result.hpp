@@ -1,5 +1,6 @@
 #pragma once
 // What one simulated run of a schedule produced. Times are simulated nanoseconds.
+#include <string_view>
 #include <vector>
 
 #include "model/dependencies.hpp"
@@ -8,8 +9,24 @@
 
 namespace pipeplan {
 
+/// When each device takes its optimizer step (DESIGN.md; shared/reference/schedules.md,
+/// "Optimizer step and the steady state").
+enum class OptimizerMode : unsigned char {
+  Sync,            ///< a global all-reduce first: every device waits for the last one's ops
+  PostValidation,  ///< each device steps as soon as its own ops are done (Qi et al. 2024)
+};
+
+/// "sync" or "post-validation".
+[[nodiscard]] std::string_view optimizer_mode_name(OptimizerMode mode);
+
+struct SimOptions {
+  int iterations = 1;  ///< back-to-back training steps, each ending in an optimizer step
+  OptimizerMode optimizer_mode = OptimizerMode::Sync;
+};
+
 struct OpTiming {
   int device = 0;
+  int iteration = 0;
   Op op;
   SimTime start = 0;
   SimTime end = 0;
@@ -21,39 +38,61 @@ struct MemoryPoint {
   Bytes bytes = 0;
 };
 
+/// One device in one iteration.
+struct IterationTimes {
+  SimTime busy = 0;             ///< sum of the durations of its ops (optimizer excluded)
+  SimTime first_start = 0;      ///< start of its first op (the iteration's start when it has none)
+  SimTime last_end = 0;         ///< end of its last op
+  SimTime optimizer_start = 0;
+  SimTime optimizer_end = 0;
+
+  [[nodiscard]] SimTime span() const { return last_end - first_start; }
+};
+
 struct DeviceTimeline {
-  SimTime busy = 0;         ///< sum of the durations of the device's ops
-  SimTime first_start = 0;  ///< start of its first op (0 when it has none)
-  SimTime last_end = 0;     ///< end of its last op (0 when it has none)
+  std::vector<IterationTimes> iterations;  ///< one per simulated iteration
   Bytes static_memory = 0;
   Bytes peak_memory = 0;    ///< static memory plus the most activations held at once
   SimTime peak_time = 0;    ///< when the peak is first reached
-  SimTime optimizer = 0;    ///< the optimizer step's time, from the costs
   std::vector<MemoryPoint> memory;  ///< every change, in time order, starting at (0, static)
+
+  /// The first iteration's busy time, first start and last end.
+  [[nodiscard]] SimTime busy() const { return iterations.front().busy; }
+  [[nodiscard]] SimTime first_start() const { return iterations.front().first_start; }
+  [[nodiscard]] SimTime last_end() const { return iterations.front().last_end; }
 };
 
 /// One device that cannot go on: its next op and what that op still waits for.
 struct BlockedDevice {
   int device = 0;
+  int iteration = 0;
   std::size_t index = 0;  ///< position of the blocked op in the device's list
   Op head;
   std::vector<Dependency> waiting_for;  ///< the inputs that never came
 };
 
 struct SimResult {
-  SimTime makespan = 0;               ///< end of the last op (up to the deadlock, if any)
+  SimOptions options;
+  SimTime makespan = 0;               ///< end of the first iteration's last op (up to a deadlock)
+  SimTime lower_bound = 0;            ///< step_lower_bound() for the schedule, costs and mode
   std::vector<DeviceTimeline> devices;
-  std::vector<OpTiming> ops;          ///< ordered by start time, then device
+  std::vector<OpTiming> ops;          ///< every iteration's ops, ordered by start time, then device
   std::vector<BlockedDevice> deadlock;  ///< empty when every op ran
 
   [[nodiscard]] bool deadlocked() const { return !deadlock.empty(); }
 
-  /// Total idle time over devices x makespan, in [0, 1]; 0 for an empty run.
+  /// The first iteration's total idle time over devices x makespan, in [0, 1].
   [[nodiscard]] double bubble_rate() const;
 
-  /// One training step with a synchronous optimizer: the makespan, then a global barrier, then
-  /// every device's optimizer step; the step ends with the slowest device's.
+  /// The time per training step. One iteration: until the last device's optimizer step ends.
+  /// More: the steady state, each device's average time from the end of its first optimizer
+  /// step to the end of its last, for the slowest device, rounded up to the nanosecond; the
+  /// pipeline's fill is then paid once.
   [[nodiscard]] SimTime step_time() const;
+
+  /// The bubble rate on the last iteration's longest per-device span S (first op to last op of
+  /// a device), as the zero-bubble paper measures it: sum over devices of (S - busy) / (P x S).
+  [[nodiscard]] double span_bubble_rate() const;
 };
 
 }  // namespace pipeplan

@@ -11,9 +11,13 @@ namespace pipeplan {
 /// device is free and every input has arrived; a transfer between two devices runs beside
 /// compute and delays only its consumer. F allocates a_F at its start; B frees a_F - a_W, W
 /// frees a_W and BW frees a_F at their ends, so a device frees before its next op allocates.
+/// With several iterations, each device runs its list again after its optimizer step, which
+/// starts when `options.optimizer_mode` allows (after every device's ops, or after its own).
 /// A deadlock is not an error: the result lists where each unfinished device stopped.
 /// Throws Error when the op set is incomplete, repeated or misplaced (see
-/// find_structure_problems) or when the costs do not match the schedule's dimensions.
-[[nodiscard]] SimResult simulate(const Schedule& schedule, const CostModel& costs);
+/// find_structure_problems), when the costs do not match the schedule's dimensions, or when
+/// the iterations are fewer than 1 or would exceed the op limit.
+[[nodiscard]] SimResult simulate(const Schedule& schedule, const CostModel& costs,
+                                 const SimOptions& options = {});
 
 }  // namespace pipeplan

@@ -17,7 +17,7 @@ pipeplan_cli_test(simulate_summary --golden tests/golden/simulate-zbh1-p4-m8.txt
 # The two-stage scenario timed by hand in simulator_test.cpp: makespan 17 ms, step 17 + 2 ms.
 pipeplan_cli_test(simulate_json --out "\"makespan_ms\": 17\\.0," --out "\"step_ms\": 19\\.0,"
                   --out "\"bubble_rate\": 0\\.411764705882352"
-                  --out "\\{\"device\": 0, \"kind\": \"BW\", \"stage\": 0, \"microbatch\": 1, \"start_ms\": 14\\.0, \"end_ms\": 17\\.0\\}"
+                  --out "\\{\"device\": 0, \"iteration\": 0, \"kind\": \"BW\", \"stage\": 0, \"microbatch\": 1, \"start_ms\": 14\\.0, \"end_ms\": 17\\.0\\}"
                   --before "$PIPEPLAN generate --schedule 1f1b --stages 2 --microbatches 2 -o s.json"
                   -- simulate @TMP@/s.json --profile tests/data/two_stage_profile.json --json)
 pipeplan_cli_test(simulate_writes_result --then "grep -q '\"format\": \"pipeplan.result\"' r.json"

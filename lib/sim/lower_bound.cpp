@@ -1,0 +1,50 @@
+#include "sim/lower_bound.hpp"
+
+#include <algorithm>
+#include <vector>
+
+namespace pipeplan {
+
+SimTime step_lower_bound(const Schedule& s, const CostModel& costs, OptimizerMode mode) {
+  check_dimensions(costs, s.stages, s.devices);
+  const SimTime transfer = ms_to_ns(costs.transfer.ms());
+  const auto devices = static_cast<std::size_t>(s.devices);
+  std::vector<SimTime> work(devices, 0);        // every op of the device, one iteration
+  std::vector<SimTime> first_input(devices, -1);  // when its first stage's input can arrive at the earliest
+  SimTime forward_chain = 0;                     // F through stages 0 .. s-1, with transfers
+  SimTime backward_chain = 0;
+  for (int stage = 0; stage < s.stages; ++stage) {
+    const StageCost& c = costs.stages[static_cast<std::size_t>(stage)];
+    const auto d = static_cast<std::size_t>(s.placement[static_cast<std::size_t>(stage)]);
+    // The simulator rounds a fused BW once and a split B and W each: take the smaller.
+    const SimTime backward = std::min(ms_to_ns(c.b_ms) + ms_to_ns(c.w_ms), ms_to_ns(c.b_ms + c.w_ms));
+    work[d] += s.microbatches * (ms_to_ns(c.f_ms) + backward);
+    if (first_input[d] < 0) first_input[d] = forward_chain;
+    const bool crosses = stage + 1 < s.stages && s.placement[static_cast<std::size_t>(stage) + 1] != static_cast<int>(d);
+    forward_chain += ms_to_ns(c.f_ms) + (crosses ? transfer : 0);
+    backward_chain += ms_to_ns(c.b_ms) + (crosses ? transfer : 0);
+  }
+  std::vector<SimTime> optimizer;
+  for (const DeviceCost& d : costs.devices) optimizer.push_back(ms_to_ns(d.optimizer_ms));
+
+  SimTime bound = 0;
+  if (mode == OptimizerMode::PostValidation) {
+    for (std::size_t d = 0; d < devices; ++d) bound = std::max(bound, work[d] + optimizer[d]);
+    return bound;
+  }
+  // Sync: an iteration starts on the device of stage 0 when its optimizer step ends; device d
+  // can start no sooner than its own step ends nor before the first input reaches it, and the
+  // barrier waits for its last op.
+  const SimTime first_step = optimizer[static_cast<std::size_t>(s.placement.front())];
+  for (std::size_t d = 0; d < devices; ++d) {
+    SimTime start = first_input[d] < 0 ? optimizer[d] : std::max(optimizer[d], first_step + first_input[d]);
+    bound = std::max(bound, start + work[d]);
+  }
+  // One micro-batch's round trip: every F, every B back, then stage 0's W (or its fused BW).
+  const StageCost& first = costs.stages.front();
+  const SimTime first_backward =
+      std::min(ms_to_ns(first.b_ms) + ms_to_ns(first.w_ms), ms_to_ns(first.b_ms + first.w_ms));
+  return std::max(bound, first_step + forward_chain + backward_chain - ms_to_ns(first.b_ms) + first_backward);
+}
+
+}  // namespace pipeplan
