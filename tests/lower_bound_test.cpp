@@ -37,7 +37,7 @@ TEST_CASE("the lower bound never exceeds a simulated step time (random costs, ev
     for (const Generator& g : generators()) {
       Schedule s;
       try {
-        s = g.generate({p, m, g.chunks_for(0), 0});
+        s = g.generate(test::request(p, m, g.chunks_for(0)));
       } catch (const std::exception&) {
         continue;  // this generator's rule excludes this P, M
       }

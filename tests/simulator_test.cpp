@@ -17,11 +17,13 @@ constexpr double kF = 1.5, kB = 2.0, kW = 0.75;  // W <= min(F, B), as the ZB-H1
 SimTime ns(double ms) { return ms_to_ns(ms); }
 
 const OpTiming& timing(const SimResult& r, OpKind kind, int stage, int microbatch) {
-  for (const OpTiming& t : r.ops) {
-    if (t.op == Op{kind, stage, microbatch}) return t;
+  for (const DeviceTimeline& d : r.devices) {
+    for (const OpTiming& t : d.ops) {
+      if (t.op == Op{kind, stage, microbatch}) return t;
+    }
   }
   FAIL("no such op");
-  return r.ops.front();
+  return r.devices.front().ops.front();
 }
 
 }  // namespace
@@ -84,7 +86,7 @@ TEST_CASE("interleaved 1F1B and looped BFS cut 1F1B's bubble by the chunk count"
           CAPTURE(p);
           CAPTURE(v);
           CAPTURE(m);
-          Schedule s = find_generator(name)->generate({p, m, v, 0});
+          Schedule s = find_generator(name)->generate(test::request(p, m, v));
           // Each chunk: F = 1.5/v, B = 2/v, W = 0.75/v ms.
           SimResult r = simulate(s, test::uniform(s, kF / v, kB / v, kW / v));
           CHECK(r.makespan == m * v * (ns(kF / v) + ns(kB / v) + ns(kW / v)) + (p - 1) * (ns(kF / v) + ns(kB / v) + ns(kW / v)));
@@ -222,22 +224,28 @@ TEST_CASE("the same input gives the same result, op for op") {
   Schedule s = generated("zbh1", 5, 13);
   CostModel c = uniform(s, 1.1, 1.3, 0.7, 64, 16);
   c.transfer.fixed_ms = 0.05;
-  SimResult a = simulate(s, c), b = simulate(s, c);
-  REQUIRE(a.ops.size() == b.ops.size());
-  for (std::size_t i = 0; i < a.ops.size(); ++i) {
-    CHECK(a.ops[i].op == b.ops[i].op);
-    CHECK(a.ops[i].start == b.ops[i].start);
-    CHECK(a.ops[i].device == b.ops[i].device);
+  std::vector<OpTiming> a = test::all_ops(simulate(s, c)), b = test::all_ops(simulate(s, c));
+  REQUIRE(a.size() == b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    CHECK(a[i].op == b[i].op);
+    CHECK(a[i].start == b[i].start);
+    CHECK(a[i].device == b[i].device);
   }
 }
 
-TEST_CASE("ops come out in start order and each device runs its list in order") {
+TEST_CASE("each device runs its list in order, and ops_by_start orders them by start, then device") {
   Schedule s = generated("zbh1", 4, 8);
   SimResult r = simulate(s, uniform(s, 1, 2, 1));
-  for (std::size_t i = 1; i < r.ops.size(); ++i) CHECK(r.ops[i - 1].start <= r.ops[i].start);
+  std::vector<OpTiming> ops = test::all_ops(r);
+  REQUIRE(ops.size() == s.op_count());
+  for (std::size_t i = 1; i < ops.size(); ++i) {
+    const OpTiming& a = ops[i - 1];
+    const OpTiming& b = ops[i];
+    CHECK((a.start < b.start || (a.start == b.start && a.device < b.device)));
+  }
   std::vector<std::size_t> next(4, 0);
   std::vector<SimTime> free_at(4, 0);
-  for (const OpTiming& t : r.ops) {
+  for (const OpTiming& t : ops) {
     std::size_t d = static_cast<std::size_t>(t.device);
     CHECK(t.op == s.order[d][next[d]++]);
     CHECK(t.start >= free_at[d]);

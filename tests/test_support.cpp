@@ -4,14 +4,31 @@
 
 namespace pipeplan::test {
 
+GenerateRequest request(int devices, int microbatches, int chunks) {
+  GenerateRequest r;
+  r.devices = devices;
+  r.microbatches = microbatches;
+  r.chunks = chunks;
+  return r;
+}
+
 Schedule generated(const std::string& name, int devices, int microbatches) {
   const Generator* g = find_generator(name);
   if (g == nullptr) throw Error("no generator " + name);
-  return g->generate(GenerateRequest{devices, microbatches, g->chunks_for(0), 0});
+  GenerateRequest r = request(devices, microbatches, g->chunks_for(0));
+  CostModel unit = uniform_costs(devices * r.chunks, devices, StageCost{1, 1, 1, 0, 0}, 0);
+  r.costs = &unit;
+  return g->generate(r);
 }
 
 CostModel uniform(const Schedule& s, double f, double b, double w, Bytes a_f, Bytes a_w) {
   return uniform_costs(s.stages, s.devices, StageCost{f, b, w, a_f, a_w}, 0.0);
+}
+
+std::vector<OpTiming> all_ops(const SimResult& result) {
+  std::vector<OpTiming> ops;
+  for (const OpTiming* t : result.ops_by_start()) ops.push_back(*t);
+  return ops;
 }
 
 }  // namespace pipeplan::test

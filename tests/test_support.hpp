@@ -9,11 +9,18 @@
 
 namespace pipeplan::test {
 
-/// The named generator's schedule for P devices and M micro-batches, with its default chunks.
+/// A request for P devices, M micro-batches and V chunks (0: the generator's default).
+[[nodiscard]] GenerateRequest request(int devices, int microbatches, int chunks = 0);
+
+/// The named generator's schedule for P devices and M micro-batches, with its default chunks;
+/// the cost-aware generators get F = B = W = 1 ms on every stage and no activation memory.
 [[nodiscard]] Schedule generated(const std::string& name, int devices, int microbatches);
 
 /// Every stage with the given F, B, W milliseconds and activation bytes; no transfer time.
 [[nodiscard]] CostModel uniform(const Schedule& s, double f, double b, double w, Bytes a_f = 0, Bytes a_w = 0);
+
+/// Every op of a run, ordered by start time, then device.
+[[nodiscard]] std::vector<OpTiming> all_ops(const SimResult& result);
 
 /// The message of the Error that `action` throws, or "" when it throws none.
 template <class Action>

@@ -16,7 +16,7 @@ namespace {
 
 struct CompareOptions {
   std::vector<std::string> schedules;
-  GenerateRequest request;
+  RequestFlags request;
   CostOptions costs;
   SimFlags sim;
   bool json = false;
@@ -41,9 +41,8 @@ Runner add_compare(CLI::App& sub) {
     for (const std::string& name : o->schedules) chosen.push_back(&generator_named(name));
     std::vector<ComparisonRow> rows;
     for (const Generator* g : chosen) {
-      Schedule schedule = generate_for(*g, o->request);
-      CostModel costs = build_cost_model(o->costs, schedule.stages, schedule.devices);
-      SimResult result = simulate(schedule, costs, sim_options(o->sim));
+      Generated generated = generate_for(*g, o->request, o->costs);
+      SimResult result = simulate(generated.schedule, generated.costs, sim_options(o->sim));
       if (result.deadlocked()) throw Error(std::string(g->name) + ": the generated schedule deadlocks");
       rows.push_back({std::string(g->name), std::move(result)});
     }

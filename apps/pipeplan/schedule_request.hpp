@@ -1,20 +1,35 @@
 #pragma once
-// The flags that name a generated schedule (generate, compare) and the lookup of a generator
-// by name, with the closest names when it is unknown.
+// The flags that ask a generator for a schedule (generate, compare) and the lookup of a
+// generator by name, with the closest names when it is unknown.
 #include <CLI/CLI.hpp>
 
 #include <string>
 
+#include "cost_options.hpp"
 #include "schedules/generator.hpp"
 
 namespace pipeplan::cli {
 
-/// Registers --stages P (required), --microbatches M (required), --chunks V (0 when absent:
-/// each generator's default) and --group N.
-void add_request_options(CLI::App& sub, GenerateRequest& request);
+struct RequestFlags {
+  GenerateRequest request;
+  std::string memory_limit;  ///< SIZE, or SIZE,SIZE,... one per device
+};
 
-/// The schedule `generator` builds for `request`, with the chunks it takes (Generator::chunks_for).
-[[nodiscard]] Schedule generate_for(const Generator& generator, GenerateRequest request);
+/// Registers --stages P (required), --microbatches M (required), --chunks V (0 when absent:
+/// each generator's default), --group N and --memory-limit SIZE[,SIZE...].
+void add_request_options(CLI::App& sub, RequestFlags& flags);
+
+/// A generated schedule and the costs it was planned with (the flags' costs, split into the
+/// schedule's chunks).
+struct Generated {
+  Schedule schedule;
+  CostModel costs;
+};
+
+/// The schedule `generator` builds for the flags, with the chunks it takes
+/// (Generator::chunks_for), the costs of `costs` and the memory limit. Throws UsageError for a
+/// malformed flag, Error when the generator refuses.
+[[nodiscard]] Generated generate_for(const Generator& generator, const RequestFlags& flags, const CostOptions& costs);
 
 /// The generator called `name`; throws UsageError listing the closest names when there is none.
 [[nodiscard]] const Generator& generator_named(const std::string& name);

@@ -35,7 +35,8 @@ Json result_to_json(const Schedule& schedule, const SimResult& r) {
                        {"memory", std::move(memory)}});
   }
   Json& ops = j["ops"] = Json::array();
-  for (const OpTiming& o : r.ops) {
+  for (const OpTiming* timing : r.ops_by_start()) {
+    const OpTiming& o = *timing;
     ops.push_back({{"device", o.device},
                    {"iteration", o.iteration},
                    {"kind", kind_name(o.op.kind)},

@@ -42,11 +42,11 @@ std::vector<Problem> header_problems(const Schedule& s) {
   return out;
 }
 
-// Where each op of one kind was first seen, and how often.
+// Where each op of one kind was first seen, and how often (12 bytes: schedules run to millions).
 struct Seen {
   std::uint32_t count = 0;
-  int device = -1;
-  std::size_t index = 0;
+  std::int32_t device = -1;
+  std::uint32_t index = 0;  // a device's list holds fewer than kMaxOps < 2^32 ops
 };
 
 class OpCensus {
@@ -164,7 +164,7 @@ std::vector<Problem> find_structure_problems(const Schedule& s) {
       Seen& seen = census(op.kind, op.stage, op.microbatch);
       if (seen.count++ == 0) {
         seen.device = d;
-        seen.index = i;
+        seen.index = static_cast<std::uint32_t>(i);
       }
     }
   }

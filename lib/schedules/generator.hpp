@@ -6,18 +6,22 @@
 #include <string_view>
 #include <vector>
 
+#include "costs/cost_model.hpp"
 #include "model/limits.hpp"
 #include "model/schedule.hpp"
 
 namespace pipeplan {
 
 /// What a generator is asked for: `devices` pipeline ranks (P), `microbatches` (M), `chunks`
-/// stages per device (V), and for the interleaved schedule the micro-batch group size (0: P).
+/// stages per device (V), for the interleaved schedule the micro-batch group size (0: P), and
+/// for the cost-aware generators the costs of the P*V stages and the memory limit.
 struct GenerateRequest {
   int devices = 0;
   int microbatches = 0;
   int chunks = 1;  ///< the generators check it; Generator::chunks_for fills in a default
   int group = 0;
+  const CostModel* costs = nullptr;  ///< needed by the cost-aware generators, ignored by the rest
+  std::vector<Bytes> memory_limit;   ///< per device, static memory included; one value: every device
 };
 
 struct Generator {

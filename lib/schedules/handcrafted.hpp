@@ -42,4 +42,18 @@ namespace pipeplan {
 /// F = B = W, peak P full-stage activations on every device.
 [[nodiscard]] Schedule generate_zbv(const GenerateRequest& request);
 
+/// The automatic zero-bubble schedule under the memory limit of request.memory_limit (one
+/// value or one per device), for the costs of request.costs (zero_bubble_auto.cpp).
+[[nodiscard]] Schedule generate_zb(const GenerateRequest& request);
+
+/// zb with the limit of P micro-batches' activations per device (as 1F1B's device 0).
+[[nodiscard]] Schedule generate_zb_1p(const GenerateRequest& request);
+
+/// zb with the limit of 2P micro-batches' activations per device.
+[[nodiscard]] Schedule generate_zb_2p(const GenerateRequest& request);
+
+/// zb on the V-shaped placement, two chunks per device; the limit defaults to ZB-V's, P
+/// full-stage activations per device.
+[[nodiscard]] Schedule generate_zbv_auto(const GenerateRequest& request);
+
 }  // namespace pipeplan

@@ -27,6 +27,12 @@ const std::array kGenerators = {
               "V >= 1 (2)", generate_looped_bfs, 1, 64, 2},
     Generator{"zbv", "ZB-V (Qi et al. 2024): 2 chunks per device in a V, split backward, no bubble when F = B = W",
               "V = 2", generate_zbv, 2, 2, 2},
+    Generator{"zb", "Automatic zero bubble (Qi et al. 2024, section 3): greedy passes and local search under --memory-limit",
+              "costs, --memory-limit", generate_zb},
+    Generator{"zb-1p", "zb under the memory of P micro-batches per device (1F1B's device 0)", "costs", generate_zb_1p},
+    Generator{"zb-2p", "zb under the memory of 2P micro-batches per device", "costs", generate_zb_2p},
+    Generator{"zbv-auto", "zb on the V-shaped placement, 2 chunks per device; limit defaults to ZB-V's",
+              "costs, V = 2", generate_zbv_auto, 2, 2, 2},
     Generator{"zbh1-paddle", "ZB-H1 as PaddlePaddle PR 62865 ships it: fused BW in the steady state, first d backwards split",
               "M >= P", generate_zbh1_paddle},
 };

@@ -1,6 +1,9 @@
 #include "sim/sim_result.hpp"
 
 #include <algorithm>
+#include <functional>
+#include <queue>
+#include <tuple>
 
 namespace pipeplan {
 
@@ -23,6 +26,27 @@ SimTime iteration_end(const std::vector<DeviceTimeline>& devices, std::size_t it
 
 std::string_view optimizer_mode_name(OptimizerMode mode) {
   return mode == OptimizerMode::Sync ? "sync" : "post-validation";
+}
+
+std::vector<const OpTiming*> SimResult::ops_by_start() const {
+  // Each device's ops are in start order: merge them, the device breaking ties.
+  using Head = std::tuple<SimTime, int, std::size_t>;  // start, device, index in its list
+  std::priority_queue<Head, std::vector<Head>, std::greater<>> heads;
+  std::size_t total = 0;
+  for (std::size_t d = 0; d < devices.size(); ++d) {
+    total += devices[d].ops.size();
+    if (!devices[d].ops.empty()) heads.emplace(devices[d].ops.front().start, static_cast<int>(d), 0);
+  }
+  std::vector<const OpTiming*> order;
+  order.reserve(total);
+  while (!heads.empty()) {
+    auto [start, d, i] = heads.top();
+    heads.pop();
+    const auto& list = devices[static_cast<std::size_t>(d)].ops;
+    order.push_back(&list[i]);
+    if (i + 1 < list.size()) heads.emplace(list[i + 1].start, d, i + 1);
+  }
+  return order;
 }
 
 double SimResult::bubble_rate() const { return idle_fraction(devices, 0, makespan); }

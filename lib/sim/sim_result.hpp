@@ -22,6 +22,9 @@ enum class OptimizerMode : unsigned char {
 struct SimOptions {
   int iterations = 1;  ///< back-to-back training steps, each ending in an optimizer step
   OptimizerMode optimizer_mode = OptimizerMode::Sync;
+  /// Record every op's timing and every memory change (SimResult::ops, DeviceTimeline::memory).
+  /// A search that needs only the makespan, spans and peaks turns it off to save time.
+  bool record_timeline = true;
 };
 
 struct OpTiming {
@@ -51,6 +54,7 @@ struct IterationTimes {
 
 struct DeviceTimeline {
   std::vector<IterationTimes> iterations;  ///< one per simulated iteration
+  std::vector<OpTiming> ops;               ///< every op it ran, in start order
   Bytes static_memory = 0;
   Bytes peak_memory = 0;    ///< static memory plus the most activations held at once
   SimTime peak_time = 0;    ///< when the peak is first reached
@@ -76,10 +80,12 @@ struct SimResult {
   SimTime makespan = 0;               ///< end of the first iteration's last op (up to a deadlock)
   SimTime lower_bound = 0;            ///< step_lower_bound() for the schedule, costs and mode
   std::vector<DeviceTimeline> devices;
-  std::vector<OpTiming> ops;          ///< every iteration's ops, ordered by start time, then device
   std::vector<BlockedDevice> deadlock;  ///< empty when every op ran
 
   [[nodiscard]] bool deadlocked() const { return !deadlock.empty(); }
+
+  /// Every device's ops, ordered by start time, then device.
+  [[nodiscard]] std::vector<const OpTiming*> ops_by_start() const;
 
   /// The first iteration's total idle time over devices x makespan, in [0, 1].
   [[nodiscard]] double bubble_rate() const;

@@ -1,0 +1,138 @@
+// The automatic zero-bubble schedules (Qi et al., ICLR 2024, section 3), under a per-device
+// memory limit, for per-stage costs. The paper runs its greedy heuristic with each combination
+// of on/off choices and keeps the best. Here the greedy passes compete with the handcrafted
+// schedules that fit the same memory (so the result is never worse than any of them), and a
+// local search then moves W ops, keeping a move only when the schedule gets better.
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <utility>
+
+#include "model/error.hpp"
+#include "model/placement.hpp"
+#include "schedules/builder.hpp"
+#include "schedules/handcrafted.hpp"
+#include "schedules/zb_greedy.hpp"
+#include "schedules/zb_search.hpp"
+
+namespace pipeplan {
+
+namespace {
+
+enum class Limit { Explicit, ExplicitOrOneP, OneP, TwoP };
+
+// When the costs carry no activation memory, the presets count micro-batches instead: each
+// stage's forward holds one unit, so a device of V chunks holds V units per micro-batch.
+CostModel working_costs(const CostModel& costs, bool counted) {
+  CostModel working = costs;
+  if (!counted) return working;
+  for (StageCost& s : working.stages) {
+    s.activation_bytes = 1;
+    s.w_activation_bytes = 0;
+  }
+  for (DeviceCost& d : working.devices) d.static_memory_bytes = 0;
+  return working;
+}
+
+std::vector<Bytes> device_limits(std::string_view name, const GenerateRequest& r, const Schedule& shape,
+                                 const CostModel& working, Limit limit_kind) {
+  const auto devices = static_cast<std::size_t>(r.devices);
+  std::vector<Bytes> activations(devices, 0);  // one micro-batch on every stage of the device
+  for (int s = 0; s < shape.stages; ++s) {
+    activations[static_cast<std::size_t>(shape.placement[static_cast<std::size_t>(s)])] +=
+        working.stages[static_cast<std::size_t>(s)].activation_bytes;
+  }
+  std::vector<Bytes> out(devices);
+  Limit limit = limit_kind;
+  if (limit == Limit::ExplicitOrOneP) limit = r.memory_limit.empty() ? Limit::OneP : Limit::Explicit;
+  for (std::size_t d = 0; d < devices; ++d) {
+    const Bytes base = working.devices[d].static_memory_bytes;
+    if (limit == Limit::Explicit) {
+      if (r.memory_limit.empty()) {
+        throw Error(std::string(name) + ": needs a memory limit (--memory-limit), or use a preset: " +
+                    std::string(name) + "-1p, " + std::string(name) + "-2p");
+      }
+      out[d] = r.memory_limit.size() == 1 ? r.memory_limit.front() : r.memory_limit.at(d);
+    } else {
+      out[d] = base + (limit == Limit::OneP ? 1 : 2) * r.devices * activations[d];
+    }
+    if (out[d] < base + activations[d]) {
+      throw Error(std::string(name) + ": no schedule fits: device " + std::to_string(d) + " needs at least " +
+                  std::to_string(base + activations[d]) + " bytes (static memory " + std::to_string(base) +
+                  " plus one micro-batch's activations on each of its stages), the limit is " + std::to_string(out[d]));
+    }
+  }
+  return out;
+}
+
+using Handcrafted = Schedule (*)(const GenerateRequest&);
+
+// Every handcrafted schedule of the same placement competes; those that break the limit drop out.
+constexpr std::initializer_list<Handcrafted> kSingleChunk = {generate_zbh1, generate_zbh2,      generate_1f1b,
+                                                             generate_eager_1f1b, generate_zbh1_paddle, generate_gpipe};
+
+Schedule auto_schedule(std::string_view name, const GenerateRequest& r, std::vector<int> placement, Limit limit,
+                       std::initializer_list<Handcrafted> handcrafted) {
+  if (r.costs == nullptr) {
+    throw Error(std::string(name) + ": needs costs to plan with: give --profile FILE or --costs F,B,W");
+  }
+  Schedule shape = empty_schedule(name, r, std::move(placement));
+  check_dimensions(*r.costs, shape.stages, shape.devices);
+  check_costs(*r.costs);
+  if (!r.memory_limit.empty() && r.memory_limit.size() != 1 && std::cmp_not_equal(r.memory_limit.size(), r.devices)) {
+    throw Error(std::string(name) + ": expected one memory limit, or one per device (" + std::to_string(r.devices) +
+                "), got " + std::to_string(r.memory_limit.size()));
+  }
+  bool counted = std::all_of(r.costs->stages.begin(), r.costs->stages.end(),
+                             [](const StageCost& s) { return s.activation_bytes == 0; });
+  if (counted && !r.memory_limit.empty()) counted = false;  // a limit in bytes means bytes
+  const CostModel working = working_costs(*r.costs, counted);
+  std::vector<Bytes> limits = device_limits(name, r, shape, working, limit);
+
+  ScheduleSearch search(working, limits);
+  for (bool short_gaps : {false, true}) {
+    for (bool hold : {false, true}) {
+      if (auto s = greedy_zero_bubble({shape, working, limits}, {short_gaps, hold})) search.offer(std::move(*s));
+    }
+  }
+  GenerateRequest plain = r;
+  plain.costs = nullptr;
+  for (auto generate : handcrafted) {
+    try {
+      search.offer(generate(plain));
+    } catch (const Error&) {
+      // This handcrafted schedule does not apply to this P and M.
+    }
+  }
+  std::optional<Schedule> best = search.improve();
+  if (!best) {
+    throw Error(std::string(name) + ": no schedule found within the memory limit; raise the limit");
+  }
+  best->name = std::string(name);
+  return std::move(*best);
+}
+
+}  // namespace
+
+Schedule generate_zb(const GenerateRequest& r) {
+  check_request("zb", r, {});
+  return auto_schedule("zb", r, loop_placement(r.devices, 1), Limit::Explicit, kSingleChunk);
+}
+
+Schedule generate_zb_1p(const GenerateRequest& r) {
+  check_request("zb-1p", r, {});
+  return auto_schedule("zb-1p", r, loop_placement(r.devices, 1), Limit::OneP, kSingleChunk);
+}
+
+Schedule generate_zb_2p(const GenerateRequest& r) {
+  check_request("zb-2p", r, {});
+  return auto_schedule("zb-2p", r, loop_placement(r.devices, 1), Limit::TwoP, kSingleChunk);
+}
+
+Schedule generate_zbv_auto(const GenerateRequest& r) {
+  check_request("zbv-auto", r, {1, "1", 2, 2});
+  return auto_schedule("zbv-auto", r, vee_placement(r.devices), Limit::ExplicitOrOneP, {generate_zbv});
+}
+
+}  // namespace pipeplan
