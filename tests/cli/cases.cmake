@@ -94,3 +94,31 @@ pipeplan_cli_test(limit_without_memory --exit 2 --err "--memory-limit needs memo
                   -- validate schedules/zbh1-p4-m8.json --memory-limit 3GiB)
 pipeplan_cli_test(profile_excludes_costs --exit 2 --err "excludes"
                   -- simulate schedules/zbh1-p4-m8.json --profile profiles/example-p4.json --costs 1,1,1)
+
+# --- chunks, the steady state and the automatic schedules ---
+# ZB-V takes 2 chunks by default: 8 stages on 4 devices in a V.
+pipeplan_cli_test(generate_zbv --out "\"stages\": 8," --out "\"placement\": \\[0, 1, 2, 3, 3, 2, 1, 0\\]"
+                  -- generate --schedule zbv --stages 4 --microbatches 8)
+# Interleaved, V = 2, F = B = W = 1 per device's share: 3M + (P-1)*3/V = 24 + 4.5 (simulator_test.cpp).
+pipeplan_cli_test(compare_interleaved --out "\"makespan_ms\": 28\\.5,"
+                  -- compare --schedules interleaved --stages 4 --microbatches 8 --chunks 2 --json)
+pipeplan_cli_test(interleaved_group_rule --exit 1 --err "interleaved: micro-batch group size N = 4 does not fit M = 6"
+                  -- generate --schedule interleaved --stages 4 --microbatches 6)
+# Post-validation steady state of ZB-H2, uniform costs: M(F+B+W) = 24 ms, which is the lower bound.
+pipeplan_cli_test(steady_state_post_validation --out "\"step_ms\": 24\\.0," --out "\"lower_bound_ms\": 24\\.0,"
+                  --out "\"span_bubble_rate\": 0\\.0,"
+                  -- compare --schedules zbh2 --stages 4 --microbatches 8 --iterations 4
+                     --optimizer-mode post-validation --json)
+pipeplan_cli_test(simulate_iterations --out "step 27\\.000 ms \\(sync optimizer, 3 iterations\\), lower bound 27\\.000 ms"
+                  -- simulate schedules/zbh1-p4-m8.json --iterations 3)
+pipeplan_cli_test(bad_optimizer_mode --exit 2 --err "--optimizer-mode: eager not in"
+                  -- compare --schedules 1f1b --stages 2 --microbatches 2 --optimizer-mode eager)
+pipeplan_cli_test(zb_generates_valid --then "$PIPEPLAN validate zb.json --costs 1,1.2,0.8 --memory 100,25 --memory-limit 400"
+                  -- generate --schedule zb --stages 4 --microbatches 8 --costs 1,1.2,0.8 --transfer 0.1
+                     --memory 100,25 --memory-limit 400 -o @TMP@/zb.json)
+pipeplan_cli_test(zb_needs_limit --exit 1 --err "zb: needs a memory limit \\(--memory-limit\\), or use a preset: zb-1p, zb-2p"
+                  -- generate --schedule zb --stages 4 --microbatches 8 --costs 1,1.2,0.8)
+pipeplan_cli_test(zb_limit_too_small --exit 1 --err "zb: no schedule fits: device 0 needs at least 100 bytes"
+                  -- generate --schedule zb --stages 4 --microbatches 8 --memory 100,25 --memory-limit 99)
+pipeplan_cli_test(memory_limit_count --exit 2 --err "--memory-limit: expected one size, or one per device \\(4\\), got 2"
+                  -- generate --schedule zb --stages 4 --microbatches 8 --memory 100,25 --memory-limit 1KiB,2KiB)
