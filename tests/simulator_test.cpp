@@ -128,12 +128,19 @@ TEST_CASE("activation peaks follow the schedules' formulas") {
       // ZB-V's chunk holds half a stage: a_F/2 and a_W/2 per chunk; P full activations per device.
       Schedule v = generated("zbv", p, m);
       auto zbv = simulate(v, uniform(v, 1.0, 1.0, 1.0, a_f / 2, a_w / 2)).devices;
+      // V-Half holds floor((P+2)/2) full-stage activations per device, V-Min at most floor((P+4)/3)
+      // (Qi et al., NeurIPS 2024; schedules.md), counted between F and B (a_W = 0 here).
+      Schedule vh = generated("v-half", p, m), vm = generated("v-min", p, m);
+      auto half = simulate(vh, uniform(vh, 1.0, 1.0, 1.0, a_f / 2, 0)).devices;
+      auto third = simulate(vm, uniform(vm, 1.0, 1.0, 1.0, a_f / 2, 0)).devices;
       // Eager 1F1B keeps 2(P-d)-1 forwards in flight.
       auto eager = peaks("eager-1f1b");
       for (int d = 0; d < p; ++d) {
         CAPTURE(d);
         std::size_t i = static_cast<std::size_t>(d);
         CHECK(zbv[i].peak_memory == p * a_f);
+        CHECK(half[i].peak_memory == (p + 2) / 2 * a_f);
+        CHECK(third[i].peak_memory <= (p + 4) / 3 * a_f);
         CHECK(eager[i].peak_memory == (2 * (p - d) - 1) * a_f);
         CHECK(gpipe[i].peak_memory == m * a_f);
         CHECK(one_f_one_b[i].peak_memory == std::min(p - d, m) * a_f);

@@ -42,6 +42,13 @@ namespace pipeplan {
 /// F = B = W, peak P full-stage activations on every device.
 [[nodiscard]] Schedule generate_zbv(const GenerateRequest& request);
 
+/// V-Half (Qi et al., NeurIPS 2024): the V-shaped placement with about half of ZB-V's
+/// activation memory, floor((P+2)/2) full-stage activations per device.
+[[nodiscard]] Schedule generate_v_half(const GenerateRequest& request);
+
+/// V-Min (the same paper): about a third of ZB-V's memory, floor((P+4)/3) per device.
+[[nodiscard]] Schedule generate_v_min(const GenerateRequest& request);
+
 /// The automatic zero-bubble schedule under the memory limit of request.memory_limit (one
 /// value or one per device), for the costs of request.costs (zero_bubble_auto.cpp).
 [[nodiscard]] Schedule generate_zb(const GenerateRequest& request);

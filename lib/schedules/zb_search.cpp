@@ -36,7 +36,7 @@ std::optional<ScheduleSearch::Score> ScheduleSearch::score(const Schedule& s) {
   budget_ -= static_cast<long long>(s.op_count());
   SimOptions options;
   options.record_timeline = false;
-  SimResult r = simulate_trusted(s, costs_, options);
+  SimResult r = simulate_trusted(s, costs_, options, workspace_);
   if (r.deadlocked()) return std::nullopt;
   SimTime span = 0;
   for (const DeviceTimeline& d : r.devices) span = std::max(span, d.iterations.front().span());

@@ -6,6 +6,7 @@
 
 #include "costs/cost_model.hpp"
 #include "model/schedule.hpp"
+#include "sim/simulator.hpp"
 
 namespace pipeplan {
 
@@ -41,6 +42,7 @@ class ScheduleSearch {
   const CostModel& costs_;
   std::vector<Bytes> limits_;
   long long budget_;
+  SimWorkspace workspace_;
   std::optional<Schedule> best_;
   Score best_score_{0, 0};
 };

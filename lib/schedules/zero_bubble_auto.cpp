@@ -132,7 +132,8 @@ Schedule generate_zb_2p(const GenerateRequest& r) {
 
 Schedule generate_zbv_auto(const GenerateRequest& r) {
   check_request("zbv-auto", r, {1, "1", 2, 2});
-  return auto_schedule("zbv-auto", r, vee_placement(r.devices), Limit::ExplicitOrOneP, {generate_zbv});
+  return auto_schedule("zbv-auto", r, vee_placement(r.devices), Limit::ExplicitOrOneP,
+                       {generate_zbv, generate_v_half, generate_v_min});
 }
 
 }  // namespace pipeplan

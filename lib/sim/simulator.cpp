@@ -38,15 +38,19 @@ struct DeviceState {
 // is exactly the discrete-event run of DESIGN.md, computed in linear time.
 class Simulation {
  public:
-  Simulation(const Schedule& schedule, const CostModel& costs, const SimOptions& options)
+  Simulation(const Schedule& schedule, const CostModel& costs, const SimOptions& options, SimWorkspace& workspace)
       : s_(schedule),
         options_(options),
         transfer_(ms_to_ns(costs.transfer.ms())),
         per_iteration_(static_cast<std::size_t>(schedule.stages) * static_cast<std::size_t>(schedule.microbatches)),
-        forward_end_(per_iteration_ * static_cast<std::size_t>(options.iterations), kNever),
-        gradient_end_(forward_end_.size(), kNever),
-        split_b_end_(forward_end_.size(), kNever),
+        forward_end_(workspace.forward_end),
+        gradient_end_(workspace.gradient_end),
+        split_b_end_(workspace.split_b_end),
         state_(static_cast<std::size_t>(schedule.devices)) {
+    const std::size_t slots = per_iteration_ * static_cast<std::size_t>(options.iterations);
+    forward_end_.assign(slots, kNever);
+    gradient_end_.assign(slots, kNever);
+    split_b_end_.assign(slots, kNever);
     for (const StageCost& c : costs.stages) {
       times_.push_back({ms_to_ns(c.f_ms), ms_to_ns(c.b_ms), ms_to_ns(c.w_ms), ms_to_ns(c.b_ms + c.w_ms),
                         c.activation_bytes, c.activation_bytes - c.w_activation_bytes, c.w_activation_bytes});
@@ -61,7 +65,8 @@ class Simulation {
       t.peak_memory = t.static_memory;
       if (options.record_timeline) {
         t.ops.reserve(schedule.order[d].size() * static_cast<std::size_t>(options.iterations));
-        t.memory.reserve(2 * schedule.order[d].size() * static_cast<std::size_t>(options.iterations) + 1);
+        // Each op changes the memory at most once.
+        t.memory.reserve(schedule.order[d].size() * static_cast<std::size_t>(options.iterations) + 1);
       }
       t.memory.push_back({0, t.static_memory});
       state_[d].memory = t.static_memory;
@@ -266,9 +271,9 @@ class Simulation {
   std::size_t per_iteration_;  // slots of one iteration: stages x micro-batches
   std::vector<StageTimes> times_;
   std::vector<SimTime> optimizer_;
-  std::vector<SimTime> forward_end_;   // end of F, per iteration, stage and micro-batch
-  std::vector<SimTime> gradient_end_;  // end of B or BW
-  std::vector<SimTime> split_b_end_;   // end of B only
+  std::vector<SimTime>& forward_end_;   // end of F, per iteration, stage and micro-batch
+  std::vector<SimTime>& gradient_end_;  // end of B or BW
+  std::vector<SimTime>& split_b_end_;   // end of B only
   std::vector<DeviceState> state_;
   std::vector<int> work_;              // devices that may be able to advance
   int at_barrier_ = 0;
@@ -293,13 +298,15 @@ SimResult simulate(const Schedule& schedule, const CostModel& costs, const SimOp
     throw Error("iterations: expected 1 or more, with iterations x ops at most " + std::to_string(kMaxOps) +
                 ", got " + std::to_string(options.iterations));
   }
-  SimResult result = Simulation(schedule, costs, options).run();
+  SimWorkspace workspace;
+  SimResult result = Simulation(schedule, costs, options, workspace).run();
   result.lower_bound = step_lower_bound(schedule, costs, options.optimizer_mode);
   return result;
 }
 
-SimResult simulate_trusted(const Schedule& schedule, const CostModel& costs, const SimOptions& options) {
-  return Simulation(schedule, costs, options).run();
+SimResult simulate_trusted(const Schedule& schedule, const CostModel& costs, const SimOptions& options,
+                           SimWorkspace& workspace) {
+  return Simulation(schedule, costs, options, workspace).run();
 }
 
 }  // namespace pipeplan

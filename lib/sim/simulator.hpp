@@ -1,6 +1,8 @@
 #pragma once
 // The discrete-event simulator (DESIGN.md, "Simulator"). It times a schedule; it never reorders
 // it and never formats text.
+#include <vector>
+
 #include "costs/cost_model.hpp"
 #include "model/schedule.hpp"
 #include "sim/sim_result.hpp"
@@ -20,9 +22,19 @@ namespace pipeplan {
 [[nodiscard]] SimResult simulate(const Schedule& schedule, const CostModel& costs,
                                  const SimOptions& options = {});
 
+/// Buffers a caller that simulates many schedules keeps between runs, so that each run reuses
+/// memory instead of touching fresh pages (which costs more than the simulation itself).
+struct SimWorkspace {
+  std::vector<SimTime> forward_end;
+  std::vector<SimTime> gradient_end;
+  std::vector<SimTime> split_b_end;
+};
+
 /// simulate() without the structural check and the checks of the costs, for code that builds
 /// schedules it knows are complete (the search of the automatic schedules calls it thousands of
-/// times). Precondition: find_structure_problems(schedule) allows timing, and the costs fit.
-[[nodiscard]] SimResult simulate_trusted(const Schedule& schedule, const CostModel& costs, const SimOptions& options);
+/// times), reusing `workspace`. Precondition: find_structure_problems(schedule) allows timing,
+/// and the costs fit the schedule.
+[[nodiscard]] SimResult simulate_trusted(const Schedule& schedule, const CostModel& costs, const SimOptions& options,
+                                         SimWorkspace& workspace);
 
 }  // namespace pipeplan
