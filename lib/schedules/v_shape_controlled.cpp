@@ -73,12 +73,14 @@ class SlotPlan {
       long ready = 0;
       for (const Dependency& dep : dependencies_of(s.op, 2 * p_)) ready = std::max(ready, end_of(dep) + 1);
       auto& used = used_[static_cast<std::size_t>(s.device)];
-      const int peak = device_peak(s.device);
+      // Moving a B or W earlier frees memory sooner or changes nothing: only an F can raise the peak.
+      const bool can_raise = s.op.kind == OpKind::F;
+      const int peak = can_raise ? device_peak(s.device) : 0;
       for (long slot = ready; slot < s.slot; ++slot) {
         if (used.count(slot) != 0) continue;
         long old = s.slot;
         s.slot = slot;
-        if (device_peak(s.device) <= peak) {
+        if (!can_raise || device_peak(s.device) <= peak) {
           used.erase(old);
           used.insert(slot);
           break;

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <optional>
 #include <string>
-#include <tuple>
 #include <utility>
 
 #include "model/error.hpp"
@@ -36,7 +35,7 @@ CostModel working_costs(const CostModel& costs, bool counted) {
 }
 
 std::vector<Bytes> device_limits(std::string_view name, const GenerateRequest& r, const Schedule& shape,
-                                 const CostModel& working, Limit limit_kind) {
+                                 const CostModel& working, Limit limit) {
   const auto devices = static_cast<std::size_t>(r.devices);
   std::vector<Bytes> activations(devices, 0);  // one micro-batch on every stage of the device
   for (int s = 0; s < shape.stages; ++s) {
@@ -44,7 +43,6 @@ std::vector<Bytes> device_limits(std::string_view name, const GenerateRequest& r
         working.stages[static_cast<std::size_t>(s)].activation_bytes;
   }
   std::vector<Bytes> out(devices);
-  Limit limit = limit_kind;
   if (limit == Limit::ExplicitOrOneP) limit = r.memory_limit.empty() ? Limit::OneP : Limit::Explicit;
   for (std::size_t d = 0; d < devices; ++d) {
     const Bytes base = working.devices[d].static_memory_bytes;
