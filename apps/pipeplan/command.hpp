@@ -36,5 +36,7 @@ Runner add_generate(CLI::App& sub);
 Runner add_simulate(CLI::App& sub);
 Runner add_validate(CLI::App& sub);
 Runner add_compare(CLI::App& sub);
+Runner add_export(CLI::App& sub);
+Runner add_import(CLI::App& sub);
 
 }  // namespace pipeplan::cli

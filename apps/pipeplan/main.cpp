@@ -16,12 +16,14 @@
 namespace pipeplan::cli {
 
 std::span<const Command> commands() {
-  static const std::array<Command, 5> kCommands = {{
+  static const std::array<Command, 7> kCommands = {{
       {"list", "List the schedule generators and their constraints", add_list},
       {"generate", "Generate a schedule as JSON", add_generate},
       {"simulate", "Time a schedule: step time, bubble rate, peak memory per device", add_simulate},
       {"validate", "Check a schedule: complete, ordered, deadlock-free, within memory", add_validate},
       {"compare", "Generate and simulate several schedules side by side", add_compare},
+      {"export", "Write a schedule in another tool's format (PyTorch pipelining CSV)", add_export},
+      {"import", "Read a PyTorch pipelining CSV schedule as pipeplan's schedule JSON", add_import},
   }};
   return kCommands;
 }

@@ -122,3 +122,25 @@ pipeplan_cli_test(zb_limit_too_small --exit 1 --err "zb: no schedule fits: devic
                   -- generate --schedule zb --stages 4 --microbatches 8 --memory 100,25 --memory-limit 99)
 pipeplan_cli_test(memory_limit_count --exit 2 --err "--memory-limit: expected one size, or one per device \\(4\\), got 2"
                   -- generate --schedule zb --stages 4 --microbatches 8 --memory 100,25 --memory-limit 1KiB,2KiB)
+
+# --- PyTorch pipelining CSV, both ways ---
+pipeplan_cli_test(export_csv --out "^0F0,0F1,0F2,0F3,0I0,0W0,0F4," --out "^3F0,3I0,3F1,3I1,"
+                  -- export schedules/zbh1-p4-m8.json --format csv)
+pipeplan_cli_test(import_dualpipev --err "in the current naming: 4 ranks, 8 stages, 10 micro-batches, 182 ops. 41 overlapped"
+                  --then "$PIPEPLAN validate s.json"
+                  -- import tests/data/pytorch/dualpipev_4rank_10mb.csv -o @TMP@/s.json)
+pipeplan_cli_test(import_comms_legacy --err "in the legacy naming: .* dropped 96 communication actions"
+                  --then "$PIPEPLAN validate s.json"
+                  -- import tests/data/pytorch/zb1p_2rank_2stagep_comms_legacy.csv -o @TMP@/s.json)
+pipeplan_cli_test(import_compute_legacy --then "$PIPEPLAN validate s.json"
+                  -- import tests/data/pytorch/zb1p_2rank_2stagep_compute_legacy.csv -o @TMP@/s.json)
+pipeplan_cli_test(import_two_rank --out "\"placement\": \\[0, 1\\]" --out "\"kind\": \"BW\""
+                  -- import tests/data/pytorch/two_rank_compute.csv)
+pipeplan_cli_test(import_malformed --exit 1 --absent @TMP@/s.json
+                  --err "malformed.csv: row 2, column 2: '1Q0': unknown action type 'Q'"
+                  -- import tests/data/pytorch/malformed.csv -o @TMP@/s.json)
+# A round trip through the CSV gives back the generator's schedule, op for op.
+pipeplan_cli_test(csv_round_trip
+                  --before "$PIPEPLAN generate --schedule zbv --stages 3 --microbatches 7 -o a.json && $PIPEPLAN export a.json --format csv -o a.csv"
+                  --then "$PIPEPLAN import a.csv -o b.json 2>/dev/null && diff <(grep -v '\"name\"' a.json) <(grep -v '\"name\"' b.json)"
+                  -- validate @TMP@/a.json)

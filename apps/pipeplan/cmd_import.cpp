@@ -1,0 +1,55 @@
+// pipeplan import: a schedule from PyTorch pipelining's CSV, as pipeplan's schedule JSON.
+#include <iostream>
+#include <memory>
+
+#include "command.hpp"
+#include "io/json_text.hpp"
+#include "io/pytorch_csv.hpp"
+#include "io/schedule_json.hpp"
+#include "output.hpp"
+
+namespace pipeplan::cli {
+
+namespace {
+
+struct ImportOptions {
+  std::string file;
+  std::string naming = "auto";
+  std::string output;
+};
+
+}  // namespace
+
+Runner add_import(CLI::App& sub) {
+  auto o = std::make_shared<ImportOptions>();
+  sub.add_option("FILE", o->file, "PyTorch pipelining CSV schedule (one row per rank)")->required()->type_name("FILE");
+  sub.add_option("--naming", o->naming,
+                 "current: I input gradient, B full backward; legacy: B input gradient, BW full backward; "
+                 "auto: decide from the file")
+      ->type_name("NAMING")
+      ->check(CLI::IsMember({"auto", "current", "legacy"}));
+  sub.add_option("-o,--output", o->output, "Write the schedule JSON here instead of stdout")->type_name("FILE");
+  return [o] {
+    CsvNaming naming = o->naming == "current" ? CsvNaming::Current
+                       : o->naming == "legacy" ? CsvNaming::Legacy
+                                               : CsvNaming::Auto;
+    CsvImport imported = schedule_from_pytorch_csv(read_text_file(o->file), o->file, naming);
+    const Schedule& s = imported.schedule;
+    std::cerr << "pipeplan: read " << o->file << " in the " << csv_naming_name(imported.naming) << " naming: "
+              << s.devices << " ranks, " << s.stages << " stages, " << s.microbatches << " micro-batches, "
+              << s.op_count() << " ops";
+    if (imported.communication_actions > 0) {
+      std::cerr << "; dropped " << imported.communication_actions
+                << " communication actions (pipeplan models the transfers itself)";
+    }
+    if (imported.overlapped_pairs > 0) {
+      std::cerr << "; " << imported.overlapped_pairs
+                << " overlapped F;B pairs imported as the two ops one after the other (timed without the overlap)";
+    }
+    std::cerr << "\n";
+    emit(o->output, to_json_text(schedule_to_json(s)));
+    return kExitOk;
+  };
+}
+
+}  // namespace pipeplan::cli

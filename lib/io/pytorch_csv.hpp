@@ -1,0 +1,38 @@
+#pragma once
+// PyTorch pipelining's CSV schedule files (torch.distributed.pipelining, `_dump_csv` and
+// `_load_csv`; shared/reference/schedules.md): one row per rank, no header, a cell per action
+// `<stage><type><microbatch>` with the global stage index, an empty cell for an idle step.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/schedule.hpp"
+
+namespace pipeplan {
+
+/// Which names the file uses for the backward. `Current`: I is our B (input gradient), W is W,
+/// B is the full backward (our BW). `Legacy` (older PyTorch files): B is the input gradient, W
+/// the weight gradient, BW the full backward. `Auto` takes Current when a cell says I, Legacy
+/// when one says BW or when a stage and micro-batch has both B and W, and Current otherwise.
+enum class CsvNaming : unsigned char { Auto, Current, Legacy };
+
+struct CsvImport {
+  Schedule schedule;
+  CsvNaming naming = CsvNaming::Current;  ///< the naming read (never Auto)
+  int communication_actions = 0;  ///< SEND/RECV, UNSHARD, RESHARD, REDUCE_GRAD: dropped, the simulator models transfers
+  int overlapped_pairs = 0;       ///< (F;B)OVERLAP_F_B: imported as the two ops one after the other
+};
+
+/// Reads a PyTorch CSV schedule from `text` (from `source`, for messages). The placement is
+/// inferred from the row each stage appears in. Throws Error naming the row and column (both
+/// from 1) of a malformed cell, or a stage that appears in two rows.
+[[nodiscard]] CsvImport schedule_from_pytorch_csv(std::string_view text, const std::string& source,
+                                                  CsvNaming naming = CsvNaming::Auto);
+
+/// The compute-only CSV of `schedule` in today's naming: one row per device, its ops in order.
+[[nodiscard]] std::string schedule_to_pytorch_csv(const Schedule& schedule);
+
+/// "auto", "current", "legacy".
+[[nodiscard]] std::string_view csv_naming_name(CsvNaming naming);
+
+}  // namespace pipeplan
