@@ -47,8 +47,9 @@ TEST_CASE("GPipe and 1F1B take (M + P - 1)(F + B + W)") {
 }
 
 TEST_CASE("ZB-H1 takes M(F + B + W) + (P - 1)(F + B - W) when W <= min(F, B)") {
-  // Qi et al. 2024, section 3: the W held back on later devices fill the cool-down bubble, so
-  // the 1F1B bubble (P-1)(F+B+W) shrinks by (P-1) W each side... to (P-1)(F+B-W).
+  // Qi et al. 2024, section 3 (schedules.md): splitting the backward lets the previous stage
+  // start after B alone, and the W each device holds back fill the cool-down, so 1F1B's bubble
+  // (P-1)(F+B+W) becomes (P-1)(F+B-W).
   for (int p = 1; p <= 6; ++p) {
     for (int m = p; m <= 3 * p; ++m) {
       CAPTURE(p);
