@@ -1,12 +1,18 @@
 // pipeplan export: a schedule file in another tool's format. Formats live in a table, so that
-// those of issue 4 (SVG, HTML, Chrome trace, text) join as rows.
+// those still to come (SVG, HTML, text) join as rows; a format that shows time simulates the
+// schedule with the cost flags first.
 #include <array>
 #include <memory>
 
 #include "command.hpp"
+#include "cost_options.hpp"
+#include "io/chrome_trace.hpp"
 #include "io/pytorch_csv.hpp"
 #include "io/schedule_json.hpp"
+#include "model/error.hpp"
 #include "output.hpp"
+#include "sim/simulator.hpp"
+#include "sim_options.hpp"
 
 namespace pipeplan::cli {
 
@@ -15,17 +21,22 @@ namespace {
 struct ExportFormat {
   const char* name;
   const char* description;
-  std::string (*write)(const Schedule&);
+  bool timed;  // needs a simulated run
+  std::string (*write)(const Schedule&, const SimResult&);
 };
 
-const std::array<ExportFormat, 1> kFormats = {{
-    {"csv", "PyTorch pipelining's CSV, compute only, today's naming (I = input gradient, B = full backward)",
-     schedule_to_pytorch_csv},
+const std::array<ExportFormat, 2> kFormats = {{
+    {"csv", "PyTorch pipelining's CSV, compute only, today's naming", false,
+     [](const Schedule& s, const SimResult&) { return schedule_to_pytorch_csv(s); }},
+    {"chrome", "Chrome trace (Perfetto, chrome://tracing): ops, transfers as flows, memory as a counter", true,
+     [](const Schedule& s, const SimResult& r) { return to_json_text(chrome_trace(s, r)); }},
 }};
 
 struct ExportOptions {
   std::string file;
   std::string format;
+  CostOptions costs;
+  SimFlags sim;
   std::string output;
 };
 
@@ -41,12 +52,21 @@ Runner add_export(CLI::App& sub) {
   }
   sub.add_option("FILE", o->file, "Schedule JSON")->required()->type_name("FILE");
   sub.add_option("--format", o->format, help)->required()->type_name("FORMAT")->check(CLI::IsMember(names));
+  add_cost_options(sub, o->costs);
+  add_sim_options(sub, o->sim);
   sub.add_option("-o,--output", o->output, "Write here instead of stdout")->type_name("FILE");
   return [o] {
     Schedule schedule = read_schedule_file(o->file);
+    const ExportFormat* format = nullptr;
     for (const ExportFormat& f : kFormats) {
-      if (o->format == f.name) emit(o->output, f.write(schedule));
+      if (o->format == f.name) format = &f;
     }
+    SimResult result;
+    if (format->timed) {
+      result = simulate(schedule, build_cost_model(o->costs, schedule.stages, schedule.devices), sim_options(o->sim));
+      if (result.deadlocked()) throw Error(o->file + ": the schedule deadlocks; 'pipeplan validate' says where");
+    }
+    emit(o->output, format->write(schedule, result));
     return kExitOk;
   };
 }

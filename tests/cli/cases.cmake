@@ -144,3 +144,8 @@ pipeplan_cli_test(csv_round_trip
                   --before "$PIPEPLAN generate --schedule zbv --stages 3 --microbatches 7 -o a.json && $PIPEPLAN export a.json --format csv -o a.csv"
                   --then "$PIPEPLAN import a.csv -o b.json 2>/dev/null && diff <(grep -v '\"name\"' a.json) <(grep -v '\"name\"' b.json)"
                   -- validate @TMP@/a.json)
+pipeplan_cli_test(export_chrome --out "\"displayTimeUnit\": \"ms\"" --out "\"name\": \"F s1 m0\""
+                  --out "\"makespan_ms\": 27\\.0"
+                  -- export schedules/zbh1-p4-m8.json --format chrome)
+pipeplan_cli_test(export_unknown_format --exit 2 --err "--format: svg not in"
+                  -- export schedules/zbh1-p4-m8.json --format svg)

@@ -1,0 +1,15 @@
+#pragma once
+// The Chrome trace of a simulated run (Trace Event Format; it opens in Perfetto and in
+// chrome://tracing): a process per device, a complete event per op with its real start and
+// duration, a flow arrow per transfer between devices, and each device's memory as a counter.
+#include "io/json_text.hpp"
+#include "model/schedule.hpp"
+#include "sim/sim_result.hpp"
+
+namespace pipeplan {
+
+/// The trace document. Times are microseconds, as the format wants; `metadata` carries the
+/// schedule's name and counts, the makespan, the step time and pipeplan's version.
+[[nodiscard]] Json chrome_trace(const Schedule& schedule, const SimResult& result);
+
+}  // namespace pipeplan

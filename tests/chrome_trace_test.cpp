@@ -1,0 +1,46 @@
+#include <doctest/doctest.h>
+
+#include "io/chrome_trace.hpp"
+#include "sim/simulator.hpp"
+#include "test_support.hpp"
+
+using namespace pipeplan;
+
+TEST_CASE("the trace has one complete event per op with the simulated times, and one flow per transfer") {
+  // 1F1B, P = 2, M = 2, the two-stage scenario of simulator_test.cpp: F(s1,m0) starts at 1.5 ms.
+  Schedule s = test::generated("1f1b", 2, 2);
+  CostModel c;
+  c.stages = {StageCost{1, 2, 1, 100, 40}, StageCost{2, 3, 1, 200, 50}};
+  c.devices = {DeviceCost{10, 0.5}, DeviceCost{20, 2.0}};
+  c.transfer.fixed_ms = 0.5;
+  SimResult r = simulate(s, c);
+  Json trace = chrome_trace(s, r);
+  int complete = 0, starts = 0, finishes = 0;
+  Bytes peak0 = 0;
+  for (const Json& e : trace["traceEvents"]) {
+    const std::string ph = e["ph"];
+    if (ph == "X") {
+      ++complete;
+      if (e["name"] == "F s1 m0") {
+        CHECK(e["ts"].get<double>() == 1500.0);  // microseconds
+        CHECK(e["dur"].get<double>() == 2000.0);
+        CHECK(e["pid"] == 1);
+      }
+    }
+    if (ph == "s") ++starts;
+    if (ph == "f") ++finishes;
+    if (ph == "C" && e["pid"] == 0) peak0 = std::max(peak0, e["args"]["bytes"].get<Bytes>());
+  }
+  CHECK(complete == 8);
+  // Every micro-batch crosses the one link twice: its activation forward, its gradient back.
+  CHECK(starts == 4);
+  CHECK(finishes == 4);
+  CHECK(peak0 == r.devices[0].peak_memory);
+  CHECK(trace["metadata"]["makespan_ms"] == 17.0);
+}
+
+TEST_CASE("ops on one device need no flow: the V placement's turn stays on device 0") {
+  Schedule s = test::generated("zbv", 1, 2);  // both chunks on the single device
+  Json trace = chrome_trace(s, simulate(s, test::uniform(s, 1, 1, 1)));
+  for (const Json& e : trace["traceEvents"]) CHECK(e["ph"] != "s");
+}
