@@ -1,6 +1,6 @@
-// pipeplan export: a schedule file in another tool's format. Formats live in a table, so that
-// those still to come (SVG, HTML, text) join as rows; a format that shows time simulates the
-// schedule with the cost flags first.
+// pipeplan export: a schedule file in another format. Formats live in a table, so that those
+// still to come (HTML, text) join as rows; a format that shows time simulates the schedule with
+// the cost flags first.
 #include <array>
 #include <memory>
 
@@ -9,6 +9,7 @@
 #include "io/chrome_trace.hpp"
 #include "io/pytorch_csv.hpp"
 #include "io/schedule_json.hpp"
+#include "io/svg_timeline.hpp"
 #include "model/error.hpp"
 #include "output.hpp"
 #include "sim/simulator.hpp"
@@ -22,14 +23,16 @@ struct ExportFormat {
   const char* name;
   const char* description;
   bool timed;  // needs a simulated run
-  std::string (*write)(const Schedule&, const SimResult&);
+  std::string (*write)(const Schedule&, const SimResult&, const SvgOptions&);
 };
 
-const std::array<ExportFormat, 2> kFormats = {{
+const std::array<ExportFormat, 3> kFormats = {{
     {"csv", "PyTorch pipelining's CSV, compute only, today's naming", false,
-     [](const Schedule& s, const SimResult&) { return schedule_to_pytorch_csv(s); }},
+     [](const Schedule& s, const SimResult&, const SvgOptions&) { return schedule_to_pytorch_csv(s); }},
     {"chrome", "Chrome trace (Perfetto, chrome://tracing): ops, transfers as flows, memory as a counter", true,
-     [](const Schedule& s, const SimResult& r) { return to_json_text(chrome_trace(s, r)); }},
+     [](const Schedule& s, const SimResult& r, const SvgOptions&) { return to_json_text(chrome_trace(s, r)); }},
+    {"svg", "SVG timeline: a lane per device, the memory of each under them", true,
+     [](const Schedule& s, const SimResult& r, const SvgOptions& o) { return svg_timeline(s, r, o); }},
 }};
 
 struct ExportOptions {
@@ -37,6 +40,7 @@ struct ExportOptions {
   std::string format;
   CostOptions costs;
   SimFlags sim;
+  std::string memory_limit;
   std::string output;
 };
 
@@ -54,6 +58,8 @@ Runner add_export(CLI::App& sub) {
   sub.add_option("--format", o->format, help)->required()->type_name("FORMAT")->check(CLI::IsMember(names));
   add_cost_options(sub, o->costs);
   add_sim_options(sub, o->sim);
+  sub.add_option("--memory-limit", o->memory_limit, "svg: draw this per-device limit in the memory panel")
+      ->type_name("SIZE");
   sub.add_option("-o,--output", o->output, "Write here instead of stdout")->type_name("FILE");
   return [o] {
     Schedule schedule = read_schedule_file(o->file);
@@ -66,7 +72,9 @@ Runner add_export(CLI::App& sub) {
       result = simulate(schedule, build_cost_model(o->costs, schedule.stages, schedule.devices), sim_options(o->sim));
       if (result.deadlocked()) throw Error(o->file + ": the schedule deadlocks; 'pipeplan validate' says where");
     }
-    emit(o->output, format->write(schedule, result));
+    SvgOptions svg;
+    if (!o->memory_limit.empty()) svg.memory_limit = parse_size_flag(o->memory_limit, "--memory-limit");
+    emit(o->output, format->write(schedule, result, svg));
     return kExitOk;
   };
 }

@@ -147,5 +147,9 @@ pipeplan_cli_test(csv_round_trip
 pipeplan_cli_test(export_chrome --out "\"displayTimeUnit\": \"ms\"" --out "\"name\": \"F s1 m0\""
                   --out "\"makespan_ms\": 27\\.0"
                   -- export schedules/zbh1-p4-m8.json --format chrome)
-pipeplan_cli_test(export_unknown_format --exit 2 --err "--format: svg not in"
-                  -- export schedules/zbh1-p4-m8.json --format svg)
+pipeplan_cli_test(export_unknown_format --exit 2 --err "--format: html not in"
+                  -- export schedules/zbh1-p4-m8.json --format html)
+# The SVG is well-formed XML (xmllint, from Debian's libxml2-utils, which scripts/setup.sh installs).
+pipeplan_cli_test(export_svg --then "xmllint --noout t.svg && grep -c 'class=\"op\"' t.svg | grep -qx 96"
+                  -- export schedules/zbh1-p4-m8.json --format svg --memory 1GiB,256MiB --memory-limit 3.5GiB
+                     -o @TMP@/t.svg)
