@@ -19,20 +19,27 @@ namespace pipeplan::cli {
 
 namespace {
 
+struct ExportSettings {
+  SvgOptions svg;
+  bool with_communication = false;
+};
+
 struct ExportFormat {
   const char* name;
   const char* description;
   bool timed;  // needs a simulated run
-  std::string (*write)(const Schedule&, const SimResult&, const SvgOptions&);
+  std::string (*write)(const Schedule&, const SimResult&, const ExportSettings&);
 };
 
 const std::array<ExportFormat, 3> kFormats = {{
-    {"csv", "PyTorch pipelining's CSV, compute only, today's naming", false,
-     [](const Schedule& s, const SimResult&, const SvgOptions&) { return schedule_to_pytorch_csv(s); }},
+    {"csv", "PyTorch pipelining's CSV in today's naming (with --with-comms: SEND/RECV actions too)", false,
+     [](const Schedule& s, const SimResult&, const ExportSettings& e) {
+       return schedule_to_pytorch_csv(s, e.with_communication);
+     }},
     {"chrome", "Chrome trace (Perfetto, chrome://tracing): ops, transfers as flows, memory as a counter", true,
-     [](const Schedule& s, const SimResult& r, const SvgOptions&) { return to_json_text(chrome_trace(s, r)); }},
+     [](const Schedule& s, const SimResult& r, const ExportSettings&) { return to_json_text(chrome_trace(s, r)); }},
     {"svg", "SVG timeline: a lane per device, the memory of each under them", true,
-     [](const Schedule& s, const SimResult& r, const SvgOptions& o) { return svg_timeline(s, r, o); }},
+     [](const Schedule& s, const SimResult& r, const ExportSettings& e) { return svg_timeline(s, r, e.svg); }},
 }};
 
 struct ExportOptions {
@@ -41,6 +48,7 @@ struct ExportOptions {
   CostOptions costs;
   SimFlags sim;
   std::string memory_limit;
+  bool with_communication = false;
   std::string output;
 };
 
@@ -60,6 +68,8 @@ Runner add_export(CLI::App& sub) {
   add_sim_options(sub, o->sim);
   sub.add_option("--memory-limit", o->memory_limit, "svg: draw this per-device limit in the memory panel")
       ->type_name("SIZE");
+  sub.add_flag("--with-comms", o->with_communication,
+               "csv: add SEND_F, RECV_F, SEND_B, RECV_B around the ops that cross devices");
   sub.add_option("-o,--output", o->output, "Write here instead of stdout")->type_name("FILE");
   return [o] {
     Schedule schedule = read_schedule_file(o->file);
@@ -72,9 +82,10 @@ Runner add_export(CLI::App& sub) {
       result = simulate(schedule, build_cost_model(o->costs, schedule.stages, schedule.devices), sim_options(o->sim));
       if (result.deadlocked()) throw Error(o->file + ": the schedule deadlocks; 'pipeplan validate' says where");
     }
-    SvgOptions svg;
-    if (!o->memory_limit.empty()) svg.memory_limit = parse_size_flag(o->memory_limit, "--memory-limit");
-    emit(o->output, format->write(schedule, result, svg));
+    ExportSettings settings;
+    settings.with_communication = o->with_communication;
+    if (!o->memory_limit.empty()) settings.svg.memory_limit = parse_size_flag(o->memory_limit, "--memory-limit");
+    emit(o->output, format->write(schedule, result, settings));
     return kExitOk;
   };
 }

@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 
+#include "model/dependencies.hpp"
 #include "model/error.hpp"
 #include "model/limits.hpp"
 
@@ -215,17 +216,32 @@ CsvImport schedule_from_pytorch_csv(std::string_view text, const std::string& so
   return result;
 }
 
-std::string schedule_to_pytorch_csv(const Schedule& schedule) {
+std::string schedule_to_pytorch_csv(const Schedule& schedule, bool with_communication) {
+  auto device_of = [&](int stage) { return schedule.placement[static_cast<std::size_t>(stage)]; };
   std::string out;
-  for (const auto& ops : schedule.order) {
-    for (std::size_t i = 0; i < ops.size(); ++i) {
-      const Op& op = ops[i];
-      std::string_view type = op.kind == OpKind::B ? "I" : op.kind == OpKind::BW ? "B" : kind_name(op.kind);
-      if (i > 0) out += ',';
-      out += std::to_string(op.stage);
-      out += type;
-      out += std::to_string(op.microbatch);
+  for (std::size_t d = 0; d < schedule.order.size(); ++d) {
+    std::vector<std::string> cells;
+    auto cell = [&cells](int stage, std::string_view type, int microbatch) {
+      cells.push_back(std::to_string(stage) + std::string(type) + std::to_string(microbatch));
+    };
+    const int device = static_cast<int>(d);
+    for (const Op& op : schedule.order[d]) {
+      if (with_communication) {
+        for (const Dependency& dep : dependencies_of(op, schedule.stages)) {
+          if (device_of(dep.stage) == device) continue;
+          cell(op.stage, dep.need == Need::Forward ? "RECV_F" : "RECV_B", op.microbatch);
+        }
+      }
+      cell(op.stage, op.kind == OpKind::B ? "I" : op.kind == OpKind::BW ? "B" : kind_name(op.kind), op.microbatch);
+      if (!with_communication) continue;
+      if (op.kind == OpKind::F && op.stage + 1 < schedule.stages && device_of(op.stage + 1) != device) {
+        cell(op.stage, "SEND_F", op.microbatch);
+      }
+      if (gives_input_gradient(op.kind) && op.stage > 0 && device_of(op.stage - 1) != device) {
+        cell(op.stage, "SEND_B", op.microbatch);
+      }
     }
+    for (std::size_t i = 0; i < cells.size(); ++i) out += (i == 0 ? "" : ",") + cells[i];
     out += '\n';
   }
   return out;

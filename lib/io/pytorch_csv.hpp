@@ -29,8 +29,12 @@ struct CsvImport {
 [[nodiscard]] CsvImport schedule_from_pytorch_csv(std::string_view text, const std::string& source,
                                                   CsvNaming naming = CsvNaming::Auto);
 
-/// The compute-only CSV of `schedule` in today's naming: one row per device, its ops in order.
-[[nodiscard]] std::string schedule_to_pytorch_csv(const Schedule& schedule);
+/// The CSV of `schedule` in today's naming: one row per device, its ops in order. With
+/// `with_communication`, each input from another device is received (RECV_F, RECV_B) just before
+/// the op that uses it and each output for another device sent (SEND_F, SEND_B) just after the
+/// op that makes it: with sends that do not wait for their receiver, as PyTorch posts them, this
+/// order deadlocks only if the compute order itself does.
+[[nodiscard]] std::string schedule_to_pytorch_csv(const Schedule& schedule, bool with_communication = false);
 
 /// "auto", "current", "legacy".
 [[nodiscard]] std::string_view csv_naming_name(CsvNaming naming);

@@ -153,3 +153,5 @@ pipeplan_cli_test(export_unknown_format --exit 2 --err "--format: html not in"
 pipeplan_cli_test(export_svg --then "xmllint --noout t.svg && grep -c 'class=\"op\"' t.svg | grep -qx 96"
                   -- export schedules/zbh1-p4-m8.json --format svg --memory 1GiB,256MiB --memory-limit 3.5GiB
                      -o @TMP@/t.svg)
+pipeplan_cli_test(export_csv_with_comms --out "^1RECV_F0,1F0,1SEND_F0,"
+                  -- export schedules/zbh1-p4-m8.json --format csv --with-comms)
