@@ -44,3 +44,18 @@ TEST_CASE("ops on one device need no flow: the V placement's turn stays on devic
   Json trace = chrome_trace(s, simulate(s, test::uniform(s, 1, 1, 1)));
   for (const Json& e : trace["traceEvents"]) CHECK(e["ph"] != "s");
 }
+
+TEST_CASE("a comparison trace gives each schedule its own processes") {
+  Schedule a = test::generated("1f1b", 2, 2), b = test::generated("zbh1", 3, 3);
+  SimResult ra = simulate(a, test::uniform(a, 1, 1, 1)), rb = simulate(b, test::uniform(b, 1, 1, 1));
+  Json trace = chrome_trace_comparison({{"1f1b", &a, &ra}, {"zbh1", &b, &rb}});
+  CHECK(trace["metadata"]["schedules"][1]["first_pid"] == 2);
+  int named = 0;
+  for (const Json& e : trace["traceEvents"]) {
+    if (e["ph"] == "M" && e["name"] == "process_name") {
+      ++named;
+      if (e["pid"] == 4) CHECK(e["args"]["name"] == "zbh1: device 2");
+    }
+  }
+  CHECK(named == 5);
+}

@@ -40,3 +40,15 @@ TEST_CASE("the same input gives the same bytes, and no limit draws no limit line
   // A device's later chunk is drawn lighter.
   CHECK(count(a, "fill-opacity=\"0.6\"") == s.op_count() / 2);
 }
+
+TEST_CASE("a comparison stacks the runs on one time scale") {
+  // 1F1B takes 33 units and ZB-H1 27 (simulator_test.cpp): on the shared scale ZB-H1's first
+  // forward, 1 unit long, is 1200/33 pixels wide, not 1200/27.
+  Schedule a = test::generated("1f1b", 4, 8), b = test::generated("zbh1", 4, 8);
+  SimResult ra = simulate(a, test::uniform(a, 1, 1, 1)), rb = simulate(b, test::uniform(b, 1, 1, 1));
+  std::string svg = svg_comparison({{&a, &ra}, {&b, &rb}});
+  CHECK(count(svg, "<g transform=") == 2);
+  CHECK(count(svg, "<rect class=\"op\"") == a.op_count() + b.op_count());
+  CHECK(count(svg, "width=\"36.36\"") > 0);   // 1200 / 33
+  CHECK(count(svg, "width=\"44.44\"") == 0);  // 1200 / 27 would be ZB-H1 alone
+}

@@ -3,9 +3,12 @@
 
 #include "command.hpp"
 #include "cost_options.hpp"
+#include "io/chrome_trace.hpp"
 #include "io/reports.hpp"
+#include "io/svg_timeline.hpp"
 #include "model/error.hpp"
 #include "output.hpp"
+#include "picture_options.hpp"
 #include "sim_options.hpp"
 #include "schedule_request.hpp"
 #include "sim/simulator.hpp"
@@ -19,6 +22,7 @@ struct CompareOptions {
   RequestFlags request;
   CostOptions costs;
   SimFlags sim;
+  PictureFlags pictures;
   bool json = false;
   std::string output;
 };
@@ -34,20 +38,31 @@ Runner add_compare(CLI::App& sub) {
   add_request_options(sub, o->request);
   add_cost_options(sub, o->costs);
   add_sim_options(sub, o->sim);
+  add_picture_options(sub, o->pictures);
   sub.add_flag("--json", o->json, "Print the rows as JSON");
   sub.add_option("-o,--output", o->output, "Also write the JSON rows to this file")->type_name("FILE");
   return [o] {
     std::vector<const Generator*> chosen;
     for (const std::string& name : o->schedules) chosen.push_back(&generator_named(name));
     std::vector<ComparisonRow> rows;
+    std::vector<Schedule> schedules;
     for (const Generator* g : chosen) {
       Generated generated = generate_for(*g, o->request, o->costs);
       SimResult result = simulate(generated.schedule, generated.costs, sim_options(o->sim));
       if (result.deadlocked()) throw Error(std::string(g->name) + ": the generated schedule deadlocks");
       rows.push_back({std::string(g->name), std::move(result)});
+      schedules.push_back(std::move(generated.schedule));
     }
     std::string json = to_json_text(comparison_to_json(rows));
     if (!o->output.empty()) emit(o->output, json);
+    std::vector<SvgRun> svg_runs;
+    std::vector<TraceRun> trace_runs;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      svg_runs.push_back({&schedules[i], &rows[i].result});
+      trace_runs.push_back({rows[i].schedule, &schedules[i], &rows[i].result});
+    }
+    if (!o->pictures.svg.empty()) emit(o->pictures.svg, svg_comparison(svg_runs));
+    if (!o->pictures.trace.empty()) emit(o->pictures.trace, to_json_text(chrome_trace_comparison(trace_runs)));
     emit("", o->json ? json : describe_costs(o->costs) + "\n" + comparison_text(rows));
     return kExitOk;
   };

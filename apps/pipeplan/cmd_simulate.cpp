@@ -4,11 +4,14 @@
 
 #include "command.hpp"
 #include "cost_options.hpp"
+#include "io/chrome_trace.hpp"
 #include "io/reports.hpp"
 #include "io/result_json.hpp"
 #include "io/schedule_json.hpp"
+#include "io/svg_timeline.hpp"
 #include "model/error.hpp"
 #include "output.hpp"
+#include "picture_options.hpp"
 #include "sim_options.hpp"
 #include "sim/simulator.hpp"
 
@@ -20,6 +23,7 @@ struct SimulateOptions {
   std::string file;
   CostOptions costs;
   SimFlags sim;
+  PictureFlags pictures;
   bool json = false;
   std::string output;
 };
@@ -31,6 +35,7 @@ Runner add_simulate(CLI::App& sub) {
   sub.add_option("FILE", o->file, "Schedule JSON")->required()->type_name("FILE");
   add_cost_options(sub, o->costs);
   add_sim_options(sub, o->sim);
+  add_picture_options(sub, o->pictures);
   sub.add_flag("--json", o->json, "Print the result JSON instead of the summary");
   sub.add_option("-o,--output", o->output, "Also write the result JSON to this file")->type_name("FILE");
   return [o] {
@@ -44,6 +49,8 @@ Runner add_simulate(CLI::App& sub) {
     }
     std::string json = to_json_text(result_to_json(schedule, result));
     if (!o->output.empty()) emit(o->output, json);
+    if (!o->pictures.svg.empty()) emit(o->pictures.svg, svg_timeline(schedule, result));
+    if (!o->pictures.trace.empty()) emit(o->pictures.trace, to_json_text(chrome_trace(schedule, result)));
     emit("", o->json ? json : describe_costs(o->costs) + "\n" + simulation_text(schedule, result));
     return kExitOk;
   };

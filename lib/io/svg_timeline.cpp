@@ -56,23 +56,26 @@ std::string escape(std::string_view text) {
   return out;
 }
 
-}  // namespace
+int panel_height(const SimResult& r) {
+  return kTop + static_cast<int>(r.devices.size()) * (kLane + kLaneGap) + kAxis + kMemory + 30;
+}
 
-std::string svg_timeline(const Schedule& s, const SimResult& r, const SvgOptions& options) {
-  const double end_ms = std::max(ns_to_ms(last_end(r)), 1e-6);
+std::string document_start(int height, const SvgOptions& options, std::string_view title) {
+  const int width = kLeft + options.width + kRight;
+  return fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" "
+      "font-family=\"sans-serif\" font-size=\"11\">\n<title>{}</title>\n",
+      width, height, width, height, escape(title));
+}
+
+// One run's lanes, axis, memory panel and legend, `end_ms` wide, from y = 0.
+std::string panel(const Schedule& s, const SimResult& r, const SvgOptions& options, double end_ms) {
   const double scale = options.width / end_ms;  // pixels per millisecond
   const int lanes_height = static_cast<int>(r.devices.size()) * (kLane + kLaneGap);
   const int memory_top = kTop + lanes_height + kAxis;
-  const int height = memory_top + kMemory + 30;
-  const int width = kLeft + options.width + kRight;
   auto x = [&](SimTime t) { return kLeft + ns_to_ms(t) * scale; };
 
   std::string out = fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" "
-      "font-family=\"sans-serif\" font-size=\"11\">\n",
-      width, height, width, height);
-  out += fmt::format("<title>{}</title>\n", escape(s.name));
-  out += fmt::format(
       "<text x=\"{}\" y=\"20\" font-size=\"14\">{}: {} devices, {} stages, {} micro-batches; makespan {:.3f} ms, "
       "bubble {:.1f}%</text>\n",
       kLeft, escape(s.name), s.devices, s.stages, s.microbatches, ns_to_ms(r.makespan), 100.0 * r.bubble_rate());
@@ -167,8 +170,32 @@ std::string svg_timeline(const Schedule& s, const SimResult& r, const SvgOptions
                        kColours[static_cast<std::size_t>(k)]);
     out += fmt::format("<text x=\"{}\" y=\"{}\">{}</text>\n", lx + 16, legend_y, kind_name(static_cast<OpKind>(k)));
   }
-  out += "</svg>\n";
   return out;
+}
+
+}  // namespace
+
+std::string svg_timeline(const Schedule& s, const SimResult& r, const SvgOptions& options) {
+  return document_start(panel_height(r), options, s.name) +
+         panel(s, r, options, std::max(ns_to_ms(last_end(r)), 1e-6)) + "</svg>\n";
+}
+
+std::string svg_comparison(const std::vector<SvgRun>& runs, const SvgOptions& options) {
+  double end_ms = 1e-6;
+  int height = 0;
+  for (const SvgRun& run : runs) {
+    end_ms = std::max(end_ms, ns_to_ms(last_end(*run.result)));
+    height += panel_height(*run.result);
+  }
+  std::string out = document_start(height, options, "comparison");
+  int y = 0;
+  for (const SvgRun& run : runs) {
+    out += fmt::format("<g transform=\"translate(0,{})\">\n", y);
+    out += panel(*run.schedule, *run.result, options, end_ms);
+    out += "</g>\n";
+    y += panel_height(*run.result);
+  }
+  return out + "</svg>\n";
 }
 
 }  // namespace pipeplan

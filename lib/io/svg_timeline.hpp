@@ -4,6 +4,7 @@
 // time under the lanes with its peak marked and the memory limit as a dashed line.
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "model/schedule.hpp"
 #include "model/units.hpp"
@@ -20,5 +21,13 @@ struct SvgOptions {
 /// micro-batch, start and end) that browsers show on hover; labels with the micro-batch appear
 /// where the box is wide enough. The same input gives the same bytes.
 [[nodiscard]] std::string svg_timeline(const Schedule& schedule, const SimResult& result, const SvgOptions& options = {});
+
+struct SvgRun {
+  const Schedule* schedule;
+  const SimResult* result;
+};
+
+/// Several runs stacked on one time scale, so the difference in step time shows at a glance.
+[[nodiscard]] std::string svg_comparison(const std::vector<SvgRun>& runs, const SvgOptions& options = {});
 
 }  // namespace pipeplan

@@ -155,3 +155,10 @@ pipeplan_cli_test(export_svg --then "xmllint --noout t.svg && grep -c 'class=\"o
                      -o @TMP@/t.svg)
 pipeplan_cli_test(export_csv_with_comms --out "^1RECV_F0,1F0,1SEND_F0,"
                   -- export schedules/zbh1-p4-m8.json --format csv --with-comms)
+# compare --svg stacks the schedules on one time scale; --trace puts them in one trace.
+# Boxes: 1F1B 4x8x2 = 64, ZB-H1 4x8x3 = 96, ZB-V 8 stages x 8 x 3 = 192; 352 in all.
+pipeplan_cli_test(compare_pictures
+                  --then "xmllint --noout c.svg && test $(grep -c '<g transform' c.svg) -eq 3 && test $(grep -c 'class=\"op\"' c.svg) -eq 352 && grep -q '\"first_pid\": 8' c.json"
+                  -- compare --schedules 1f1b,zbh1,zbv --stages 4 --microbatches 8 --svg @TMP@/c.svg --trace @TMP@/c.json)
+pipeplan_cli_test(simulate_pictures --then "xmllint --noout s.svg && grep -q '\"traceEvents\"' s.json"
+                  -- simulate schedules/zbh1-p4-m8.json --svg @TMP@/s.svg --trace @TMP@/s.json)
