@@ -1,6 +1,5 @@
-// pipeplan export: a schedule file in another format. Formats live in a table, so that those
-// still to come (HTML, text) join as rows; a format that shows time simulates the schedule with
-// the cost flags first.
+// pipeplan export: a schedule file in another format. Formats live in a table; a format that
+// shows time simulates the schedule with the cost flags first.
 #include <array>
 #include <memory>
 
@@ -8,10 +7,13 @@
 #include "cost_options.hpp"
 #include "io/chrome_trace.hpp"
 #include "io/pytorch_csv.hpp"
+#include "io/html_report.hpp"
 #include "io/schedule_json.hpp"
 #include "io/svg_timeline.hpp"
+#include "io/text_timeline.hpp"
 #include "model/error.hpp"
 #include "output.hpp"
+#include "terminal.hpp"
 #include "sim/simulator.hpp"
 #include "sim_options.hpp"
 
@@ -21,6 +23,8 @@ namespace {
 
 struct ExportSettings {
   SvgOptions svg;
+  TextOptions text;
+  std::string costs;  // where the costs came from, for the report
   bool with_communication = false;
 };
 
@@ -31,7 +35,7 @@ struct ExportFormat {
   std::string (*write)(const Schedule&, const SimResult&, const ExportSettings&);
 };
 
-const std::array<ExportFormat, 3> kFormats = {{
+const std::array<ExportFormat, 5> kFormats = {{
     {"csv", "PyTorch pipelining's CSV in today's naming (with --with-comms: SEND/RECV actions too)", false,
      [](const Schedule& s, const SimResult&, const ExportSettings& e) {
        return schedule_to_pytorch_csv(s, e.with_communication);
@@ -40,6 +44,10 @@ const std::array<ExportFormat, 3> kFormats = {{
      [](const Schedule& s, const SimResult& r, const ExportSettings&) { return to_json_text(chrome_trace(s, r)); }},
     {"svg", "SVG timeline: a lane per device, the memory of each under them", true,
      [](const Schedule& s, const SimResult& r, const ExportSettings& e) { return svg_timeline(s, r, e.svg); }},
+    {"html", "HTML report, one self-contained file: summary, devices, the SVG timeline with details on hover", true,
+     [](const Schedule& s, const SimResult& r, const ExportSettings& e) { return html_report(s, r, e.costs, e.svg); }},
+    {"text", "terminal timeline, as wide as the terminal, in colour on a terminal", true,
+     [](const Schedule& s, const SimResult& r, const ExportSettings& e) { return text_timeline(s, r, e.text); }},
 }};
 
 struct ExportOptions {
@@ -84,6 +92,8 @@ Runner add_export(CLI::App& sub) {
     }
     ExportSettings settings;
     settings.with_communication = o->with_communication;
+    settings.costs = describe_costs(o->costs);
+    settings.text = terminal_text_options(o->output);
     if (!o->memory_limit.empty()) settings.svg.memory_limit = parse_size_flag(o->memory_limit, "--memory-limit");
     emit(o->output, format->write(schedule, result, settings));
     return kExitOk;

@@ -147,8 +147,8 @@ pipeplan_cli_test(csv_round_trip
 pipeplan_cli_test(export_chrome --out "\"displayTimeUnit\": \"ms\"" --out "\"name\": \"F s1 m0\""
                   --out "\"makespan_ms\": 27\\.0"
                   -- export schedules/zbh1-p4-m8.json --format chrome)
-pipeplan_cli_test(export_unknown_format --exit 2 --err "--format: html not in"
-                  -- export schedules/zbh1-p4-m8.json --format html)
+pipeplan_cli_test(export_unknown_format --exit 2 --err "--format: pdf not in"
+                  -- export schedules/zbh1-p4-m8.json --format pdf)
 # The SVG is well-formed XML (xmllint, from Debian's libxml2-utils, which scripts/setup.sh installs).
 pipeplan_cli_test(export_svg --then "xmllint --noout t.svg && grep -c 'class=\"op\"' t.svg | grep -qx 96"
                   -- export schedules/zbh1-p4-m8.json --format svg --memory 1GiB,256MiB --memory-limit 3.5GiB
@@ -162,3 +162,7 @@ pipeplan_cli_test(compare_pictures
                   -- compare --schedules 1f1b,zbh1,zbv --stages 4 --microbatches 8 --svg @TMP@/c.svg --trace @TMP@/c.json)
 pipeplan_cli_test(simulate_pictures --then "xmllint --noout s.svg && grep -q '\"traceEvents\"' s.json"
                   -- simulate schedules/zbh1-p4-m8.json --svg @TMP@/s.svg --trace @TMP@/s.json)
+pipeplan_cli_test(export_html --then "xmllint --noout r.html && grep -q '<table id=\"summary\">' r.html"
+                  -- export schedules/zbh1-p4-m8.json --format html -o @TMP@/r.html)
+pipeplan_cli_test(export_text --out "^device 3   \\.+F" --out "F forward, B input gradient"
+                  -- export schedules/zbh1-p4-m8.json --format text)

@@ -1,0 +1,65 @@
+#include "io/html_report.hpp"
+
+#include <fmt/format.h>
+
+#include "io/version.hpp"
+#include "model/size_string.hpp"
+
+namespace pipeplan {
+
+namespace {
+
+std::string escape(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '&') out += "&amp;";
+    else if (c == '<') out += "&lt;";
+    else if (c == '>') out += "&gt;";
+    else out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string html_report(const Schedule& s, const SimResult& r, const std::string& costs, const SvgOptions& svg) {
+  std::string out = fmt::format(R"(<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8"/>
+<title>{0} - pipeplan</title>
+<style>
+body {{ font-family: sans-serif; margin: 2em; color: #222; }}
+table {{ border-collapse: collapse; margin: 1em 0; }}
+th, td {{ border: 1px solid #ccc; padding: 0.3em 0.8em; text-align: right; }}
+th {{ background: #f4f4f4; }}
+rect.op:hover {{ stroke: #000; stroke-width: 1.5; }}
+.note {{ color: #666; font-size: 0.9em; }}
+</style>
+</head>
+<body>
+<h1>{0}</h1>
+<p>{1} devices, {2} stages, {3} micro-batches, {4} ops; {5}.</p>
+<table id="summary">
+<tr><th>makespan</th><th>step</th><th>bubble</th><th>span bubble</th><th>lower bound</th></tr>
+<tr><td>{6:.3f} ms</td><td>{7:.3f} ms</td><td>{8:.2f}%</td><td>{9:.2f}%</td><td>{10:.3f} ms</td></tr>
+</table>
+<table id="devices">
+<tr><th>device</th><th>busy</th><th>idle</th><th>peak memory</th><th>peak at</th></tr>
+)",
+                                escape(s.name), s.devices, s.stages, s.microbatches, s.op_count(), escape(costs),
+                                ns_to_ms(r.makespan), ns_to_ms(r.step_time()), 100.0 * r.bubble_rate(),
+                                100.0 * r.span_bubble_rate(), ns_to_ms(r.lower_bound));
+  for (std::size_t d = 0; d < r.devices.size(); ++d) {
+    const DeviceTimeline& t = r.devices[d];
+    out += fmt::format("<tr><td>{}</td><td>{:.3f} ms</td><td>{:.3f} ms</td><td>{}</td><td>{:.3f} ms</td></tr>\n", d,
+                       ns_to_ms(t.busy()), ns_to_ms(r.makespan - t.busy()), escape(format_size(t.peak_memory)),
+                       ns_to_ms(t.peak_time));
+  }
+  out += "</table>\n<p class=\"note\">Hover over an op for its stage, micro-batch, start and end.</p>\n";
+  out += svg_timeline(s, r, svg);
+  out += fmt::format("<p class=\"note\">Made by {}.</p>\n</body>\n</html>\n", escape(tool_version()));
+  return out;
+}
+
+}  // namespace pipeplan

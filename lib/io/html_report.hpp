@@ -1,0 +1,16 @@
+#pragma once
+// The HTML report of a simulated run: one self-contained file (no network, no scripts) with the
+// summary, a table per device and the SVG timeline, whose boxes show their details on hover.
+#include <string>
+
+#include "io/svg_timeline.hpp"
+#include "model/schedule.hpp"
+#include "sim/sim_result.hpp"
+
+namespace pipeplan {
+
+/// The report; `costs` says in one line where the costs came from.
+[[nodiscard]] std::string html_report(const Schedule& schedule, const SimResult& result, const std::string& costs,
+                                      const SvgOptions& svg = {});
+
+}  // namespace pipeplan

@@ -1,0 +1,20 @@
+#pragma once
+// The terminal view of a simulated run: a row per device, a character per slice of time.
+#include <string>
+
+#include "model/schedule.hpp"
+#include "sim/sim_result.hpp"
+
+namespace pipeplan {
+
+struct TextOptions {
+  int width = 80;      ///< of the whole line, device label included
+  bool colour = false;  ///< ANSI colours (apps/ turns them on when stdout is a terminal)
+};
+
+/// Each column covers makespan / columns of time and shows the op that covers most of it: F, B,
+/// W, or X for a fused BW, lower case for a device's later chunks; '.' where the device idles
+/// for most of it. A time axis and a legend follow.
+[[nodiscard]] std::string text_timeline(const Schedule& schedule, const SimResult& result, const TextOptions& options);
+
+}  // namespace pipeplan
