@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "io/reports.hpp"
+#include "io/json_fields.hpp"
 #include "io/result_json.hpp"
 #include "sim/simulator.hpp"
 #include "test_support.hpp"
@@ -41,4 +42,32 @@ TEST_CASE("a validation report says valid, or lists each problem with its kind")
   std::vector<Problem> p = {{ProblemKind::Missing, 0, "missing F(s0,m0)"}};
   CHECK(validation_text(s, p).find("  [missing] missing F(s0,m0)\n") != std::string::npos);
   CHECK(validation_to_json(s, p)["valid"] == false);
+}
+
+TEST_CASE("a result file reads back into the same run") {
+  Schedule s = test::generated("zbv", 3, 6);
+  CostModel c = test::uniform(s, 1.25, 1.5, 0.75, 100, 30);
+  c.transfer.fixed_ms = 0.125;
+  for (DeviceCost& d : c.devices) d.optimizer_ms = 0.5;
+  SimResult r = simulate(s, c, {2, OptimizerMode::PostValidation});
+  LoadedResult back = result_from_json(parse_json(to_json_text(result_to_json(s, r)), "r.json"), "r.json");
+  CHECK(back.schedule.placement == s.placement);
+  CHECK(back.schedule.order == s.order);
+  CHECK(back.result.makespan == r.makespan);
+  CHECK(back.result.step_time() == r.step_time());
+  CHECK(back.result.span_bubble_rate() == r.span_bubble_rate());
+  CHECK(back.result.lower_bound == r.lower_bound);
+  for (std::size_t d = 0; d < 3; ++d) {
+    CHECK(back.result.devices[d].peak_memory == r.devices[d].peak_memory);
+    CHECK(back.result.devices[d].memory.size() == r.devices[d].memory.size());
+    CHECK(back.result.devices[d].ops.size() == r.devices[d].ops.size());
+  }
+}
+
+TEST_CASE("a broken result file names its field") {
+  Schedule s = test::generated("1f1b", 2, 2);
+  Json j = result_to_json(s, simulate(s, test::uniform(s, 1, 1, 1)));
+  j["ops"][3]["kind"] = "Z";
+  CHECK(test::error_of([&] { (void)result_from_json(j, "r.json"); }) ==
+        "r.json: ops[3].kind: expected one of \"F\", \"B\", \"W\", \"BW\", got \"Z\"");
 }

@@ -8,6 +8,7 @@
 #include "io/chrome_trace.hpp"
 #include "io/pytorch_csv.hpp"
 #include "io/html_report.hpp"
+#include "io/result_json.hpp"
 #include "io/schedule_json.hpp"
 #include "io/svg_timeline.hpp"
 #include "io/text_timeline.hpp"
@@ -70,7 +71,9 @@ Runner add_export(CLI::App& sub) {
     names.emplace_back(f.name);
     help += std::string(" ") + f.name + " (" + f.description + ")";
   }
-  sub.add_option("FILE", o->file, "Schedule JSON")->required()->type_name("FILE");
+  sub.add_option("FILE", o->file, "Schedule JSON, or a result JSON written by simulate (drawn as it is)")
+      ->required()
+      ->type_name("FILE");
   sub.add_option("--format", o->format, help)->required()->type_name("FORMAT")->check(CLI::IsMember(names));
   add_cost_options(sub, o->costs);
   add_sim_options(sub, o->sim);
@@ -80,15 +83,23 @@ Runner add_export(CLI::App& sub) {
                "csv: add SEND_F, RECV_F, SEND_B, RECV_B around the ops that cross devices");
   sub.add_option("-o,--output", o->output, "Write here instead of stdout")->type_name("FILE");
   return [o] {
-    Schedule schedule = read_schedule_file(o->file);
     const ExportFormat* format = nullptr;
     for (const ExportFormat& f : kFormats) {
       if (o->format == f.name) format = &f;
     }
+    Json document = parse_json(read_text_file(o->file), o->file);
+    Schedule schedule;
     SimResult result;
-    if (format->timed) {
-      result = simulate(schedule, build_cost_model(o->costs, schedule.stages, schedule.devices), sim_options(o->sim));
-      if (result.deadlocked()) throw Error(o->file + ": the schedule deadlocks; 'pipeplan validate' says where");
+    if (document.is_object() && document.value("format", "") == "pipeplan.result") {
+      LoadedResult loaded = result_from_json(document, o->file);  // already timed: no costs needed
+      schedule = std::move(loaded.schedule);
+      result = std::move(loaded.result);
+    } else {
+      schedule = schedule_from_json(document, o->file);
+      if (format->timed) {
+        result = simulate(schedule, build_cost_model(o->costs, schedule.stages, schedule.devices), sim_options(o->sim));
+        if (result.deadlocked()) throw Error(o->file + ": the schedule deadlocks; 'pipeplan validate' says where");
+      }
     }
     ExportSettings settings;
     settings.with_communication = o->with_communication;

@@ -1,5 +1,7 @@
 #pragma once
 // The result file (docs/formats.md, "Result"): what a simulation measured.
+#include <string>
+
 #include "io/json_text.hpp"
 #include "model/schedule.hpp"
 #include "sim/sim_result.hpp"
@@ -9,5 +11,15 @@ namespace pipeplan {
 /// The result of simulating `schedule` as a "pipeplan.result" document: makespan, bubble rate,
 /// step time, per-device busy, idle and peak memory with its memory timeline, and every op.
 [[nodiscard]] Json result_to_json(const Schedule& schedule, const SimResult& result);
+
+/// A result file read back: the schedule it timed (its first iteration's order per device) and
+/// the run, enough to draw or export it again without simulating.
+struct LoadedResult {
+  Schedule schedule;
+  SimResult result;
+};
+
+/// Reads a "pipeplan.result" document parsed from `source`. Throws Error naming the field.
+[[nodiscard]] LoadedResult result_from_json(const Json& document, const std::string& source);
 
 }  // namespace pipeplan

@@ -166,3 +166,8 @@ pipeplan_cli_test(export_html --then "xmllint --noout r.html && grep -q '<table 
                   -- export schedules/zbh1-p4-m8.json --format html -o @TMP@/r.html)
 pipeplan_cli_test(export_text --out "^device 3   \\.+F" --out "F forward, B input gradient"
                   -- export schedules/zbh1-p4-m8.json --format text)
+# A result file exports to the same bytes as the schedule simulated on the fly with the same costs.
+pipeplan_cli_test(export_from_result
+                  --before "$PIPEPLAN simulate $SOURCE_DIR/schedules/zbh1-p4-m8.json --memory 1GiB,256MiB --iterations 2 -o r.json >/dev/null && $PIPEPLAN export $SOURCE_DIR/schedules/zbh1-p4-m8.json --format svg --memory 1GiB,256MiB --iterations 2 -o b.svg"
+                  --then "cmp a.svg b.svg"
+                  -- export @TMP@/r.json --format svg -o @TMP@/a.svg)

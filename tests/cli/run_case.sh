@@ -5,7 +5,8 @@
 # @TMP@ in any argument becomes a fresh scratch folder. --out and --err are extended regular
 # expressions that stdout or stderr must match; --golden compares stdout byte for byte;
 # --absent names a file that must not exist afterwards; --before runs a shell command first (to
-# make an input; $PIPEPLAN is the binary) and --then a shell check afterwards, both in @TMP@.
+# make an input; $PIPEPLAN is the binary, $SOURCE_DIR the repository) and --then a shell check
+# afterwards, both in @TMP@.
 set -u
 pipeplan=$1
 shift
@@ -31,6 +32,7 @@ args=()
 for a in "$@"; do args+=("${a//@TMP@/$tmp}"); done
 
 export PIPEPLAN=$pipeplan
+export SOURCE_DIR=$PWD  # the repository root, for --before and --then, which run in @TMP@
 if [ -n "$before" ] && ! (cd "$tmp" && bash -c "$before"); then
   echo "FAIL: set-up failed: $before"
   exit 1
