@@ -9,7 +9,7 @@ target_compile_options(pipeplan_warnings INTERFACE
 if(PIPEPLAN_WERROR)
   target_compile_options(pipeplan_warnings INTERFACE -Werror)
 endif()
-if(PIPEPLAN_SANITIZE)
+if(PIPEPLAN_SANITIZE OR PIPEPLAN_FUZZ)
   target_compile_options(pipeplan_warnings INTERFACE
     -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
   target_link_options(pipeplan_warnings INTERFACE -fsanitize=address,undefined)

@@ -1,0 +1,47 @@
+// libFuzzer targets for every reader: each takes arbitrary bytes and must either read them or
+// throw pipeplan::Error; a crash, a hang, a leak or a sanitizer report is a bug. One binary per
+// reader, chosen at compile time by PIPEPLAN_FUZZ_TARGET.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "io/json_text.hpp"
+#include "io/profile_json.hpp"
+#include "io/pytorch_csv.hpp"
+#include "io/result_json.hpp"
+#include "io/schedule_json.hpp"
+#include "model/error.hpp"
+#include "model/size_string.hpp"
+#include "model/structure.hpp"
+
+namespace {
+
+void read(std::string_view text) {
+  using namespace pipeplan;
+  const std::string source = "fuzz";
+#if PIPEPLAN_FUZZ_TARGET == 1
+  (void)profile_from_json(parse_json(text, source), source);
+#elif PIPEPLAN_FUZZ_TARGET == 2
+  Schedule s = schedule_from_json(parse_json(text, source), source);
+  (void)find_structure_problems(s);
+#elif PIPEPLAN_FUZZ_TARGET == 3
+  (void)result_from_json(parse_json(text, source), source);
+#elif PIPEPLAN_FUZZ_TARGET == 4
+  CsvImport c = schedule_from_pytorch_csv(text, source);
+  (void)find_structure_problems(c.schedule);
+#else
+  (void)parse_size(text);
+#endif
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  try {
+    read(std::string_view(reinterpret_cast<const char*>(data), size));
+  } catch (const pipeplan::Error&) {
+    // A clear refusal is the right answer to bad input.
+  }
+  return 0;
+}
