@@ -90,10 +90,14 @@ Runner add_export(CLI::App& sub) {
     Json document = parse_json(read_text_file(o->file), o->file);
     Schedule schedule;
     SimResult result;
-    if (document.is_object() && document.value("format", "") == "pipeplan.result") {
+    ExportSettings settings;
+    settings.costs = describe_costs(o->costs);
+    const auto format_field = document.is_object() ? document.find("format") : document.end();
+    if (format_field != document.end() && *format_field == "pipeplan.result") {
       LoadedResult loaded = result_from_json(document, o->file);  // already timed: no costs needed
       schedule = std::move(loaded.schedule);
       result = std::move(loaded.result);
+      settings.costs = "timed as recorded in " + o->file;
     } else {
       schedule = schedule_from_json(document, o->file);
       if (format->timed) {
@@ -101,9 +105,7 @@ Runner add_export(CLI::App& sub) {
         if (result.deadlocked()) throw Error(o->file + ": the schedule deadlocks; 'pipeplan validate' says where");
       }
     }
-    ExportSettings settings;
     settings.with_communication = o->with_communication;
-    settings.costs = describe_costs(o->costs);
     settings.text = terminal_text_options(o->output);
     if (!o->memory_limit.empty()) settings.svg.memory_limit = parse_size_flag(o->memory_limit, "--memory-limit");
     emit(o->output, format->write(schedule, result, settings));

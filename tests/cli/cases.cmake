@@ -171,3 +171,6 @@ pipeplan_cli_test(export_from_result
                   --before "$PIPEPLAN simulate $SOURCE_DIR/schedules/zbh1-p4-m8.json --memory 1GiB,256MiB --iterations 2 -o r.json >/dev/null && $PIPEPLAN export $SOURCE_DIR/schedules/zbh1-p4-m8.json --format svg --memory 1GiB,256MiB --iterations 2 -o b.svg"
                   --then "cmp a.svg b.svg"
                   -- export @TMP@/r.json --format svg -o @TMP@/a.svg)
+pipeplan_cli_test(export_bad_format_field --exit 1 --err "bad.json: format: expected a string, got 5"
+                  --before "echo '{\"format\": 5}' > bad.json"
+                  -- export @TMP@/bad.json --format svg)
