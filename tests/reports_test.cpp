@@ -28,12 +28,16 @@ TEST_CASE("the result document carries the contract's keys and the simulated num
 TEST_CASE("the comparison gives each row its ratio to the first") {
   Schedule a = test::generated("1f1b", 4, 8), b = test::generated("zbh1", 4, 8);
   std::vector<ComparisonRow> rows;
-  rows.push_back({"1f1b", simulate(a, test::uniform(a, 1, 1, 1))});
-  rows.push_back({"zbh1", simulate(b, test::uniform(b, 1, 1, 1))});
+  rows.push_back({"1f1b", simulate(a, test::uniform(a, 1, 1, 1)), std::nullopt});
+  rows.push_back({"zbh1", simulate(b, test::uniform(b, 1, 1, 1)), false});
   Json j = comparison_to_json(rows);
   // 1F1B 33 units, ZB-H1 27 units (the formulas in simulator_test.cpp).
   CHECK(j["rows"][1]["ratio_to_first"].get<double>() == doctest::Approx(27.0 / 33.0));
   CHECK(comparison_text(rows).find("0.818") != std::string::npos);
+  // A row over the memory limit says so, in the text and in the JSON; one without a limit does not.
+  CHECK(comparison_text(rows).find("over the memory limit\n") != std::string::npos);
+  CHECK(j["rows"][1]["within_memory_limit"] == false);
+  CHECK_FALSE(j["rows"][0].contains("within_memory_limit"));
 }
 
 TEST_CASE("a validation report says valid, or lists each problem with its kind") {

@@ -27,6 +27,16 @@ struct CompareOptions {
   std::string output;
 };
 
+// Whether every device's peak stays within --memory-limit; nullopt without a limit.
+std::optional<bool> within_limit(const SimResult& result, const RequestFlags& flags) {
+  std::vector<Bytes> limits = memory_limits(flags);
+  if (limits.empty()) return std::nullopt;
+  for (std::size_t d = 0; d < result.devices.size(); ++d) {
+    if (result.devices[d].peak_memory > limits[limits.size() == 1 ? 0 : d]) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 Runner add_compare(CLI::App& sub) {
@@ -50,7 +60,8 @@ Runner add_compare(CLI::App& sub) {
       Generated generated = generate_for(*g, o->request, o->costs);
       SimResult result = simulate(generated.schedule, generated.costs, sim_options(o->sim));
       if (result.deadlocked()) throw Error(std::string(g->name) + ": the generated schedule deadlocks");
-      rows.push_back({std::string(g->name), std::move(result)});
+      std::optional<bool> fits = within_limit(result, o->request);
+      rows.push_back({std::string(g->name), std::move(result), fits});
       schedules.push_back(std::move(generated.schedule));
     }
     std::string json = to_json_text(comparison_to_json(rows));

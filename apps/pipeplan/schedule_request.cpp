@@ -9,7 +9,7 @@ namespace pipeplan::cli {
 
 namespace {
 
-std::vector<Bytes> parse_limits(const std::string& text, int devices) {
+std::vector<Bytes> parse_limits(const std::string& text, int devices) {  // see memory_limits
   std::vector<Bytes> limits;
   if (text.empty()) return limits;
   std::size_t start = 0;
@@ -48,6 +48,10 @@ void add_request_options(CLI::App& sub, RequestFlags& flags) {
   sub.add_option("--memory-limit", flags.memory_limit,
                  "zb, zbv-auto: per-device memory limit, static memory included, e.g. 24GiB or one size per device")
       ->type_name("SIZE");
+}
+
+std::vector<Bytes> memory_limits(const RequestFlags& flags) {
+  return parse_limits(flags.memory_limit, flags.request.devices);
 }
 
 Generated generate_for(const Generator& generator, const RequestFlags& flags, const CostOptions& cost_options) {

@@ -19,6 +19,9 @@ struct RequestFlags {
 /// each generator's default), --group N and --memory-limit SIZE[,SIZE...].
 void add_request_options(CLI::App& sub, RequestFlags& flags);
 
+/// The --memory-limit sizes: none, one for every device, or one per device. Throws UsageError.
+[[nodiscard]] std::vector<Bytes> memory_limits(const RequestFlags& flags);
+
 /// A generated schedule and the costs it was planned with (the flags' costs, split into the
 /// schedule's chunks).
 struct Generated {

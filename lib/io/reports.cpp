@@ -47,6 +47,7 @@ std::string comparison_text(const std::vector<ComparisonRow>& rows) {
                        ns_to_ms(r.makespan), ns_to_ms(r.step_time()), 100.0 * r.bubble_rate(),
                        100.0 * r.span_bubble_rate(), ratio(r.step_time(), rows.front().result.step_time()),
                        fmt::join(peaks, ", "));
+    if (row.within_memory_limit == false) out.insert(out.size() - 1, "  over the memory limit");
   }
   return out;
 }
@@ -66,6 +67,7 @@ Json comparison_to_json(const std::vector<ComparisonRow>& rows) {
                    {"lower_bound_ms", ns_to_ms(r.lower_bound)},
                    {"ratio_to_first", ratio(r.step_time(), rows.front().result.step_time())},
                    {"peak_memory_bytes", std::move(peaks)}});
+    if (row.within_memory_limit) out.back()["within_memory_limit"] = *row.within_memory_limit;
   }
   return j;
 }

@@ -1,6 +1,7 @@
 #pragma once
 // The readable summaries and JSON documents of the CLI's reports: one simulation, a comparison
 // of schedules, and a validation. The library builds the text; apps/ decides where it goes.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,14 +19,16 @@ namespace pipeplan {
 struct ComparisonRow {
   std::string schedule;
   SimResult result;
+  std::optional<bool> within_memory_limit;  ///< set when the comparison has a memory limit
 };
 
 /// One row per schedule: makespan, step time, bubble rates, ratio of step time to the first
-/// row's, and each device's peak memory.
+/// row's, and each device's peak memory, marked when it is over the comparison's memory limit.
 [[nodiscard]] std::string comparison_text(const std::vector<ComparisonRow>& rows);
 
 /// {"format": "pipeplan.comparison", ..., "rows": [{"schedule", "makespan_ms", "step_ms",
-/// "bubble_rate", "span_bubble_rate", "lower_bound_ms", "ratio_to_first", "peak_memory_bytes"}]}.
+/// "bubble_rate", "span_bubble_rate", "lower_bound_ms", "ratio_to_first", "peak_memory_bytes",
+/// and "within_memory_limit" when there is a limit}]}.
 [[nodiscard]] Json comparison_to_json(const std::vector<ComparisonRow>& rows);
 
 /// "valid: ..." or one line per problem.

@@ -174,3 +174,6 @@ pipeplan_cli_test(export_from_result
 pipeplan_cli_test(export_bad_format_field --exit 1 --err "bad.json: format: expected a string, got 5"
                   --before "echo '{\"format\": 5}' > bad.json"
                   -- export @TMP@/bad.json --format svg)
+# 1F1B's device 0 holds 4 micro-batches (400 B), ZB-H2's 7 (700 B): only ZB-H2 is over 500 B.
+pipeplan_cli_test(compare_memory_limit --out "\"within_memory_limit\": true" --out "\"within_memory_limit\": false"
+                  -- compare --schedules 1f1b,zbh2 --stages 4 --microbatches 8 --memory 100,25 --memory-limit 500 --json)
