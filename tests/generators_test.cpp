@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include "io/json_text.hpp"
+#include "io/pytorch_csv.hpp"
 #include "model/error.hpp"
 #include "model/structure.hpp"
 #include "schedules/generator.hpp"
@@ -139,6 +141,12 @@ TEST_CASE("looped BFS and eager 1F1B follow their rules") {
   Schedule e = generated("eager-1f1b", 3, 6);
   CHECK(row(e, 0) == "F0 F1 F2 F3 F4 BW0 F5 BW1 BW2 BW3 BW4 BW5");
   CHECK(row(e, 2) == "F0 BW0 F1 BW1 F2 BW2 F3 BW3 F4 BW4 F5 BW5");
+}
+
+TEST_CASE("DualPipeV for P = 4, M = 10 is PyTorch's own DualPipeV file, op for op") {
+  Schedule s = generated("dualpipev", 4, 10);
+  std::string expected = read_text_file(std::string(PIPEPLAN_TEST_DATA) + "/pytorch/dualpipev_4rank_10mb.csv");
+  CHECK(schedule_to_pytorch_csv(s) == expected);
 }
 
 TEST_CASE("generators refuse what they cannot build, saying why") {

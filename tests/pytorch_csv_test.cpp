@@ -82,15 +82,15 @@ TEST_CASE("the legacy naming is recognised, or can be forced") {
             .find("'I' is not an action of the legacy naming") != std::string::npos);
 }
 
-TEST_CASE("communication actions are dropped and overlapped pairs split, and counted") {
+TEST_CASE("communication actions are dropped and overlapped pairs become FB ops, and both are counted") {
   CsvImport c = read("0F0,0SEND_F0,0RECV_B0,0B0,0UNSHARD\n1RECV_F0,1F0,1B0,1SEND_B0\n");
   CHECK(c.communication_actions == 5);
   CHECK(c.schedule.op_count() == 4);
   // As in DualPipeV, the pair runs two stages of one rank: F of one, full backward of the other.
   CsvImport o = read("0F0,1F0,(0F1;1B0)OVERLAP_F_B,1F1,1B1,0B0,0B1\n");
   CHECK(o.overlapped_pairs == 1);
-  CHECK(o.schedule.order[0][2] == Op{OpKind::F, 0, 1});
-  CHECK(o.schedule.order[0][3] == Op{OpKind::BW, 1, 0});
+  CHECK(o.schedule.order[0][2] == overlapped(0, 1, 1, 0));
+  CHECK(o.schedule.order[0].size() == 7);  // 0F0 1F0 FB 1F1 1B1 0B0 0B1
   CHECK(find_structure_problems(o.schedule).empty());
 }
 
@@ -106,6 +106,13 @@ TEST_CASE("malformed CSV names the row and the column") {
   CHECK(test::error_of([] { (void)read("\n\n"); }) == "t.csv: no actions: expected one row of actions per rank");
   CHECK(test::error_of([] { (void)read("0F0,(0F1;1B0;2B0)OVERLAP_F_B\n"); }).find("expected an overlapped pair") !=
         std::string::npos);
+}
+
+TEST_CASE("an overlapped pair must be a forward and a full backward") {
+  CHECK(test::error_of([] { (void)read("0F0,1F0,(1B0;0F1)OVERLAP_F_B\n"); }).find("a forward and a backward") !=
+        std::string::npos);
+  CHECK(test::error_of([] { (void)read("0F0,1F0,(0F1;1I0)OVERLAP_F_B,1W0\n"); })
+            .find("the backward of an overlapped pair must be a full backward") != std::string::npos);
 }
 
 TEST_CASE("PyTorch's own files import into complete schedules") {

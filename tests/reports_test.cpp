@@ -73,5 +73,5 @@ TEST_CASE("a broken result file names its field") {
   Json j = result_to_json(s, simulate(s, test::uniform(s, 1, 1, 1)));
   j["ops"][3]["kind"] = "Z";
   CHECK(test::error_of([&] { (void)result_from_json(j, "r.json"); }) ==
-        "r.json: ops[3].kind: expected one of \"F\", \"B\", \"W\", \"BW\", got \"Z\"");
+        "r.json: ops[3].kind: expected one of \"F\", \"B\", \"W\", \"BW\", \"FB\", got \"Z\"");
 }

@@ -286,3 +286,25 @@ TEST_CASE("an incomplete schedule or mismatched costs cannot be simulated") {
   CostModel three = uniform_costs(3, 2, StageCost{1, 1, 1, 0, 0}, 0);
   CHECK(test::error_of([&] { (void)simulate(t, three); }).find("3 stages") != std::string::npos);
 }
+
+TEST_CASE("an overlapped FB op: one op, both outputs at its end, its own time when the costs give one") {
+  // One device holds stages 0 and 1 (the V with P = 1). Order: F(s0,m0), F(s1,m0), then
+  // FB = F(s0,m1) with BW(s1,m0), then BW(s0,m0), F(s1,m1), BW(s1,m1), BW(s0,m1).
+  // F = 1, B = 2, W = 1 (BW = 3): without f_and_b_ms FB takes 1 + 3 = 4; with 2.5 it takes 2.5.
+  Schedule s = generated("zbv", 1, 2);
+  s.order[0] = {{OpKind::F, 0, 0}, {OpKind::F, 1, 0}, overlapped(0, 1, 1, 0), {OpKind::BW, 0, 0},
+                {OpKind::F, 1, 1},  {OpKind::BW, 1, 1}, {OpKind::BW, 0, 1}};
+  CostModel c = uniform(s, 1, 2, 1, 100, 40);
+  // F 0-1, F 1-2, FB 2-6, BW 6-9, F 9-10, BW 10-13, BW 13-16.
+  SimResult plain = simulate(s, c);
+  CHECK(plain.makespan == ns(16));
+  CHECK(plain.devices[0].ops[2].op == overlapped(0, 1, 1, 0));
+  CHECK(plain.devices[0].ops[2].end == ns(6));
+  // Memory: F, F: 200; FB allocates stage 0's 100 at its start (300 peak at 2), frees stage
+  // 1's 100 at its end.
+  CHECK(plain.devices[0].peak_memory == 300);
+  for (StageCost& st : c.stages) st.f_and_b_ms = 2.5;
+  SimResult faster = simulate(s, c);
+  CHECK(faster.makespan == ns(14.5));
+  CHECK(faster.lower_bound <= faster.step_time());
+}

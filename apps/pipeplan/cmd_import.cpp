@@ -43,8 +43,7 @@ Runner add_import(CLI::App& sub) {
                 << " communication actions (pipeplan models the transfers itself)";
     }
     if (imported.overlapped_pairs > 0) {
-      std::cerr << "; " << imported.overlapped_pairs
-                << " overlapped F;B pairs imported as the two ops one after the other (timed without the overlap)";
+      std::cerr << "; " << imported.overlapped_pairs << " overlapped F;B pairs as FB ops";
     }
     std::cerr << "\n";
     emit(o->output, to_json_text(schedule_to_json(s)));

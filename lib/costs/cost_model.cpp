@@ -53,7 +53,8 @@ CostModel costs_for_stages(const CostModel& costs, int stages, int devices) {
   split.stages.clear();
   for (const StageCost& s : costs.stages) {
     auto bytes = [k](Bytes b) { return static_cast<Bytes>(std::llround(static_cast<double>(b) / k)); };
-    StageCost chunk{s.f_ms / k, s.b_ms / k, s.w_ms / k, bytes(s.activation_bytes), bytes(s.w_activation_bytes)};
+    StageCost chunk{s.f_ms / k, s.b_ms / k, s.w_ms / k, bytes(s.activation_bytes), bytes(s.w_activation_bytes),
+                    s.f_and_b_ms ? std::optional<double>(*s.f_and_b_ms / k) : std::nullopt};
     split.stages.insert(split.stages.end(), static_cast<std::size_t>(k), chunk);
   }
   return split;
@@ -70,6 +71,7 @@ void check_costs(const CostModel& costs) {
     check_ms(s.f_ms, at + "f_ms");
     check_ms(s.b_ms, at + "b_ms");
     check_ms(s.w_ms, at + "w_ms");
+    if (s.f_and_b_ms) check_ms(*s.f_and_b_ms, at + "f_and_b_ms");
     check_bytes(s.activation_bytes, at + "activation_bytes");
     check_bytes(s.w_activation_bytes, at + "w_activation_bytes");
     if (s.w_activation_bytes > s.activation_bytes) {

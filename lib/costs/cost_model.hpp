@@ -15,6 +15,9 @@ struct StageCost {
   double w_ms = 0.0;  ///< gradient for the weights; a fused BW takes b_ms + w_ms
   Bytes activation_bytes = 0;    ///< a_F: allocated by F, kept for the backward
   Bytes w_activation_bytes = 0;  ///< a_W: the part of a_F that B leaves for W (a_W <= a_F)
+  /// An FB op whose forward is this stage's (DualPipe's overlapped pair). When unset, FB takes
+  /// this stage's F plus the fused backward of the other stage, as if not overlapped.
+  std::optional<double> f_and_b_ms;
 };
 
 /// Costs of one device.

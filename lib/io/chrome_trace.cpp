@@ -14,7 +14,9 @@ namespace {
 double us(SimTime ns) { return static_cast<double>(ns) / 1e3; }
 
 std::string op_name(const Op& op) {
-  return std::string(kind_name(op.kind)) + " s" + std::to_string(op.stage) + " m" + std::to_string(op.microbatch);
+  std::string name = std::string(kind_name(op.kind)) + " s" + std::to_string(op.stage) + " m" + std::to_string(op.microbatch);
+  if (op.kind == OpKind::FB) name += " & s" + std::to_string(op.overlap_stage) + " m" + std::to_string(op.overlap_microbatch);
+  return name;
 }
 
 // What produced an output: F for a forward, B or BW for an input gradient, B alone for W.
@@ -41,6 +43,10 @@ void append_events(Json& events, const Schedule& schedule, const SimResult& r, i
       if (t.op.kind == OpKind::F) produced[output_of(t, Need::Forward)] = &t;
       if (gives_input_gradient(t.op.kind)) produced[output_of(t, Need::InputGradient)] = &t;
       if (t.op.kind == OpKind::B) produced[output_of(t, Need::SplitB)] = &t;
+      if (t.op.kind == OpKind::FB) {
+        produced[{t.iteration, static_cast<int>(Need::Forward), t.op.stage, t.op.microbatch}] = &t;
+        produced[{t.iteration, static_cast<int>(Need::InputGradient), t.op.overlap_stage, t.op.overlap_microbatch}] = &t;
+      }
     }
   }
   int flow = 0;

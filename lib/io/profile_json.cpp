@@ -18,6 +18,7 @@ StageCost stage_from_json(const Json& j, const JsonPath& at) {
   if (const Json* a = optional_member(j, "w_activation_bytes", at)) {
     s.w_activation_bytes = read_bytes(*a, at.key("w_activation_bytes"));
   }
+  if (const Json* fb = optional_member(j, "f_and_b_ms", at)) s.f_and_b_ms = read_ms(*fb, at.key("f_and_b_ms"));
   if (s.w_activation_bytes > s.activation_bytes) {
     throw Error(at.key("w_activation_bytes").where() + ": " + std::to_string(s.w_activation_bytes) +
                 " exceeds activation_bytes (" + std::to_string(s.activation_bytes) +
@@ -91,6 +92,7 @@ Json profile_to_json(const CostModel& costs) {
     stages.push_back({{"f_ms", s.f_ms}, {"b_ms", s.b_ms}, {"w_ms", s.w_ms},
                       {"activation_bytes", s.activation_bytes},
                       {"w_activation_bytes", s.w_activation_bytes}});
+    if (s.f_and_b_ms) stages.back()["f_and_b_ms"] = *s.f_and_b_ms;
   }
   Json& devices = j["devices"] = Json::array();
   for (const DeviceCost& d : costs.devices) {

@@ -18,6 +18,7 @@ struct Action {
   int stage = 0;
   std::string type;  // F, I, W, B, BW
   int microbatch = 0;
+  bool overlaps_next = false;  // the forward of an OVERLAP_F_B pair; the next action is its backward
 };
 
 struct Cell {
@@ -115,8 +116,14 @@ Parsed parse_rows(std::string_view text, const std::string& source) {
       if (cell.front() == '(' && cell.size() > kOverlap.size() && cell.ends_with(kOverlap)) {
         std::vector<std::string> pair = split(std::string_view(cell).substr(1, cell.size() - 1 - kOverlap.size()), ';');
         if (pair.size() != 2) fail(source, at, cell, "expected an overlapped pair (F;B)OVERLAP_F_B");
+        const std::size_t before = parsed.rows.back().size();
         add_action(source, at, cell, pair[0], parsed);
         add_action(source, at, cell, pair[1], parsed);
+        auto& row_actions = parsed.rows.back();
+        if (row_actions.size() != before + 2 || row_actions[before].first.type != "F") {
+          fail(source, at, cell, "expected an overlapped pair of a forward and a backward, (0F7;7B3)OVERLAP_F_B");
+        }
+        row_actions[before].first.overlaps_next = true;
         ++parsed.overlapped;
         continue;
       }
@@ -211,7 +218,20 @@ CsvImport schedule_from_pytorch_csv(std::string_view text, const std::string& so
   }
   s.order.resize(parsed.rows.size());
   for (std::size_t d = 0; d < parsed.rows.size(); ++d) {
-    for (const auto& [a, at] : parsed.rows[d]) s.order[d].push_back({kind_of(a, result.naming, source, at), a.stage, a.microbatch});
+    const auto& row = parsed.rows[d];
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      const auto& [a, at] = row[i];
+      if (!a.overlaps_next) {
+        s.order[d].push_back({kind_of(a, result.naming, source, at), a.stage, a.microbatch});
+        continue;
+      }
+      const Action& b = row[++i].first;
+      if (kind_of(b, result.naming, source, at) != OpKind::BW) {
+        fail(source, at, std::to_string(b.stage) + b.type + std::to_string(b.microbatch),
+             "the backward of an overlapped pair must be a full backward");
+      }
+      s.order[d].push_back(overlapped(a.stage, a.microbatch, b.stage, b.microbatch));
+    }
   }
   return result;
 }
@@ -232,13 +252,20 @@ std::string schedule_to_pytorch_csv(const Schedule& schedule, bool with_communic
           cell(op.stage, dep.need == Need::Forward ? "RECV_F" : "RECV_B", op.microbatch);
         }
       }
-      cell(op.stage, op.kind == OpKind::B ? "I" : op.kind == OpKind::BW ? "B" : kind_name(op.kind), op.microbatch);
+      if (op.kind == OpKind::FB) {
+        cells.push_back("(" + std::to_string(op.stage) + "F" + std::to_string(op.microbatch) + ";" +
+                        std::to_string(op.overlap_stage) + "B" + std::to_string(op.overlap_microbatch) + ")OVERLAP_F_B");
+      } else {
+        cell(op.stage, op.kind == OpKind::B ? "I" : op.kind == OpKind::BW ? "B" : kind_name(op.kind), op.microbatch);
+      }
       if (!with_communication) continue;
-      if (op.kind == OpKind::F && op.stage + 1 < schedule.stages && device_of(op.stage + 1) != device) {
+      const bool forward = op.kind == OpKind::F || op.kind == OpKind::FB;
+      if (forward && op.stage + 1 < schedule.stages && device_of(op.stage + 1) != device) {
         cell(op.stage, "SEND_F", op.microbatch);
       }
-      if (gives_input_gradient(op.kind) && op.stage > 0 && device_of(op.stage - 1) != device) {
-        cell(op.stage, "SEND_B", op.microbatch);
+      const Op backward = op.kind == OpKind::FB ? op.backward_part() : op;
+      if (gives_input_gradient(backward.kind) && backward.stage > 0 && device_of(backward.stage - 1) != device) {
+        cell(backward.stage, "SEND_B", backward.microbatch);
       }
     }
     for (std::size_t i = 0; i < cells.size(); ++i) out += (i == 0 ? "" : ",") + cells[i];

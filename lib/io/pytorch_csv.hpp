@@ -20,7 +20,7 @@ struct CsvImport {
   Schedule schedule;
   CsvNaming naming = CsvNaming::Current;  ///< the naming read (never Auto)
   int communication_actions = 0;  ///< SEND/RECV, UNSHARD, RESHARD, REDUCE_GRAD: dropped, the simulator models transfers
-  int overlapped_pairs = 0;       ///< (F;B)OVERLAP_F_B: imported as the two ops one after the other
+  int overlapped_pairs = 0;       ///< (F;B)OVERLAP_F_B pairs, imported as FB ops
 };
 
 /// Reads a PyTorch CSV schedule from `text` (from `source`, for messages). The placement is

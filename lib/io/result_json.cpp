@@ -57,6 +57,10 @@ Json result_to_json(const Schedule& schedule, const SimResult& r) {
                    {"microbatch", o.op.microbatch},
                    {"start_ms", ns_to_ms(o.start)},
                    {"end_ms", ns_to_ms(o.end)}});
+    if (o.op.kind == OpKind::FB) {
+      ops.back()["overlap_stage"] = o.op.overlap_stage;
+      ops.back()["overlap_microbatch"] = o.op.overlap_microbatch;
+    }
   }
   return j;
 }
@@ -135,9 +139,14 @@ LoadedResult result_from_json(const Json& document, const std::string& source) {
     t.iteration = read_int(member(o, "iteration", at), at.key("iteration"), 0, r.options.iterations - 1);
     const std::string& kind = read_string(member(o, "kind", at), at.key("kind"));
     auto parsed = parse_kind(kind);
-    if (!parsed) fail_field(at.key("kind"), "one of \"F\", \"B\", \"W\", \"BW\"", Json(kind));
+    if (!parsed) fail_field(at.key("kind"), "one of \"F\", \"B\", \"W\", \"BW\", \"FB\"", Json(kind));
     t.op = {*parsed, read_int(member(o, "stage", at), at.key("stage"), 0, s.stages - 1),
             read_int(member(o, "microbatch", at), at.key("microbatch"), 0, s.microbatches - 1)};
+    if (*parsed == OpKind::FB) {
+      t.op.overlap_stage = read_int(member(o, "overlap_stage", at), at.key("overlap_stage"), 0, s.stages - 1);
+      t.op.overlap_microbatch =
+          read_int(member(o, "overlap_microbatch", at), at.key("overlap_microbatch"), 0, s.microbatches - 1);
+    }
     t.start = read_time(o, "start_ms", at);
     t.end = read_time(o, "end_ms", at);
     r.devices[static_cast<std::size_t>(t.device)].ops.push_back(t);  // ops come in start order

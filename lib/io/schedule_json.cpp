@@ -14,10 +14,13 @@ Op op_from_json(const Json& j, const JsonPath& at, const Schedule& s) {
   JsonPath kind_at = at.key("kind");
   const std::string& kind_name = read_string(member(j, "kind", at), kind_at);
   auto kind = parse_kind(kind_name);
-  if (!kind) fail_field(kind_at, "one of \"F\", \"B\", \"W\", \"BW\"", Json(kind_name));
+  if (!kind) fail_field(kind_at, "one of \"F\", \"B\", \"W\", \"BW\", \"FB\"", Json(kind_name));
   int stage = read_int(member(j, "stage", at), at.key("stage"), 0, s.stages - 1);
   int microbatch = read_int(member(j, "microbatch", at), at.key("microbatch"), 0, s.microbatches - 1);
-  return Op{*kind, stage, microbatch};
+  if (*kind != OpKind::FB) return Op{*kind, stage, microbatch};
+  return overlapped(stage, microbatch,
+                    read_int(member(j, "overlap_stage", at), at.key("overlap_stage"), 0, s.stages - 1),
+                    read_int(member(j, "overlap_microbatch", at), at.key("overlap_microbatch"), 0, s.microbatches - 1));
 }
 
 }  // namespace
@@ -78,6 +81,10 @@ Json schedule_to_json(const Schedule& s) {
     Json list = Json::array();
     for (const Op& op : ops) {
       list.push_back({{"kind", kind_name(op.kind)}, {"stage", op.stage}, {"microbatch", op.microbatch}});
+      if (op.kind == OpKind::FB) {
+        list.back()["overlap_stage"] = op.overlap_stage;
+        list.back()["overlap_microbatch"] = op.overlap_microbatch;
+      }
     }
     order.push_back(std::move(list));
   }

@@ -20,8 +20,9 @@ constexpr int kAxis = 30;        // the time axis under the lanes
 constexpr int kMemory = 130;     // the memory panel
 constexpr int kRight = 20;
 
-// Colours of F, B, W, BW (Tableau 10), so the kinds read apart in print and on screen.
-constexpr std::array<const char*, kOpKindCount> kColours = {"#4e79a7", "#59a14f", "#f28e2b", "#b07aa1"};
+// Colours of F, B, W, BW and the overlapped FB (Tableau 10), so the kinds read apart in print and
+// on screen.
+constexpr std::array<const char*, kOpKindCount> kColours = {"#4e79a7", "#59a14f", "#f28e2b", "#b07aa1", "#e15759"};
 constexpr std::array<const char*, 8> kLines = {"#4e79a7", "#e15759", "#59a14f", "#f28e2b",
                                                "#b07aa1", "#76b7b2", "#edc948", "#9c755f"};
 
@@ -97,9 +98,12 @@ std::string panel(const Schedule& s, const SimResult& r, const SvgOptions& optio
       const bool later_chunk = t.op.stage != first_stage;
       out += fmt::format(
           "<rect class=\"op\" x=\"{:.2f}\" y=\"{}\" width=\"{:.2f}\" height=\"{}\" fill=\"{}\"{} stroke=\"#fff\" "
-          "stroke-width=\"0.5\"><title>{} stage {} micro-batch {}{}: {:.3f} to {:.3f} ms</title></rect>\n",
+          "stroke-width=\"0.5\"><title>{} stage {} micro-batch {}{}{}: {:.3f} to {:.3f} ms</title></rect>\n",
           left, y, w, kLane, kColours[static_cast<std::size_t>(t.op.kind)], later_chunk ? " fill-opacity=\"0.6\"" : "",
           kind_name(t.op.kind), t.op.stage, t.op.microbatch,
+          t.op.kind == OpKind::FB
+              ? fmt::format(" with the backward of stage {} micro-batch {}", t.op.overlap_stage, t.op.overlap_microbatch)
+              : std::string(),
           r.options.iterations > 1 ? fmt::format(" iteration {}", t.iteration) : std::string(), ns_to_ms(t.start),
           ns_to_ms(t.end));
       const std::string label = std::to_string(t.op.microbatch);

@@ -10,8 +10,9 @@ namespace pipeplan {
 
 namespace {
 
-constexpr std::array<char, kOpKindCount> kLetters = {'F', 'B', 'W', 'X'};
-constexpr std::array<const char*, kOpKindCount> kAnsi = {"\x1b[44;97m", "\x1b[42;30m", "\x1b[43;30m", "\x1b[45;97m"};
+constexpr std::array<char, kOpKindCount> kLetters = {'F', 'B', 'W', 'X', 'O'};
+constexpr std::array<const char*, kOpKindCount> kAnsi = {"\x1b[44;97m", "\x1b[42;30m", "\x1b[43;30m", "\x1b[45;97m",
+                                                         "\x1b[41;97m"};
 constexpr const char* kReset = "\x1b[0m";
 
 }  // namespace
@@ -65,7 +66,8 @@ std::string text_timeline(const Schedule& s, const SimResult& r, const TextOptio
     out += '\n';
   }
   out += fmt::format("{:<{}}0{:>{}}\n", "", label_width, fmt::format("{:.3f} ms", ns_to_ms(end)), columns - 1);
-  out += "F forward, B input gradient, W weight gradient, X fused backward; lower case: a later chunk; . idle\n";
+  out += "F forward, B input gradient, W weight gradient, X fused backward, O overlapped F and backward; lower "
+         "case: a later chunk; . idle\n";
   return out;
 }
 

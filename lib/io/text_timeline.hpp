@@ -13,8 +13,8 @@ struct TextOptions {
 };
 
 /// Each column covers makespan / columns of time and shows the op that covers most of it: F, B,
-/// W, or X for a fused BW, lower case for a device's later chunks; '.' where the device idles
-/// for most of it. A time axis and a legend follow.
+/// W, X for a fused BW or O for an overlapped FB, lower case for a device's later chunks; '.'
+/// where the device idles for most of it. A time axis and a legend follow.
 [[nodiscard]] std::string text_timeline(const Schedule& schedule, const SimResult& result, const TextOptions& options);
 
 }  // namespace pipeplan

@@ -21,6 +21,11 @@ Dependencies dependencies_of(const Op& op, int stages) {
     case OpKind::W:
       add(Need::SplitB, op.stage, op.microbatch);
       break;
+    case OpKind::FB:
+      for (const Op& part : {op.forward_part(), op.backward_part()}) {
+        for (const Dependency& dep : dependencies_of(part, stages)) add(dep.need, dep.stage, dep.microbatch);
+      }
+      break;
   }
   return deps;
 }

@@ -19,9 +19,9 @@ struct Dependency {
   int microbatch = 0;
 };
 
-/// At most two dependencies of one op.
+/// At most four dependencies of one op (an FB has those of its forward and its backward).
 struct Dependencies {
-  std::array<Dependency, 2> items{};
+  std::array<Dependency, 4> items{};
   std::size_t count = 0;
 
   [[nodiscard]] const Dependency* begin() const { return items.data(); }

@@ -1,6 +1,7 @@
 #include "model/structure.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -10,6 +11,13 @@
 namespace pipeplan {
 
 namespace {
+
+bool in_range(const Schedule& s, const Op& op) {
+  auto ok = [&s](int stage, int microbatch) {
+    return stage >= 0 && stage < s.stages && microbatch >= 0 && microbatch < s.microbatches;
+  };
+  return ok(op.stage, op.microbatch) && (op.kind != OpKind::FB || ok(op.overlap_stage, op.overlap_microbatch));
+}
 
 std::string at(int device, std::size_t index) {
   return "order[" + std::to_string(device) + "][" + std::to_string(index) + "]";
@@ -123,7 +131,7 @@ void order_problems(const Schedule& s, OpCensus& census, std::vector<Problem>& o
     const auto& ops = s.order[static_cast<std::size_t>(d)];
     for (std::size_t i = 0; i < ops.size(); ++i) {
       const Op& op = ops[i];
-      if (op.stage < 0 || op.stage >= s.stages || op.microbatch < 0 || op.microbatch >= s.microbatches) continue;
+      if (!in_range(s, op)) continue;
       for (const Dependency& dep : dependencies_of(op, s.stages)) {
         const Seen* producer = unique_producer(census, dep, d);
         if (producer != nullptr && producer->index > i) {
@@ -147,24 +155,28 @@ std::vector<Problem> find_structure_problems(const Schedule& s) {
     const auto& ops = s.order[static_cast<std::size_t>(d)];
     for (std::size_t i = 0; i < ops.size(); ++i) {
       const Op& op = ops[i];
-      if (op.stage < 0 || op.stage >= s.stages || op.microbatch < 0 || op.microbatch >= s.microbatches) {
+      if (!in_range(s, op)) {
         out.push_back({ProblemKind::OutOfRange, d,
                        at(d, i) + " " + describe(op) + " is out of range: expected stage 0 to " +
                            std::to_string(s.stages - 1) + " and micro-batch 0 to " +
                            std::to_string(s.microbatches - 1)});
         continue;
       }
-      int holder = s.placement[static_cast<std::size_t>(op.stage)];
-      if (holder != d) {
-        out.push_back({ProblemKind::WrongDevice, d,
-                       at(d, i) + " " + describe(op) + " is on device " + std::to_string(d) +
-                           ", but stage " + std::to_string(op.stage) + " lives on device " +
-                           std::to_string(holder)});
-      }
-      Seen& seen = census(op.kind, op.stage, op.microbatch);
-      if (seen.count++ == 0) {
-        seen.device = d;
-        seen.index = static_cast<std::uint32_t>(i);
+      // An FB counts as its forward and its fused backward, each of which must be here.
+      const std::array<Op, 2> parts = {op.kind == OpKind::FB ? op.forward_part() : op, op.backward_part()};
+      for (std::size_t k = 0; k < (op.kind == OpKind::FB ? 2U : 1U); ++k) {
+        const Op& part = parts[k];
+        int holder = s.placement[static_cast<std::size_t>(part.stage)];
+        if (holder != d) {
+          out.push_back({ProblemKind::WrongDevice, d,
+                         at(d, i) + " " + describe(op) + " is on device " + std::to_string(d) + ", but stage " +
+                             std::to_string(part.stage) + " lives on device " + std::to_string(holder)});
+        }
+        Seen& seen = census(part.kind, part.stage, part.microbatch);
+        if (seen.count++ == 0) {
+          seen.device = d;
+          seen.index = static_cast<std::uint32_t>(i);
+        }
       }
     }
   }

@@ -37,6 +37,7 @@ class DeviceOrder {
       : ops_(schedule.order[static_cast<std::size_t>(device)]), stage_(device) {}
   void add(OpKind kind, int microbatch) { ops_.push_back({kind, stage_, microbatch}); }
   void add_at(OpKind kind, int stage, int microbatch) { ops_.push_back({kind, stage, microbatch}); }
+  void add(const Op& op) { ops_.push_back(op); }
 
  private:
   std::vector<Op>& ops_;

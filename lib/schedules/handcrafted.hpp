@@ -49,6 +49,10 @@ namespace pipeplan {
 /// V-Min (the same paper): about a third of ZB-V's memory, floor((P+4)/3) per device.
 [[nodiscard]] Schedule generate_v_min(const GenerateRequest& request);
 
+/// DualPipeV (DeepSeek): the V-shaped placement with each chunk's forward overlapped with the
+/// other chunk's backward as FB ops. Needs M >= 2P.
+[[nodiscard]] Schedule generate_dualpipev(const GenerateRequest& request);
+
 /// The automatic zero-bubble schedule under the memory limit of request.memory_limit (one
 /// value or one per device), for the costs of request.costs (zero_bubble_auto.cpp).
 [[nodiscard]] Schedule generate_zb(const GenerateRequest& request);

@@ -31,6 +31,8 @@ const std::array kGenerators = {
               "V = 2", generate_v_half, 2, 2, 2},
     Generator{"v-min", "V-Min (Qi et al. 2024, controllable memory): the V with a third of ZB-V's activation memory",
               "V = 2", generate_v_min, 2, 2, 2},
+    Generator{"dualpipev", "DualPipeV (DeepSeek): the V with each forward overlapped with the other chunk's backward (FB)",
+              "V = 2, M >= 2P", generate_dualpipev, 2, 2, 2},
     Generator{"zb", "Automatic zero bubble (Qi et al. 2024, section 3): greedy passes and local search under --memory-limit",
               "costs, --memory-limit", generate_zb},
     Generator{"zb-1p", "zb under the memory of P micro-batches per device (1F1B's device 0)", "costs", generate_zb_1p},

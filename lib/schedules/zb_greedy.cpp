@@ -171,10 +171,12 @@ class GreedyPass {
         if (s > 0) notify(end, s - 1, d);
         break;
       case OpKind::W:
-      case OpKind::BW:
         end += w_[ss];
         memory_[ds] -= c.w_activation_bytes;
         break;
+      case OpKind::BW:
+      case OpKind::FB:
+        break;  // a pass plans split backwards only, never these
     }
     free_at_[ds] = end;
     decisions_.push({end, d});

@@ -23,6 +23,12 @@ bool fits_limits(const Schedule& s, const CostModel& costs, const std::vector<By
         case OpKind::B: memory -= c.activation_bytes - c.w_activation_bytes; break;
         case OpKind::W: memory -= c.w_activation_bytes; break;
         case OpKind::BW: memory -= c.activation_bytes; break;
+        case OpKind::FB: {
+          memory += c.activation_bytes;
+          if (memory > limits[d]) return false;
+          memory -= costs.stages[static_cast<std::size_t>(op.overlap_stage)].activation_bytes;
+          break;
+        }
       }
     }
   }

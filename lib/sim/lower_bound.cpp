@@ -27,8 +27,33 @@ SimTime step_lower_bound(const Schedule& s, const CostModel& costs, OptimizerMod
   std::vector<SimTime> optimizer;
   for (const DeviceCost& d : costs.devices) optimizer.push_back(ms_to_ns(d.optimizer_ms));
 
+  // An FB op may cost less than its forward and backward apart (f_and_b_ms). Each of a device's
+  // forwards can be overlapped once, so its work can shrink by at most that many times the best
+  // saving; and an overlapped forward may finish sooner than alone, so the bounds that follow a
+  // micro-batch through the stages no longer hold and are left out.
+  const bool overlaps = std::any_of(costs.stages.begin(), costs.stages.end(),
+                                    [](const StageCost& c) { return c.f_and_b_ms.has_value(); });
+  if (overlaps) {
+    for (std::size_t d = 0; d < devices; ++d) {
+      SimTime longest_backward = 0, saving = 0;
+      int forwards = 0;
+      for (int stage = 0; stage < s.stages; ++stage) {
+        if (s.placement[static_cast<std::size_t>(stage)] != static_cast<int>(d)) continue;
+        const StageCost& c = costs.stages[static_cast<std::size_t>(stage)];
+        longest_backward = std::max(longest_backward, ms_to_ns(c.b_ms + c.w_ms));
+        forwards += s.microbatches;
+      }
+      for (int stage = 0; stage < s.stages; ++stage) {
+        const StageCost& c = costs.stages[static_cast<std::size_t>(stage)];
+        if (s.placement[static_cast<std::size_t>(stage)] != static_cast<int>(d) || !c.f_and_b_ms) continue;
+        saving = std::max(saving, ms_to_ns(c.f_ms) + longest_backward - ms_to_ns(*c.f_and_b_ms));
+      }
+      work[d] = std::max<SimTime>(0, work[d] - forwards * saving);
+    }
+  }
+
   SimTime bound = 0;
-  if (mode == OptimizerMode::PostValidation) {
+  if (mode == OptimizerMode::PostValidation || overlaps) {
     for (std::size_t d = 0; d < devices; ++d) bound = std::max(bound, work[d] + optimizer[d]);
     return bound;
   }

@@ -11,7 +11,8 @@ namespace pipeplan {
 /// stages and micro-batches of `schedule`, under `costs` and `mode`, for any number of
 /// iterations. Post-validation: the busiest device's work plus its optimizer step. Sync: also
 /// the time before the first micro-batch can reach each device, and one micro-batch's round
-/// trip through every stage. Throws Error when the costs do not match the schedule.
+/// trip through every stage (left out when the costs give overlapped FB ops their own time,
+/// which may undercut their parts). Throws Error when the costs do not match the schedule.
 [[nodiscard]] SimTime step_lower_bound(const Schedule& schedule, const CostModel& costs, OptimizerMode mode);
 
 }  // namespace pipeplan

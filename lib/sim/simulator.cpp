@@ -18,6 +18,7 @@ namespace {
 
 struct StageTimes {
   SimTime f, b, w, bw;
+  SimTime fb;  // an FB whose forward is this stage's; -1: the sum of its parts
   Bytes alloc_f, free_b, free_w;  // F allocates alloc_f; B frees free_b, W free_w, BW alloc_f
 };
 
@@ -53,7 +54,8 @@ class Simulation {
     split_b_end_.assign(slots, kNever);
     for (const StageCost& c : costs.stages) {
       times_.push_back({ms_to_ns(c.f_ms), ms_to_ns(c.b_ms), ms_to_ns(c.w_ms), ms_to_ns(c.b_ms + c.w_ms),
-                        c.activation_bytes, c.activation_bytes - c.w_activation_bytes, c.w_activation_bytes});
+                        c.f_and_b_ms ? ms_to_ns(*c.f_and_b_ms) : -1, c.activation_bytes,
+                        c.activation_bytes - c.w_activation_bytes, c.w_activation_bytes});
     }
     for (const DeviceCost& d : costs.devices) optimizer_.push_back(ms_to_ns(d.optimizer_ms));
     result_.options = options;
@@ -126,6 +128,7 @@ class Simulation {
       case OpKind::B: return t.b;
       case OpKind::W: return t.w;
       case OpKind::BW: return t.bw;
+      case OpKind::FB: return t.fb >= 0 ? t.fb : t.f + times(op.overlap_stage).bw;
     }
     return 0;
   }
@@ -184,6 +187,16 @@ class Simulation {
       case OpKind::W:
         change_memory(device, end, -c.free_w);
         break;
+      case OpKind::FB: {
+        // Both outputs come at the end of the pair; the backward frees its activations then.
+        change_memory(device, start, c.alloc_f);
+        change_memory(device, end, -times(op.overlap_stage).alloc_f);
+        forward_end_[at] = end;
+        gradient_end_[slot(st.iteration, op.overlap_stage, op.overlap_microbatch)] = end;
+        if (op.stage + 1 < s_.stages) wake(op.stage + 1, device);
+        if (op.overlap_stage > 0) wake(op.overlap_stage - 1, device);
+        break;
+      }
     }
   }
 

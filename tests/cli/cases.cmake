@@ -126,8 +126,10 @@ pipeplan_cli_test(memory_limit_count --exit 2 --err "--memory-limit: expected on
 # --- PyTorch pipelining CSV, both ways ---
 pipeplan_cli_test(export_csv --out "^0F0,0F1,0F2,0F3,0I0,0W0,0F4," --out "^3F0,3I0,3F1,3I1,"
                   -- export schedules/zbh1-p4-m8.json --format csv)
-pipeplan_cli_test(import_dualpipev --err "in the current naming: 4 ranks, 8 stages, 10 micro-batches, 182 ops. 41 overlapped"
-                  --then "$PIPEPLAN validate s.json"
+# 141 ops: PyTorch's 182 actions with the 41 overlapped pairs as one FB op each; exported again,
+# the file comes back byte for byte.
+pipeplan_cli_test(import_dualpipev --err "in the current naming: 4 ranks, 8 stages, 10 micro-batches, 141 ops. 41 overlapped F.B pairs as FB ops"
+                  --then "$PIPEPLAN validate s.json && $PIPEPLAN export s.json --format csv | cmp - $SOURCE_DIR/tests/data/pytorch/dualpipev_4rank_10mb.csv"
                   -- import tests/data/pytorch/dualpipev_4rank_10mb.csv -o @TMP@/s.json)
 pipeplan_cli_test(import_comms_legacy --err "in the legacy naming: .* dropped 96 communication actions"
                   --then "$PIPEPLAN validate s.json"
@@ -177,3 +179,7 @@ pipeplan_cli_test(export_bad_format_field --exit 1 --err "bad.json: format: expe
 # 1F1B's device 0 holds 4 micro-batches (400 B), ZB-H2's 7 (700 B): only ZB-H2 is over 500 B.
 pipeplan_cli_test(compare_memory_limit --out "\"within_memory_limit\": true" --out "\"within_memory_limit\": false"
                   -- compare --schedules 1f1b,zbh2 --stages 4 --microbatches 8 --memory 100,25 --memory-limit 500 --json)
+# DualPipeV generated for P = 4, M = 10 is PyTorch's own file.
+pipeplan_cli_test(dualpipev_matches_pytorch
+                  --then "$PIPEPLAN export d.json --format csv | cmp - $SOURCE_DIR/tests/data/pytorch/dualpipev_4rank_10mb.csv"
+                  -- generate --schedule dualpipev --stages 4 --microbatches 10 -o @TMP@/d.json)
