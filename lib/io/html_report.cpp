@@ -3,24 +3,10 @@
 #include <fmt/format.h>
 
 #include "io/version.hpp"
+#include "io/xml_escape.hpp"
 #include "model/size_string.hpp"
 
 namespace pipeplan {
-
-namespace {
-
-std::string escape(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '&') out += "&amp;";
-    else if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else out += c;
-  }
-  return out;
-}
-
-}  // namespace
 
 std::string html_report(const Schedule& s, const SimResult& r, const std::string& costs, const SvgOptions& svg) {
   std::string out = fmt::format(R"(<!DOCTYPE html>
@@ -47,18 +33,18 @@ rect.op:hover {{ stroke: #000; stroke-width: 1.5; }}
 <table id="devices">
 <tr><th>device</th><th>busy</th><th>idle</th><th>peak memory</th><th>peak at</th></tr>
 )",
-                                escape(s.name), s.devices, s.stages, s.microbatches, s.op_count(), escape(costs),
+                                xml_escape(s.name), s.devices, s.stages, s.microbatches, s.op_count(), xml_escape(costs),
                                 ns_to_ms(r.makespan), ns_to_ms(r.step_time()), 100.0 * r.bubble_rate(),
                                 100.0 * r.span_bubble_rate(), ns_to_ms(r.lower_bound));
   for (std::size_t d = 0; d < r.devices.size(); ++d) {
     const DeviceTimeline& t = r.devices[d];
     out += fmt::format("<tr><td>{}</td><td>{:.3f} ms</td><td>{:.3f} ms</td><td>{}</td><td>{:.3f} ms</td></tr>\n", d,
-                       ns_to_ms(t.busy()), ns_to_ms(r.makespan - t.busy()), escape(format_size(t.peak_memory)),
+                       ns_to_ms(t.busy()), ns_to_ms(r.makespan - t.busy()), xml_escape(format_size(t.peak_memory)),
                        ns_to_ms(t.peak_time));
   }
   out += "</table>\n<p class=\"note\">Hover over an op for its stage, micro-batch, start and end.</p>\n";
   out += svg_timeline(s, r, svg);
-  out += fmt::format("<p class=\"note\">Made by {}.</p>\n</body>\n</html>\n", escape(tool_version()));
+  out += fmt::format("<p class=\"note\">Made by {}.</p>\n</body>\n</html>\n", xml_escape(tool_version()));
   return out;
 }
 

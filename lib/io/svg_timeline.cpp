@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 
+#include "io/xml_escape.hpp"
 #include "model/size_string.hpp"
 
 namespace pipeplan {
@@ -45,17 +46,6 @@ SimTime last_end(const SimResult& r) {
   return last;
 }
 
-std::string escape(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '&') out += "&amp;";
-    else if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else if (c == '"') out += "&quot;";
-    else out += c;
-  }
-  return out;
-}
 
 int panel_height(const SimResult& r) {
   return kTop + static_cast<int>(r.devices.size()) * (kLane + kLaneGap) + kAxis + kMemory + 30;
@@ -66,7 +56,7 @@ std::string document_start(int height, const SvgOptions& options, std::string_vi
   return fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" "
       "font-family=\"sans-serif\" font-size=\"11\">\n<title>{}</title>\n",
-      width, height, width, height, escape(title));
+      width, height, width, height, xml_escape(title));
 }
 
 // One run's lanes, axis, memory panel and legend, `end_ms` wide, from y = 0.
@@ -79,7 +69,7 @@ std::string panel(const Schedule& s, const SimResult& r, const SvgOptions& optio
   std::string out = fmt::format(
       "<text x=\"{}\" y=\"20\" font-size=\"14\">{}: {} devices, {} stages, {} micro-batches; makespan {:.3f} ms, "
       "bubble {:.1f}%</text>\n",
-      kLeft, escape(s.name), s.devices, s.stages, s.microbatches, ns_to_ms(r.makespan), 100.0 * r.bubble_rate());
+      kLeft, xml_escape(s.name), s.devices, s.stages, s.microbatches, ns_to_ms(r.makespan), 100.0 * r.bubble_rate());
 
   // The lanes and their ops.
   for (std::size_t d = 0; d < r.devices.size(); ++d) {
@@ -136,7 +126,7 @@ std::string panel(const Schedule& s, const SimResult& r, const SvgOptions& optio
   };
   out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">memory</text>\n", kLeft - 8, memory_top + 12);
   out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n", kLeft - 8, memory_top + 26,
-                     escape(format_size(top)));
+                     xml_escape(format_size(top)));
   out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#ccc\"/>\n", kLeft,
                      memory_top, options.width, kMemory);
   for (std::size_t d = 0; d < r.devices.size(); ++d) {
@@ -156,14 +146,14 @@ std::string panel(const Schedule& s, const SimResult& r, const SvgOptions& optio
     out += fmt::format(
         "<circle class=\"peak\" cx=\"{:.2f}\" cy=\"{:.2f}\" r=\"3\" fill=\"{}\"><title>device {} peak {} at {:.3f} "
         "ms</title></circle>\n",
-        x(t.peak_time), y_of(t.peak_memory), colour, d, escape(format_size(t.peak_memory)), ns_to_ms(t.peak_time));
+        x(t.peak_time), y_of(t.peak_memory), colour, d, xml_escape(format_size(t.peak_memory)), ns_to_ms(t.peak_time));
   }
   if (options.memory_limit) {
     const double ly = y_of(*options.memory_limit);
     out += fmt::format(
         "<line class=\"limit\" x1=\"{}\" y1=\"{:.2f}\" x2=\"{}\" y2=\"{:.2f}\" stroke=\"#e15759\" "
         "stroke-dasharray=\"6 4\"><title>memory limit {}</title></line>\n",
-        kLeft, ly, kLeft + options.width, ly, escape(format_size(*options.memory_limit)));
+        kLeft, ly, kLeft + options.width, ly, xml_escape(format_size(*options.memory_limit)));
   }
 
   // The legend.

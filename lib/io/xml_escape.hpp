@@ -1,0 +1,11 @@
+#pragma once
+// Text inside SVG and HTML: the characters markup gives a meaning to, escaped.
+#include <string>
+#include <string_view>
+
+namespace pipeplan {
+
+/// `text` with &, <, > and " written as entities, safe in element text and quoted attributes.
+[[nodiscard]] std::string xml_escape(std::string_view text);
+
+}  // namespace pipeplan
