@@ -17,7 +17,8 @@ namespace {
 
 // A random valid schedule: each (stage, micro-batch) gets a fused or split backward at random,
 // and ops are handed out in a random order in which every op comes after what it needs, so no
-// device can wait on another in a cycle.
+// device can wait on another in a cycle; a forward and a fused backward ready together on one
+// device sometimes become one overlapped FB op.
 Schedule random_schedule(std::mt19937& random, int p, int v, int m) {
   Schedule s;
   s.name = "random";
@@ -54,7 +55,26 @@ Schedule random_schedule(std::mt19937& random, int p, int v, int m) {
     }
     std::size_t pick = ready[random() % ready.size()];
     const Op op = pending[pick];
-    s.order[static_cast<std::size_t>(s.placement[static_cast<std::size_t>(op.stage)])].push_back(op);
+    const int device = s.placement[static_cast<std::size_t>(op.stage)];
+    // Now and then a ready forward runs overlapped with a ready fused backward of its device.
+    std::size_t partner = pending.size();
+    if (op.kind == OpKind::F && random() % 2 == 0) {
+      for (std::size_t i : ready) {
+        const Op& other = pending[i];
+        if (other.kind == OpKind::BW && s.placement[static_cast<std::size_t>(other.stage)] == device) partner = i;
+      }
+    }
+    if (partner < pending.size()) {
+      const Op backward = pending[partner];
+      s.order[static_cast<std::size_t>(device)].push_back(
+          overlapped(op.stage, op.microbatch, backward.stage, backward.microbatch));
+      done.push_back(op);
+      done.push_back(backward);
+      pending.erase(pending.begin() + static_cast<long>(std::max(pick, partner)));
+      pending.erase(pending.begin() + static_cast<long>(std::min(pick, partner)));
+      continue;
+    }
+    s.order[static_cast<std::size_t>(device)].push_back(op);
     done.push_back(op);
     pending.erase(pending.begin() + static_cast<long>(pick));
   }
@@ -77,12 +97,16 @@ CostModel random_costs(std::mt19937& random, const Schedule& s) {
 
 TEST_CASE("random valid schedules are accepted and simulate with every invariant holding") {
   std::mt19937 random(7);
+  int overlapped_ops = 0;
   for (int trial = 0; trial < 150; ++trial) {
     const int p = 1 + static_cast<int>(random() % 4);
     const int v = 1 + static_cast<int>(random() % 2);
     const int m = 1 + static_cast<int>(random() % 5);
     CAPTURE(trial);
     Schedule s = random_schedule(random, p, v, m);
+    for (const auto& ops : s.order) {
+      for (const Op& op : ops) overlapped_ops += op.kind == OpKind::FB ? 1 : 0;
+    }
     CostModel c = random_costs(random, s);
     CHECK(validate(s, c, {}).empty());
     SimResult r = simulate(s, c);
@@ -94,9 +118,14 @@ TEST_CASE("random valid schedules are accepted and simulate with every invariant
       SimTime sum = 0;
       for (const Op& op : s.order[d]) {
         const StageCost& sc = c.stages[static_cast<std::size_t>(op.stage)];
-        const double ms = op.kind == OpKind::F ? sc.f_ms : op.kind == OpKind::B ? sc.b_ms
-                          : op.kind == OpKind::W ? sc.w_ms : sc.b_ms + sc.w_ms;
-        sum += ms_to_ns(ms);
+        const StageCost& other = c.stages[static_cast<std::size_t>(op.overlap_stage)];
+        switch (op.kind) {
+          case OpKind::F: sum += ms_to_ns(sc.f_ms); break;
+          case OpKind::B: sum += ms_to_ns(sc.b_ms); break;
+          case OpKind::W: sum += ms_to_ns(sc.w_ms); break;
+          case OpKind::BW: sum += ms_to_ns(sc.b_ms + sc.w_ms); break;
+          case OpKind::FB: sum += ms_to_ns(sc.f_ms) + ms_to_ns(other.b_ms + other.w_ms); break;  // no f_and_b_ms
+        }
       }
       CHECK(t.busy() == sum);
       // Memory comes back to the static baseline.
@@ -107,6 +136,7 @@ TEST_CASE("random valid schedules are accepted and simulate with every invariant
     CHECK(again.makespan == r.makespan);
     CHECK(test::all_ops(again).size() == test::all_ops(r).size());
   }
+  CHECK(overlapped_ops > 20);  // the sweep covers the compound op too
 }
 
 TEST_CASE("damaged schedules are rejected for the right reason") {
