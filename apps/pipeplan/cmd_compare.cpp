@@ -54,10 +54,11 @@ Runner add_compare(CLI::App& sub) {
   return [o] {
     std::vector<const Generator*> chosen;
     for (const std::string& name : o->schedules) chosen.push_back(&generator_named(name));
+    const CostModel given = given_costs(o->costs, o->request.request.devices);
     std::vector<ComparisonRow> rows;
     std::vector<Schedule> schedules;
     for (const Generator* g : chosen) {
-      Generated generated = generate_for(*g, o->request, o->costs);
+      Generated generated = generate_for(*g, o->request, given, o->costs);
       SimResult result = simulate(generated.schedule, generated.costs, sim_options(o->sim));
       if (result.deadlocked()) throw Error(std::string(g->name) + ": the generated schedule deadlocks");
       std::optional<bool> fits = within_limit(result, o->request);

@@ -27,7 +27,8 @@ Runner add_generate(CLI::App& sub) {
   add_cost_options(sub, o->costs);
   sub.add_option("-o,--output", o->output, "Write the schedule here instead of stdout")->type_name("FILE");
   return [o] {
-    Generated g = generate_for(generator_named(o->schedule), o->request, o->costs);
+    const Generator& generator = generator_named(o->schedule);
+    Generated g = generate_for(generator, o->request, given_costs(o->costs, o->request.request.devices), o->costs);
     emit(o->output, to_json_text(schedule_to_json(g.schedule)));
     return kExitOk;
   };

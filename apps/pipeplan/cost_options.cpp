@@ -49,16 +49,10 @@ void add_cost_options(CLI::App& sub, CostOptions& o) {
   profile->excludes(costs)->excludes(transfer)->excludes(memory);
 }
 
-CostModel build_cost_model(const CostOptions& o, int stages, int devices) {
+CostModel given_costs(const CostOptions& o, int devices) {
   if (!o.profile.empty()) {
     CostModel costs = read_profile_file(o.profile);
     default_devices(costs, devices);
-    try {
-      costs = costs_for_stages(costs, stages, devices);
-      check_dimensions(costs, stages, devices);
-    } catch (const Error& e) {
-      throw Error(o.profile + ": " + e.what());
-    }
     return costs;
   }
   std::string text = o.costs.empty() ? kDefaultCosts : o.costs;
@@ -78,7 +72,21 @@ CostModel build_cost_model(const CostOptions& o, int stages, int devices) {
   }
   double transfer = o.transfer.empty() ? 0.0 : parse_ms(o.transfer, "--transfer");
   // The flags give one device's share of the model; a schedule with chunks splits it.
-  return costs_for_stages(uniform_costs(devices, devices, stage, transfer), stages, devices);
+  return uniform_costs(devices, devices, stage, transfer);
+}
+
+CostModel fit_costs(const CostModel& given, const CostOptions& o, int stages, int devices) {
+  try {
+    CostModel costs = costs_for_stages(given, stages, devices);
+    check_dimensions(costs, stages, devices);
+    return costs;
+  } catch (const Error& e) {
+    throw Error(o.profile.empty() ? std::string(e.what()) : o.profile + ": " + e.what());
+  }
+}
+
+CostModel build_cost_model(const CostOptions& o, int stages, int devices) {
+  return fit_costs(given_costs(o, devices), o, stages, devices);
 }
 
 bool has_memory_costs(const CostOptions& o) { return !o.profile.empty() || !o.memory.empty(); }

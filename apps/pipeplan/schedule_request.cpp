@@ -54,11 +54,12 @@ std::vector<Bytes> memory_limits(const RequestFlags& flags) {
   return parse_limits(flags.memory_limit, flags.request.devices);
 }
 
-Generated generate_for(const Generator& generator, const RequestFlags& flags, const CostOptions& cost_options) {
+Generated generate_for(const Generator& generator, const RequestFlags& flags, const CostModel& given,
+                       const CostOptions& cost_options) {
   GenerateRequest request = flags.request;
   request.chunks = generator.chunks_for(request.chunks);
   request.memory_limit = parse_limits(flags.memory_limit, request.devices);
-  CostModel costs = build_cost_model(cost_options, request.devices * request.chunks, request.devices);
+  CostModel costs = fit_costs(given, cost_options, request.devices * request.chunks, request.devices);
   request.costs = &costs;
   Schedule schedule = generator.generate(request);
   return {std::move(schedule), std::move(costs)};

@@ -30,9 +30,11 @@ struct Generated {
 };
 
 /// The schedule `generator` builds for the flags, with the chunks it takes
-/// (Generator::chunks_for), the costs of `costs` and the memory limit. Throws UsageError for a
-/// malformed flag, Error when the generator refuses.
-[[nodiscard]] Generated generate_for(const Generator& generator, const RequestFlags& flags, const CostOptions& costs);
+/// (Generator::chunks_for), the costs `given` (from given_costs, so a comparison reads its profile
+/// once) fitted to those chunks, and the memory limit. Throws UsageError for a malformed flag,
+/// Error when the generator refuses.
+[[nodiscard]] Generated generate_for(const Generator& generator, const RequestFlags& flags, const CostModel& given,
+                                     const CostOptions& costs);
 
 /// The generator called `name`; throws UsageError listing the closest names when there is none.
 [[nodiscard]] const Generator& generator_named(const std::string& name);
