@@ -9,11 +9,7 @@ using namespace pipeplan;
 TEST_CASE("the trace has one complete event per op with the simulated times, and one flow per transfer") {
   // 1F1B, P = 2, M = 2, the two-stage scenario of simulator_test.cpp: F(s1,m0) starts at 1.5 ms.
   Schedule s = test::generated("1f1b", 2, 2);
-  CostModel c;
-  c.stages = {StageCost{1, 2, 1, 100, 40}, StageCost{2, 3, 1, 200, 50}};
-  c.devices = {DeviceCost{10, 0.5}, DeviceCost{20, 2.0}};
-  c.transfer.fixed_ms = 0.5;
-  SimResult r = simulate(s, c);
+  SimResult r = simulate(s, test::two_stage_costs({10, 0.5}, {20, 2.0}));
   Json trace = chrome_trace(s, r);
   int complete = 0, starts = 0, finishes = 0;
   Bytes peak0 = 0;

@@ -15,10 +15,7 @@ TEST_CASE("the lower bound of the two-stage scenario, by hand") {
   // before stage 0's step and F0 + transfer (0.5 + 1.5): 2 + 12 = 14; the round trip is
   // 0.5 + (1 + 0.5 + 2) + (3 + 0.5 + 2) + 1 = 10.5. Both 14, below the simulated 17.5.
   Schedule s = test::generated("1f1b", 2, 2);
-  CostModel c;
-  c.stages = {StageCost{1, 2, 1, 0, 0}, StageCost{2, 3, 1, 0, 0}};
-  c.devices = {DeviceCost{0, 0.5}, DeviceCost{0, 2.0}};
-  c.transfer.fixed_ms = 0.5;
+  const CostModel c = test::two_stage_costs({0, 0.5}, {0, 2.0});  // activation bytes play no part
   CHECK(step_lower_bound(s, c, OptimizerMode::PostValidation) == ms_to_ns(14));
   CHECK(step_lower_bound(s, c, OptimizerMode::Sync) == ms_to_ns(14));
   // With one micro-batch the round trip dominates the sync bound: 0.5 + 3.5 + 5.5 + 1 = 10.5

@@ -167,11 +167,7 @@ TEST_CASE("1F1B, two stages, unequal costs and a transfer: every op by hand") {
   //   BW1 9.5-13.5; d0 BW0 waits for the gradient 7.5+0.5 = 8: 8-11; BW1 waits 13.5+0.5: 14-17.
   // Busy: d0 1+1+3+3 = 8, d1 2+4+2+4 = 12; idle (17-8)+(17-12) = 14 of 2*17.
   Schedule s = generated("1f1b", 2, 2);
-  CostModel c;
-  c.stages = {StageCost{1, 2, 1, 100, 40}, StageCost{2, 3, 1, 200, 50}};
-  c.devices = {DeviceCost{10, 0.5}, DeviceCost{20, 2.0}};
-  c.transfer.fixed_ms = 0.5;
-  SimResult r = simulate(s, c);
+  SimResult r = simulate(s, test::two_stage_costs({10, 0.5}, {20, 2.0}));
   CHECK(timing(r, OpKind::F, 1, 0).start == ns(1.5));
   CHECK(timing(r, OpKind::F, 1, 1).start == ns(7.5));
   CHECK(timing(r, OpKind::BW, 0, 0).start == ns(8));
@@ -196,11 +192,7 @@ TEST_CASE("ZB-H1, two stages, unequal costs and a transfer: B frees before the n
   // d1 memory: F0 +200; B0 ends at 6.5 freeing 150 (50 left for W0); F1 starts at 6.5 adding
   // 200: peak 250 at 6.5, never 400.
   Schedule s = generated("zbh1", 2, 2);
-  CostModel c;
-  c.stages = {StageCost{1, 2, 1, 100, 40}, StageCost{2, 3, 1, 200, 50}};
-  c.devices = {DeviceCost{0, 0}, DeviceCost{0, 0}};
-  c.transfer.fixed_ms = 0.5;
-  SimResult r = simulate(s, c);
+  SimResult r = simulate(s, test::two_stage_costs());
   CHECK(timing(r, OpKind::B, 0, 0).start == ns(7));
   CHECK(timing(r, OpKind::W, 1, 1).end == ns(13.5));
   CHECK(r.makespan == ns(15));

@@ -11,13 +11,7 @@ namespace {
 
 SimTime ns(double ms) { return ms_to_ns(ms); }
 
-CostModel two_stage_costs() {
-  CostModel c;
-  c.stages = {StageCost{1, 2, 1, 100, 40}, StageCost{2, 3, 1, 200, 50}};
-  c.devices = {DeviceCost{0, 0.5}, DeviceCost{0, 2.0}};
-  c.transfer.fixed_ms = 0.5;
-  return c;
-}
+CostModel two_stage_costs() { return test::two_stage_costs({0, 0.5}, {0, 2.0}); }
 
 }  // namespace
 

@@ -25,6 +25,14 @@ CostModel uniform(const Schedule& s, double f, double b, double w, Bytes a_f, By
   return uniform_costs(s.stages, s.devices, StageCost{f, b, w, a_f, a_w}, 0.0);
 }
 
+CostModel two_stage_costs(DeviceCost device0, DeviceCost device1) {
+  CostModel c;
+  c.stages = {StageCost{1, 2, 1, 100, 40}, StageCost{2, 3, 1, 200, 50}};
+  c.devices = {device0, device1};
+  c.transfer.fixed_ms = 0.5;
+  return c;
+}
+
 std::vector<OpTiming> all_ops(const SimResult& result) {
   std::vector<OpTiming> ops;
   for (const OpTiming* t : result.ops_by_start()) ops.push_back(*t);

@@ -19,6 +19,10 @@ namespace pipeplan::test {
 /// Every stage with the given F, B, W milliseconds and activation bytes; no transfer time.
 [[nodiscard]] CostModel uniform(const Schedule& s, double f, double b, double w, Bytes a_f = 0, Bytes a_w = 0);
 
+/// The two-stage scenario timed by hand in simulator_test.cpp: stage 0 F=1 B=2 W=1 ms with
+/// a_F=100, a_W=40 bytes; stage 1 F=2 B=3 W=1 with 200, 50; transfer 0.5 ms; the given devices.
+[[nodiscard]] CostModel two_stage_costs(DeviceCost device0 = {}, DeviceCost device1 = {});
+
 /// Every op of a run, ordered by start time, then device.
 [[nodiscard]] std::vector<OpTiming> all_ops(const SimResult& result);
 
