@@ -38,5 +38,8 @@ Runner add_validate(CLI::App& sub);
 Runner add_compare(CLI::App& sub);
 Runner add_export(CLI::App& sub);
 Runner add_import(CLI::App& sub);
+Runner add_gpus(CLI::App& sub);
+Runner add_profile(CLI::App& sub);
+Runner add_plan(CLI::App& sub);
 
 }  // namespace pipeplan::cli

@@ -1,0 +1,131 @@
+// pipeplan plan: search pipeline degree, chunks, micro-batches, layouts and schedules for a model
+// on a number of GPUs, and rank what fits in memory by tokens per second per GPU.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+
+#include "command.hpp"
+#include "cost_options.hpp"
+#include "io/schedule_json.hpp"
+#include "model/error.hpp"
+#include "model/size_string.hpp"
+#include "model_options.hpp"
+#include "output.hpp"
+#include "plan/planner.hpp"
+#include "plan/plan_report.hpp"
+#include "schedule_request.hpp"
+
+namespace pipeplan::cli {
+
+namespace {
+
+struct PlanOptions {
+  ModelFlags model;
+  int gpus = 0;
+  std::string memory_limit;
+  std::vector<std::string> schedules;
+  std::string layout;
+  int top = 5;
+  int max_chunks = 4;
+  int threads = 0;
+  bool json = false;
+  std::string emit_dir;
+};
+
+// "planning: 120 / 480 configurations" on stderr, redrawn in place, once the search has run
+// for a second and only when stderr is a terminal.
+class Progress {
+ public:
+  void operator()(std::size_t done, std::size_t total) {
+    if (!terminal_ || std::chrono::steady_clock::now() - start_ < std::chrono::seconds(1)) return;
+    std::fprintf(stderr, "\rplanning: %zu / %zu configurations", done, total);
+    shown_ = true;
+  }
+  ~Progress() {
+    if (shown_) std::fprintf(stderr, "\r\033[K");
+  }
+  Progress() = default;
+  Progress(const Progress&) = delete;
+  Progress& operator=(const Progress&) = delete;
+
+ private:
+  bool terminal_ = isatty(STDERR_FILENO) != 0;
+  bool shown_ = false;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
+void write_winner(const PlanRequest& request, const PlanRow& row, const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw Error("--emit-schedule " + dir + ": cannot create the directory: " + ec.message());
+  const PlannedRun run = rebuild_row(request, row);
+  emit(dir + "/profile.json", to_json_text(analytic_profile_to_json(run.profile.costs, plan_row_title(row),
+                                                                    "pipeplan plan: analytic estimate (docs/costs.md)")));
+  emit(dir + "/schedule.json", to_json_text(schedule_to_json(run.schedule)));
+}
+
+}  // namespace
+
+Runner add_plan(CLI::App& sub) {
+  auto o = std::make_shared<PlanOptions>();
+  add_model_options(sub, o->model, true);
+  sub.add_option("--gpus", o->gpus, "GPUs of the job: pipeline x data x tensor parallelism")
+      ->type_name("N")
+      ->required()
+      ->check(CLI::Range(1, 1 << 20));
+  sub.add_option("--memory-limit", o->memory_limit, "Per-GPU memory limit (default: the card's memory)")->type_name("SIZE");
+  sub.add_option("--schedules", o->schedules, "Generators to try, comma-separated (default 1f1b,interleaved,zbh1,zbh2,zbv,v-half,zb)")
+      ->delimiter(',')
+      ->type_name("A,B,...");
+  sub.add_option("--layout", o->layout, "Use this layout (E,t*N|...|t*N,H) instead of balancing by cost")->type_name("LAYOUT");
+  sub.add_option("--top", o->top, "Rows to show")->type_name("K")->check(CLI::Range(1, 1000))->capture_default_str();
+  sub.add_option("--max-chunks", o->max_chunks, "Most chunks per device tried for interleaved schedules")
+      ->type_name("V")
+      ->check(CLI::Range(2, 16))
+      ->capture_default_str();
+  sub.add_option("--threads", o->threads, "Threads (default: every core)")->type_name("N")->check(CLI::Range(1, 1024));
+  sub.add_flag("--json", o->json, "Print every row as JSON: {\"rows\": [...]}");
+  sub.add_option("--emit-schedule", o->emit_dir, "Write the winner's schedule.json and profile.json into DIR")->type_name("DIR");
+  return [o] {
+    const ModelInput in = read_model_input(o->model);
+    PlanRequest request;
+    request.model = in.model;
+    request.training = in.training;
+    request.gpu = in.gpu;
+    request.efficiency = in.efficiency;
+    request.gpus = o->gpus;
+    request.gpus_per_node = o->model.gpus_per_node;
+    if (!o->memory_limit.empty()) request.memory_limit = parse_size_flag(o->memory_limit, "--memory-limit");
+    request.schedules = o->schedules.empty() ? default_plan_schedules() : o->schedules;
+    for (const std::string& name : request.schedules) (void)generator_named(name);
+    if (!o->layout.empty()) {
+      try {
+        (void)parse_layout(o->layout, in.model.layers, "--layout");
+      } catch (const Error& e) {
+        throw UsageError(e.what());
+      }
+      request.layout = o->layout;
+    }
+    request.max_chunks = o->max_chunks;
+    request.threads = o->threads;
+    PlanOutcome outcome;
+    {
+      Progress progress;
+      outcome = plan(request, [&progress](std::size_t done, std::size_t total) { progress(done, total); });
+    }
+    if (!o->emit_dir.empty()) {
+      if (outcome.rows.empty()) throw Error("--emit-schedule: no configuration fits in memory, nothing to write");
+      write_winner(request, outcome.rows.front(), o->emit_dir);
+    }
+    emit("", o->json ? to_json_text(plan_to_json(outcome))
+                     : describe_input(in) + fmt::format(", global batch {}, {} GPUs\n", in.training.global_batch, o->gpus) +
+                           plan_text(outcome, std::size_t(o->top)));
+    return outcome.rows.empty() ? kExitInvalid : kExitOk;
+  };
+}
+
+}  // namespace pipeplan::cli

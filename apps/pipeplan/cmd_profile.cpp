@@ -1,0 +1,86 @@
+// pipeplan profile: an analytic profile from a model config, training settings, a GPU and a
+// layout, in the format simulate, compare and generate read.
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "command.hpp"
+#include "model/placement.hpp"
+#include "model_options.hpp"
+#include "output.hpp"
+#include "plan/analytic_profile.hpp"
+
+namespace pipeplan::cli {
+
+namespace {
+
+struct ProfileOptions {
+  ModelFlags model;
+  int stages = 0;
+  int chunks = 1;
+  std::string placement = "loop";
+  std::string layout;
+  int data_parallel = 1;
+  std::string output;
+};
+
+}  // namespace
+
+Runner add_profile(CLI::App& sub) {
+  auto o = std::make_shared<ProfileOptions>();
+  add_model_options(sub, o->model, false);
+  sub.add_option("--stages", o->stages, "Pipeline degree P: devices")->type_name("P")->required()->check(CLI::Range(1, 4096));
+  sub.add_option("--chunks", o->chunks, "Stages per device V; the profile then has P x V stages")
+      ->type_name("V")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
+  sub.add_option("--placement", o->placement, "With --chunks: loop (stage s on device s mod P) or vee (V = 2)")
+      ->type_name("loop|vee")
+      ->capture_default_str();
+  sub.add_option("--layout", o->layout,
+                 "Pieces per stage, e.g. E,t*7|t*8|t*8|t*7,H (E embedding, t layer, H head; default: balanced by cost)")
+      ->type_name("LAYOUT");
+  sub.add_option("--dp", o->data_parallel, "Data-parallel replicas whose gradient all-reduce the optimizer time includes")
+      ->type_name("D")
+      ->check(CLI::Range(1, 1 << 20))
+      ->capture_default_str();
+  sub.add_option("-o,--output", o->output, "Write the profile here (default: stdout)")->type_name("FILE");
+  return [o] {
+    const ModelInput in = read_model_input(o->model);
+    std::vector<int> placement;
+    if (o->placement == "loop") {
+      placement = loop_placement(o->stages, o->chunks);
+    } else if (o->placement == "vee") {
+      if (o->chunks != 2) throw UsageError("--placement vee: needs --chunks 2");
+      placement = vee_placement(o->stages);
+    } else {
+      throw UsageError("--placement: expected loop or vee, got '" + o->placement + "'");
+    }
+    const int stages = o->stages * o->chunks;
+    const auto piece_ms = [&](const PieceWork& w) {
+      StageCost c = piece_cost(w, *in.gpu, in.efficiency, in.training);
+      return c.f_ms + c.b_ms + c.w_ms;
+    };
+    const Layout layout =
+        o->layout.empty()
+            ? balanced_layout(stages, in.model.layers, piece_ms(embedding_work(in.model, in.training)),
+                              piece_ms(layer_work(in.model, in.training)), piece_ms(head_work(in.model, in.training)))
+            : parse_layout(o->layout, in.model.layers, "--layout");
+    if (layout.size() != std::size_t(stages)) {
+      throw UsageError(fmt::format("--layout: has {} stages, --stages {} x --chunks {} needs {}", layout.size(),
+                                   o->stages, o->chunks, stages));
+    }
+    const int per_node = o->model.gpus_per_node > 0 ? o->model.gpus_per_node : in.gpu->gpus_per_node;
+    const AnalyticProfile profile =
+        analytic_profile(in.model, in.training, *in.gpu, in.efficiency, layout, {placement, o->stages, o->data_parallel, per_node});
+    const std::string name = fmt::format("{}; pp {} x {} chunks ({}), dp {}, layout {}", describe_input(in), o->stages,
+                                         o->chunks, o->placement, o->data_parallel, layout_string(layout));
+    const std::string source = fmt::format(
+        "pipeplan profile: analytic estimate (docs/costs.md), GEMM efficiency {}, memory efficiency {}; not measured",
+        in.efficiency.gemm, in.efficiency.memory);
+    emit(o->output, to_json_text(analytic_profile_to_json(profile.costs, name, source)));
+    return kExitOk;
+  };
+}
+
+}  // namespace pipeplan::cli

@@ -1,0 +1,78 @@
+#include "model_options.hpp"
+
+#include <fmt/format.h>
+
+#include "command.hpp"
+#include "model/error.hpp"
+#include "plan/piece_work.hpp"
+
+namespace pipeplan::cli {
+
+void add_model_options(CLI::App& sub, ModelFlags& f, bool global_batch_required) {
+  TrainingSettings& t = f.training;
+  sub.add_option("--model", f.model, "Hugging Face config.json of the model (Llama, Mistral, Qwen, GPT-2 keys)")
+      ->type_name("FILE")
+      ->required();
+  sub.add_option("--gpu", f.gpu, "GPU from the built-in table ('pipeplan gpus' lists them)")->type_name("NAME")->required();
+  sub.add_option("--seq", t.seq, "Tokens per sequence")->type_name("S")->check(CLI::Range(1, 1 << 22))->capture_default_str();
+  sub.add_option("--micro-batch", t.micro_batch, "Sequences per micro-batch")
+      ->type_name("B")
+      ->check(CLI::Range(1, 1 << 16))
+      ->capture_default_str();
+  CLI::Option* global = sub.add_option("--global-batch", t.global_batch, "Sequences per training step, over data parallelism")
+                            ->type_name("G")
+                            ->check(CLI::Range(1, 1 << 24));
+  if (global_batch_required) global->required();
+  sub.add_option("--dtype", f.dtype, "Activation and weight type: bf16, fp16 or fp32 (Adam keeps fp32 masters)")
+      ->type_name("TYPE")
+      ->capture_default_str();
+  sub.add_option("--tp", t.tp, "Tensor parallelism, with sequence parallelism")
+      ->type_name("T")
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
+  sub.add_option("--recompute", f.recompute, "Activation recompute: none, selective (the attention core) or full")
+      ->type_name("MODE")
+      ->capture_default_str();
+  sub.add_flag("--flash-attention,!--no-flash-attention", t.flash_attention,
+               "Fused attention that keeps no s x s scores (default on)");
+  sub.add_option("--gemm-efficiency", f.efficiency.gemm, "Fraction of the peak FLOP rate a GEMM reaches")
+      ->type_name("X")
+      ->check(CLI::Range(0.01, 1.0))
+      ->capture_default_str();
+  sub.add_option("--memory-efficiency", f.efficiency.memory, "Fraction of the memory bandwidth element-wise kernels reach")
+      ->type_name("X")
+      ->check(CLI::Range(0.01, 1.0))
+      ->capture_default_str();
+  sub.add_option("--gpus-per-node", f.gpus_per_node, "GPUs one node links directly (default: the GPU table's)")
+      ->type_name("N")
+      ->check(CLI::Range(1, 1024));
+}
+
+ModelInput read_model_input(const ModelFlags& f) {
+  ModelInput in;
+  in.training = f.training;
+  in.efficiency = f.efficiency;
+  auto dtype = dtype_named(f.dtype);
+  if (!dtype) throw UsageError("--dtype: expected bf16, fp16 or fp32, got '" + f.dtype + "'");
+  in.training.dtype = *dtype;
+  auto recompute = recompute_named(f.recompute);
+  if (!recompute) throw UsageError("--recompute: expected none, selective or full, got '" + f.recompute + "'");
+  in.training.recompute = *recompute;
+  try {
+    in.gpu = &gpu_named(f.gpu);
+  } catch (const Error& e) {
+    throw UsageError(std::string("--gpu: ") + e.what());
+  }
+  in.model = read_model_config_file(f.model);
+  return in;
+}
+
+std::string describe_input(const ModelInput& in) {
+  const TrainingSettings& t = in.training;
+  return fmt::format("{} ({:.2f} B parameters, {} layers) on {}, {}, seq {}, micro-batch {}, tp {}, recompute {}, {}",
+                     in.model.name, double(model_parameters(in.model)) / 1e9, in.model.layers, in.gpu->name,
+                     dtype_name(t.dtype), t.seq, t.micro_batch, t.tp, recompute_name(t.recompute),
+                     t.flash_attention ? "flash attention" : "no flash attention");
+}
+
+}  // namespace pipeplan::cli

@@ -1,0 +1,119 @@
+#include "plan/analytic_profile.hpp"
+
+#include <algorithm>
+
+#include "io/profile_json.hpp"
+#include "model/error.hpp"
+
+namespace pipeplan {
+
+namespace {
+
+double ms_for_flops(double flops, const GpuSpec& gpu, const Efficiency& e, DType dtype) {
+  return flops / (gpu.peak_flops(dtype) * e.gemm) * 1e3;
+}
+
+double ms_for_bytes(double bytes, double gb_per_s, double efficiency) {
+  return bytes / (gb_per_s * 1e9 * efficiency) * 1e3;
+}
+
+double ms_for_collectives(int count, double bytes, const LinkSpec& link) {
+  return count == 0 ? 0.0 : count * (link.latency_ms + bytes / (link.bandwidth_gb_per_s * 1e9) * 1e3);
+}
+
+// The link a group of `span` consecutive GPUs talks over: one node's, or the network's.
+const LinkSpec& link_for(int span, const GpuSpec& gpu, int gpus_per_node) {
+  return span <= gpus_per_node ? gpu.intra_node : gpu.inter_node;
+}
+
+}  // namespace
+
+int static_bytes_per_parameter(DType dtype) { return dtype == DType::FP32 ? 16 : 18; }
+
+StageCost piece_cost(const PieceWork& w, const GpuSpec& gpu, const Efficiency& e, const TrainingSettings& tr) {
+  StageCost c;
+  const LinkSpec& tp_link = gpu.intra_node;  // tensor parallelism stays inside a node
+  c.f_ms = ms_for_flops(w.f_flops, gpu, e, tr.dtype) + ms_for_bytes(w.f_bytes, gpu.memory_gb_per_s, e.memory) +
+           ms_for_collectives(w.f_collectives, w.tp_bytes, tp_link);
+  c.b_ms = ms_for_flops(w.b_flops, gpu, e, tr.dtype) + ms_for_bytes(w.b_bytes, gpu.memory_gb_per_s, e.memory) +
+           ms_for_collectives(w.b_collectives, w.tp_bytes, tp_link);
+  c.w_ms = ms_for_flops(w.w_flops, gpu, e, tr.dtype) + ms_for_bytes(w.w_bytes, gpu.memory_gb_per_s, e.memory);
+  c.activation_bytes = w.activation_bytes;
+  // The gradients B computes at the linear layers' outputs take the place of activations it
+  // frees; the memory model holds a_W within a_F (docs/costs.md).
+  c.w_activation_bytes = std::min(w.w_activation_bytes, w.activation_bytes);
+  return c;
+}
+
+std::vector<PieceWork> stage_work(const ModelConfig& model, const TrainingSettings& training, const Layout& layout) {
+  const PieceWork layer = layer_work(model, training);
+  const PieceWork embedding = embedding_work(model, training);
+  const PieceWork head = head_work(model, training);
+  std::vector<PieceWork> stages;
+  for (const StagePieces& pieces : layout) {
+    PieceWork w;
+    if (pieces.embedding) w += embedding;
+    for (int i = 0; i < pieces.layers; ++i) w += layer;
+    if (pieces.head) w += head;
+    stages.push_back(w);
+  }
+  return stages;
+}
+
+AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSettings& tr, const GpuSpec& gpu,
+                                 const Efficiency& e, const Layout& layout, const Deployment& where) {
+  if (where.placement.size() != layout.size()) {
+    throw Error("the placement names " + std::to_string(where.placement.size()) + " stages, the layout has " +
+                std::to_string(layout.size()));
+  }
+  AnalyticProfile out;
+  const std::vector<PieceWork> work = stage_work(model, tr, layout);
+  std::vector<std::int64_t> device_params(static_cast<std::size_t>(where.devices), 0);
+  for (std::size_t s = 0; s < work.size(); ++s) {
+    out.costs.stages.push_back(piece_cost(work[s], gpu, e, tr));
+    out.model_flops_per_microbatch += work[s].model_flops() * tr.tp;
+    const int device = where.placement[s];
+    if (device < 0 || device >= where.devices) throw Error("the placement names a device out of range");
+    device_params[static_cast<std::size_t>(device)] += work[s].params;
+  }
+  // Gradients are all-reduced in fp32 over the data-parallel replicas, which sit a whole
+  // pipeline (and its tensor parallelism) apart: over the network once they leave a node.
+  const int job_span = where.devices * tr.tp * where.data_parallel;
+  const LinkSpec& dp_link = link_for(job_span, gpu, where.gpus_per_node);
+  const double dp = where.data_parallel;
+  for (std::int64_t params : device_params) {
+    DeviceCost d;
+    d.static_memory_bytes = static_cast<Bytes>(params) * static_bytes_per_parameter(tr.dtype);
+    // Adam reads the gradient, master weight and both moments and writes all but the gradient
+    // back, plus the 16-bit weight copy: 28 bytes a parameter in fp32, 30 with 16-bit weights.
+    const double adam_bytes = double(params) * (tr.dtype == DType::FP32 ? 28 : 30);
+    d.optimizer_ms = ms_for_bytes(adam_bytes, gpu.memory_gb_per_s, e.memory);
+    if (where.data_parallel > 1) {
+      d.optimizer_ms += ms_for_collectives(1, 2 * (dp - 1) / dp * double(params) * 4, dp_link);
+    }
+    out.costs.devices.push_back(d);
+  }
+  // One micro-batch's hidden state, split over the tensor-parallel ranks (sequence parallelism).
+  const LinkSpec& pp_link = link_for(where.devices * tr.tp, gpu, where.gpus_per_node);
+  out.costs.transfer.latency_ms = pp_link.latency_ms;
+  out.costs.transfer.bandwidth_gb_per_s = pp_link.bandwidth_gb_per_s;
+  out.costs.transfer.bytes = static_cast<Bytes>(std::int64_t{tr.seq} * tr.micro_batch * model.hidden *
+                                                element_bytes(tr.dtype) / tr.tp);
+  return out;
+}
+
+Json analytic_profile_to_json(const CostModel& costs, const std::string& name, const std::string& source) {
+  Json body = profile_to_json(costs);
+  Json out;
+  for (const char* key : {"format", "schema_version", "tool"}) {
+    if (body.contains(key)) out[key] = body[key];
+  }
+  out["name"] = name;
+  out["source"] = source;
+  for (auto& [key, value] : body.items()) {
+    if (!out.contains(key)) out[key] = value;
+  }
+  return out;
+}
+
+}  // namespace pipeplan

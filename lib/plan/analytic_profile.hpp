@@ -1,0 +1,57 @@
+#pragma once
+// A profile the simulator reads, estimated from a model, its training settings, a GPU and a
+// layout (docs/costs.md). What `pipeplan profile` writes and what the planner simulates with.
+#include <span>
+#include <string>
+
+#include "costs/cost_model.hpp"
+#include "io/json_text.hpp"
+#include "plan/gpu_catalog.hpp"
+#include "plan/layout.hpp"
+#include "plan/model_config.hpp"
+#include "plan/piece_work.hpp"
+#include "plan/training.hpp"
+
+namespace pipeplan {
+
+/// Where the pipeline runs: its stages' devices and the data parallelism beside it.
+struct Deployment {
+  std::span<const int> placement;  ///< device of each stage of the layout
+  int devices = 1;                 ///< pipeline degree P
+  int data_parallel = 1;           ///< replicas of the pipeline, whose gradients are all-reduced
+  int gpus_per_node = 8;
+};
+
+struct AnalyticProfile {
+  CostModel costs;
+  double model_flops_per_microbatch = 0;  ///< F, B and W of the whole model, every TP rank together
+};
+
+/// Bytes per parameter for weights, gradients and Adam's states: 16-bit weights with fp32
+/// gradients, fp32 master weights and two fp32 moments take 18; fp32 training takes 16
+/// (Megatron-LM's distributed-optimizer documentation).
+[[nodiscard]] int static_bytes_per_parameter(DType dtype);
+
+/// The time of a piece's F, B and W on `gpu`, in milliseconds: FLOPs at the GEMM efficiency of
+/// the peak, element-wise bytes at the memory efficiency of the bandwidth, tensor-parallel
+/// collectives over the node's link. Activation bytes are copied; a_W is capped at a_F.
+[[nodiscard]] StageCost piece_cost(const PieceWork& work, const GpuSpec& gpu, const Efficiency& efficiency,
+                                   const TrainingSettings& training);
+
+/// The work of each stage of `layout`.
+[[nodiscard]] std::vector<PieceWork> stage_work(const ModelConfig& model, const TrainingSettings& training,
+                                                const Layout& layout);
+
+/// The profile of `layout` deployed as `deployment` says: per stage F, B, W and activations;
+/// per device static memory and optimizer time (Adam's memory traffic, plus the data-parallel
+/// all-reduce of fp32 gradients); one transfer of a micro-batch's activation between stages.
+/// Throws Error when the placement does not match the layout.
+[[nodiscard]] AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSettings& training,
+                                               const GpuSpec& gpu, const Efficiency& efficiency,
+                                               const Layout& layout, const Deployment& deployment);
+
+/// The profile document with a "name" and "source" after the header, saying what it estimates.
+[[nodiscard]] Json analytic_profile_to_json(const CostModel& costs, const std::string& name,
+                                            const std::string& source);
+
+}  // namespace pipeplan

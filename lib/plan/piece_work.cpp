@@ -1,0 +1,201 @@
+#include "plan/piece_work.hpp"
+
+#include <string>
+
+#include "model/error.hpp"
+
+namespace pipeplan {
+
+namespace {
+
+// The sizes every formula uses, as doubles (products of four of them overflow 32 bits).
+struct Shape {
+  double s, b, T, h, hk, f, a, V, e, t;
+};
+
+Shape shape_of(const ModelConfig& m, const TrainingSettings& tr) {
+  const double s = tr.seq;
+  const double b = tr.micro_batch;
+  return {s, b, s * b, double(m.hidden), double(m.kv_hidden()), double(m.ffn), double(m.heads),
+          double(m.vocab), double(element_bytes(tr.dtype)), double(tr.tp)};
+}
+
+Bytes bytes(double value) { return static_cast<Bytes>(value + 0.5); }
+
+void check_tensor_parallel(const ModelConfig& m, const TrainingSettings& tr) {
+  const auto divides = [&](int n, const char* what) {
+    if (n % tr.tp != 0) {
+      throw Error("--tp " + std::to_string(tr.tp) + ": tensor parallelism must divide " + what + " (" +
+                  std::to_string(n) + ")");
+    }
+  };
+  divides(m.heads, "the attention heads");
+  divides(m.kv_heads, "the key-value heads");
+  divides(m.ffn, "the FFN width");
+}
+
+// Sequence parallelism (Megatron-LM, Korthikanti et al. 2022) splits what tensor parallelism
+// leaves whole, so every per-rank figure below is the whole layer's divided by t.
+void per_rank(PieceWork& w, double t) {
+  w.f_flops /= t;
+  w.b_flops /= t;
+  w.w_flops /= t;
+  w.recompute_flops /= t;
+  w.f_bytes /= t;
+  w.b_bytes /= t;
+  w.w_bytes /= t;
+  w.activation_bytes = bytes(double(w.activation_bytes) / t);
+  w.w_activation_bytes = bytes(double(w.w_activation_bytes) / t);
+}
+
+// A collective of one activation, (t-1)/t of it through each rank, as a ring moves it.
+void add_collectives(PieceWork& w, const Shape& x, int forward, int backward) {
+  if (x.t <= 1) return;
+  w.tp_bytes = (x.t - 1) / x.t * x.T * x.h * x.e;
+  w.f_collectives += forward;
+  w.b_collectives += backward;
+}
+
+}  // namespace
+
+PieceWork& PieceWork::operator+=(const PieceWork& o) {
+  f_flops += o.f_flops;
+  b_flops += o.b_flops;
+  w_flops += o.w_flops;
+  f_bytes += o.f_bytes;
+  b_bytes += o.b_bytes;
+  w_bytes += o.w_bytes;
+  recompute_flops += o.recompute_flops;
+  tp_bytes = o.tp_bytes > tp_bytes ? o.tp_bytes : tp_bytes;
+  f_collectives += o.f_collectives;
+  b_collectives += o.b_collectives;
+  params += o.params;
+  activation_bytes += o.activation_bytes;
+  w_activation_bytes += o.w_activation_bytes;
+  return *this;
+}
+
+PieceWork layer_work(const ModelConfig& m, const TrainingSettings& tr) {
+  check_tensor_parallel(m, tr);
+  const Shape x = shape_of(m, tr);
+  const double mlp_matrices = m.gated_mlp ? 3.0 : 2.0;
+  PieceWork w;
+  // GEMMs of the forward: QKV, the output projection, the MLP (2 FLOPs per multiply-add).
+  const double gemm = 2 * x.T * x.h * (x.h + 2 * x.hk) + 2 * x.T * x.h * x.h + 2 * mlp_matrices * x.T * x.h * x.f;
+  // Attention core: Q K^T and the product with V, over the full s x s scores.
+  const double core = 4 * x.b * x.s * x.s * x.h;
+  w.f_flops = gemm + core;
+  // The backward of the core takes four products; flash attention recomputes Q K^T as well.
+  w.b_flops = gemm + (tr.flash_attention ? 2.5 : 2.0) * core;
+  w.w_flops = gemm;
+
+  // Element-wise traffic of the forward: two norms and two residual adds, the activation
+  // function, RoPE on Q and K, the softmax and the dropouts when they run unfused.
+  const double scores = x.a * x.b * x.s * x.s;
+  double elementwise = 2 * 2 * x.T * x.h * x.e + 2 * 3 * x.T * x.h * x.e + (m.gated_mlp ? 3 : 2) * x.T * x.f * x.e;
+  if (m.positions == 0) elementwise += 2 * x.T * (x.h + x.hk) * x.e;
+  if (!tr.flash_attention) elementwise += 2 * scores * x.e;
+  if (!tr.flash_attention && m.attention_dropout) elementwise += (2 * x.e + 1) * scores;
+  if (m.hidden_dropout) elementwise += 2 * (2 * x.e + 1) * x.T * x.h;
+  w.f_bytes = elementwise;
+  w.b_bytes = 2 * elementwise;  // each backward kernel reads the saved input and the gradient
+
+  // Activations F keeps, per Korthikanti et al. 2022, section 4.1: the inputs of both norms and
+  // of the three linear groups, Q, K and V, the MLP's intermediate tensors, the dropout masks
+  // (1 byte an element) and, without flash attention, the s x s softmax output (and dropout's).
+  double kept = 2 * x.T * x.h * x.e + 3 * x.T * x.h * x.e + x.T * (x.h + 2 * x.hk) * x.e +
+                (m.gated_mlp ? 4 : 2) * x.T * x.f * x.e;
+  if (m.hidden_dropout) kept += 2 * x.T * x.h;
+  if (tr.flash_attention) {
+    kept += x.a * x.b * x.s * 4;  // the softmax's log-sum-exp, fp32
+  } else if (tr.recompute == Recompute::None) {
+    kept += scores * x.e + (m.attention_dropout ? scores * (1 + x.e) : 0.0);
+  } else if (tr.recompute == Recompute::Selective) {
+    w.b_flops += core;  // the attention core runs again in the backward
+    w.recompute_flops += core;
+    w.b_bytes += (2 + (m.attention_dropout ? 2 + 1 / x.e : 0)) * scores * x.e;
+  }
+  // W needs the inputs of the linear layers and the gradients B computed at their outputs.
+  double for_w = x.T * x.e * (6 * x.h + 2 * x.hk + (m.gated_mlp ? 3 : 2) * x.f);
+  if (tr.recompute == Recompute::Full) {
+    // Only the layer's input stays; B runs the forward again. A W held back would need what the
+    // recompute made and B's output gradients, so W runs inside B (docs/costs.md).
+    kept = x.T * x.h * x.e;
+    for_w = 0;
+    w.recompute_flops += w.f_flops;
+    w.b_flops += w.f_flops + w.w_flops;
+    w.b_bytes += w.f_bytes;
+    w.w_flops = 0;
+  }
+  w.activation_bytes = bytes(kept);
+  w.w_activation_bytes = bytes(for_w);
+  // Each layer's two all-gathers and two reduce-scatters, each way (the recompute repeats F's).
+  add_collectives(w, x, 4, tr.recompute == Recompute::Full ? 8 : 4);
+  per_rank(w, x.t);
+
+  // Linear weights split over the ranks; norms and GPT-2's row-parallel biases stay whole.
+  const double linear = x.h * (x.h + 2 * x.hk) + x.h * x.h + mlp_matrices * x.h * x.f;
+  double whole = (m.layer_norm ? 4 : 2) * x.h;
+  double split = linear;
+  if (m.biases) {
+    split += (x.h + 2 * x.hk) + x.f;  // column-parallel biases: QKV and the first MLP matrix
+    whole += 2 * x.h;                 // row-parallel biases: the output projection and the second
+  }
+  w.params = static_cast<std::int64_t>(split / x.t + whole);
+  return w;
+}
+
+PieceWork embedding_work(const ModelConfig& m, const TrainingSettings& tr) {
+  const Shape x = shape_of(m, tr);
+  PieceWork w;
+  // A gather of T rows forward (plus the position embedding's add); the weight gradient
+  // scatter-adds T rows into an fp32 gradient. No input gradient: the inputs are token ids.
+  w.f_bytes = 2 * x.T * x.h * x.e + (m.positions > 0 ? 3 * x.T * x.h * x.e : 0.0) +
+              (m.hidden_dropout ? (2 * x.e + 1) * x.T * x.h : 0.0);
+  w.w_bytes = x.T * x.h * (x.e + 8) * (m.positions > 0 ? 2 : 1);
+  w.activation_bytes = bytes(x.T * 8 + (m.hidden_dropout ? x.T * x.h : 0.0));  // int64 ids, mask
+  w.w_activation_bytes = bytes(x.T * 8);
+  add_collectives(w, x, 1, 0);  // the vocabulary-parallel lookup's reduce-scatter
+  per_rank(w, x.t);
+  w.activation_bytes = bytes(x.T * 8 + (m.hidden_dropout ? x.T * x.h / x.t : 0.0));
+  w.w_activation_bytes = bytes(x.T * 8);
+  w.params = static_cast<std::int64_t>(x.V * x.h / x.t + double(m.positions) * x.h);
+  return w;
+}
+
+PieceWork head_work(const ModelConfig& m, const TrainingSettings& tr) {
+  const Shape x = shape_of(m, tr);
+  PieceWork w;
+  const double gemm = 2 * x.T * x.h * x.V;  // logits = hidden x head^T, then its two gradients
+  w.f_flops = gemm;
+  w.b_flops = gemm;
+  w.w_flops = gemm;
+  // The final norm, then the loss in fp32 over the logits: read them and write the fp32
+  // softmax forward; read it and write the logits' gradient backward.
+  w.f_bytes = 2 * x.T * x.h * x.e + x.T * x.V * (x.e + 4);
+  w.b_bytes = 4 * x.T * x.h * x.e + x.T * x.V * (x.e + 4);
+  // F keeps the norm's input, the head's input and the fp32 softmax; W needs the head's input
+  // and the logits' gradient.
+  w.activation_bytes = bytes(2 * x.T * x.h * x.e + x.T * x.V * 4);
+  w.w_activation_bytes = bytes(x.T * x.h * x.e + x.T * x.V * x.e);
+  if (tr.recompute == Recompute::Full) {
+    w.b_flops += w.w_flops;  // as in layer_work: W runs inside B
+    w.w_flops = 0;
+    w.w_activation_bytes = 0;
+  }
+  add_collectives(w, x, 1, 1);  // gathering the sequence-parallel hidden state, and back
+  per_rank(w, x.t);
+  w.params = static_cast<std::int64_t>(x.V * x.h / x.t + (m.layer_norm ? 2 : 1) * x.h);
+  return w;
+}
+
+std::int64_t model_parameters(const ModelConfig& model) {
+  TrainingSettings whole;  // tensor parallelism 1: every parameter counted once
+  whole.tp = 1;
+  std::int64_t total = layer_work(model, whole).params * model.layers + embedding_work(model, whole).params +
+                       head_work(model, whole).params;
+  if (model.tied_embeddings) total -= static_cast<std::int64_t>(model.vocab) * model.hidden;
+  return total;
+}
+
+}  // namespace pipeplan

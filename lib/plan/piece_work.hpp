@@ -1,0 +1,44 @@
+#pragma once
+// The work of each piece of a transformer for one micro-batch on one tensor-parallel rank: the
+// FLOPs of its matrix products, the bytes its element-wise kernels move, the collectives tensor
+// parallelism adds, its parameters and the activations it keeps (docs/costs.md, "Work per piece").
+#include <cstdint>
+
+#include "model/units.hpp"
+#include "plan/model_config.hpp"
+#include "plan/training.hpp"
+
+namespace pipeplan {
+
+/// F, B and W of one piece. B holds the input gradients and, under recompute, the recomputed
+/// forward; W the weight-gradient products alone (full recompute folds W into B, see
+/// docs/costs.md).
+struct PieceWork {
+  double f_flops = 0, b_flops = 0, w_flops = 0;  ///< matrix products (GEMMs, attention core)
+  double f_bytes = 0, b_bytes = 0, w_bytes = 0;  ///< memory traffic of element-wise kernels
+  double recompute_flops = 0;  ///< the part of b_flops that repeats the forward (not model FLOPs)
+  double tp_bytes = 0;         ///< bytes one collective of tensor parallelism moves per rank
+  int f_collectives = 0, b_collectives = 0;
+  std::int64_t params = 0;     ///< parameters this rank holds
+  Bytes activation_bytes = 0;    ///< a_F: what F keeps for the backward
+  Bytes w_activation_bytes = 0;  ///< a_W: what W still needs after B (may exceed a_F; see stage_costs)
+
+  PieceWork& operator+=(const PieceWork& other);
+  /// The model FLOPs of F, B and W together: the work without recompute.
+  [[nodiscard]] double model_flops() const { return f_flops + b_flops + w_flops - recompute_flops; }
+};
+
+/// One transformer layer. Throws Error when the tensor parallelism does not divide the heads,
+/// the key-value heads or the FFN width.
+[[nodiscard]] PieceWork layer_work(const ModelConfig& model, const TrainingSettings& training);
+
+/// The embedding (and GPT-2's position embedding) on the first stage.
+[[nodiscard]] PieceWork embedding_work(const ModelConfig& model, const TrainingSettings& training);
+
+/// The final norm, the output head and the cross-entropy loss on the last stage.
+[[nodiscard]] PieceWork head_work(const ModelConfig& model, const TrainingSettings& training);
+
+/// The model's parameters, counting tied embeddings once (what model cards publish).
+[[nodiscard]] std::int64_t model_parameters(const ModelConfig& model);
+
+}  // namespace pipeplan

@@ -1,0 +1,39 @@
+#include "plan/training.hpp"
+
+namespace pipeplan {
+
+std::optional<DType> dtype_named(std::string_view name) {
+  if (name == "bf16") return DType::BF16;
+  if (name == "fp16") return DType::FP16;
+  if (name == "fp32") return DType::FP32;
+  return std::nullopt;
+}
+
+std::string_view dtype_name(DType dtype) {
+  switch (dtype) {
+    case DType::BF16: return "bf16";
+    case DType::FP16: return "fp16";
+    case DType::FP32: return "fp32";
+  }
+  return "bf16";
+}
+
+std::optional<Recompute> recompute_named(std::string_view name) {
+  if (name == "none") return Recompute::None;
+  if (name == "selective") return Recompute::Selective;
+  if (name == "full") return Recompute::Full;
+  return std::nullopt;
+}
+
+std::string_view recompute_name(Recompute recompute) {
+  switch (recompute) {
+    case Recompute::None: return "none";
+    case Recompute::Selective: return "selective";
+    case Recompute::Full: return "full";
+  }
+  return "none";
+}
+
+int element_bytes(DType dtype) { return dtype == DType::FP32 ? 4 : 2; }
+
+}  // namespace pipeplan

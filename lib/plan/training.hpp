@@ -1,0 +1,42 @@
+#pragma once
+// How a model is trained: the settings the planner and `pipeplan profile` take on the command
+// line (docs/costs.md, "Training settings").
+#include <optional>
+#include <string_view>
+
+namespace pipeplan {
+
+enum class DType : unsigned char { BF16, FP16, FP32 };
+enum class Recompute : unsigned char {
+  None,       ///< keep every activation the backward needs
+  Selective,  ///< Korthikanti et al. 2022: recompute the attention core, keep the rest
+  Full,       ///< keep each layer's input only; the backward recomputes the layer's forward
+};
+
+/// "bf16", "fp16", "fp32" / "none", "selective", "full", and back; nullopt for other names.
+[[nodiscard]] std::optional<DType> dtype_named(std::string_view name);
+[[nodiscard]] std::string_view dtype_name(DType dtype);
+[[nodiscard]] std::optional<Recompute> recompute_named(std::string_view name);
+[[nodiscard]] std::string_view recompute_name(Recompute recompute);
+
+/// Bytes of one activation or weight element in `dtype`.
+[[nodiscard]] int element_bytes(DType dtype);
+
+struct TrainingSettings {
+  int seq = 2048;          ///< tokens per sequence
+  int micro_batch = 1;     ///< sequences per micro-batch
+  int global_batch = 0;    ///< sequences per step, over data parallelism (the planner needs it)
+  DType dtype = DType::BF16;
+  int tp = 1;              ///< tensor parallelism, with sequence parallelism (Megatron-LM)
+  Recompute recompute = Recompute::None;
+  bool flash_attention = true;
+};
+
+/// Efficiencies the analytic costs assume: the fraction of the card's peak a GEMM reaches, and
+/// of its memory bandwidth an element-wise kernel reaches (docs/costs.md).
+struct Efficiency {
+  double gemm = 0.7;
+  double memory = 0.7;
+};
+
+}  // namespace pipeplan

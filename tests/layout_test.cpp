@@ -1,0 +1,60 @@
+#include <doctest/doctest.h>
+
+#include "plan/layout.hpp"
+#include "test_support.hpp"
+
+using namespace pipeplan;
+
+namespace {
+
+int total_layers(const Layout& layout) {
+  int n = 0;
+  for (const StagePieces& s : layout) n += s.layers;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("a layout string reads and writes back") {
+  Layout l = parse_layout("E,t*7|t*8|t*8|t*7,H", 30, "--layout");
+  REQUIRE(l.size() == 4);
+  CHECK(l[0].embedding);
+  CHECK(l[0].layers == 7);
+  CHECK(l[3].head);
+  CHECK(layout_string(l) == "E,t*7|t*8|t*8|t*7,H");
+  CHECK(layout_string(parse_layout("E,t,t|t*2|H", 4, "--layout")) == "E,t*2|t*2|H");
+}
+
+TEST_CASE("a layout string that cannot be right says why") {
+  const auto error = [](const char* text) { return test::error_of([&] { (void)parse_layout(text, 4, "--layout"); }); };
+  CHECK(error("E,t*2|t*1,H").find("the stages hold 3 layers, the model has 4") != std::string::npos);
+  CHECK(error("E,t*5,H").find("more layers than the model's 4") != std::string::npos);
+  CHECK(error("t*4,H").find("the first stage must start with E") != std::string::npos);
+  CHECK(error("E,t*4").find("the last stage must end with H") != std::string::npos);
+  CHECK(error("E,t*2|H,t*2").find("H (the head) must be the last piece") != std::string::npos);
+  CHECK(error("E,t*2||t*2,H").find("stage 1 has an empty piece") != std::string::npos);
+  CHECK(error("E,x|t*4,H").find("unknown piece 'x'") != std::string::npos);
+  CHECK(error("E,t*0|t*4,H").find("'t*0' needs a whole number") != std::string::npos);
+  CHECK(error("E,t*99999999999|t,H").find("needs a whole number") != std::string::npos);
+  CHECK(error("E").rfind("--layout 'E': ", 0) == 0);
+}
+
+TEST_CASE("balanced layouts minimise the heaviest stage and sum to the model") {
+  // Equal layers and free E and H: 8 layers on 4 stages, 2 each.
+  CHECK(layout_string(balanced_layout(4, 8, 0, 1, 0)) == "E,t*2|t*2|t*2|t*2,H");
+  // A head worth 3 layers: 12 units over 4 stages is 3 each, so the head stands alone.
+  CHECK(layout_string(balanced_layout(4, 9, 0, 1, 3)) == "E,t*3|t*3|t*3|H");
+  // A head worth 1.5 layers, 10 layers, 3 stages: the only split whose largest stage is 4 is
+  // 4 | 4 | 2 + 1.5; 3 | 4 | 3 + 1.5 and 4 | 3 | 3 + 1.5 reach 4.5.
+  CHECK(layout_string(balanced_layout(3, 10, 0, 1, 1.5)) == "E,t*4|t*4|t*2,H");
+  // Odd layers with no E or H cost: of the two splits with largest stage 4, the one with the
+  // lighter first stage.
+  CHECK(layout_string(balanced_layout(2, 7, 0, 1, 0)) == "E,t*3|t*4,H");
+  for (int stages = 1; stages <= 12; ++stages) {
+    Layout l = balanced_layout(stages, 10, 0.3, 1, 2.2);
+    CHECK(l.size() == std::size_t(stages));
+    CHECK(total_layers(l) == 10);
+    CHECK(parse_layout(layout_string(l), 10, "x").size() == l.size());
+  }
+  CHECK(test::error_of([] { (void)balanced_layout(13, 10, 0, 1, 0); }).find("at most 12 stages") != std::string::npos);
+}

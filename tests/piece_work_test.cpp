@@ -1,0 +1,123 @@
+#include <doctest/doctest.h>
+
+#include "plan/model_config.hpp"
+#include "plan/piece_work.hpp"
+#include "test_support.hpp"
+
+using namespace pipeplan;
+
+namespace {
+
+// h = 64, a = 4 heads, 2 key-value heads (hk = 32), f = 128, V = 100; s = 16, b = 2 (T = 32),
+// bf16 (e = 2), no flash attention. Every expected number below is derived in its comment.
+TrainingSettings tiny_training() {
+  TrainingSettings t;
+  t.seq = 16;
+  t.micro_batch = 2;
+  t.dtype = DType::BF16;
+  t.flash_attention = false;
+  return t;
+}
+
+ModelConfig tiny_llama() { return read_model_config_file(PIPEPLAN_TEST_DATA "/models/tiny-llama.json"); }
+
+}  // namespace
+
+TEST_CASE("a Llama layer's FLOPs, bytes and parameters, derived by hand") {
+  const PieceWork w = layer_work(tiny_llama(), tiny_training());
+  // GEMMs: QKV 2Th(h+2hk) = 2*32*64*128 = 524288; output 2Th^2 = 262144; gate, up, down
+  // 6Thf = 1572864; together 2359296. Attention core 4bs^2h = 4*2*256*64 = 131072.
+  CHECK(w.f_flops == 2'359'296.0 + 131'072.0);
+  CHECK(w.b_flops == 2'359'296.0 + 2 * 131'072.0);  // the core's backward is twice its forward
+  CHECK(w.w_flops == 2'359'296.0);
+  CHECK(w.model_flops() == w.f_flops + w.b_flops + w.w_flops);
+  // a_F: norm inputs 2The = 8192, linear inputs 3The = 12288, Q K V T(h+2hk)e = 8192, the
+  // SwiGLU's gate, SiLU, up and product 4Tfe = 32768, the softmax output a*b*s^2*e = 4096.
+  CHECK(w.activation_bytes == 8192 + 12288 + 8192 + 32768 + 4096);
+  // a_W: inputs of the linear layers T(3h + f)e plus the gradients at their outputs
+  // T(3h + 2hk + 2f)e = Te(6h + 2hk + 3f) = 64 * 832.
+  CHECK(w.w_activation_bytes == 53'248);
+  // Element-wise: norms 4The = 16384, residuals 6The = 24576, SwiGLU 3Tfe = 24576, RoPE
+  // 2T(h+hk)e = 12288, softmax 2*a*b*s^2*e = 8192; the backward moves twice as much.
+  CHECK(w.f_bytes == 86'016.0);
+  CHECK(w.b_bytes == 2 * 86'016.0);
+  // Parameters: h(h+2hk) + h^2 + 3hf + 2h (two RMSNorm weights) = 8192 + 4096 + 24576 + 128.
+  CHECK(w.params == 36'992);
+}
+
+TEST_CASE("flash attention and recompute change what the layer keeps and redoes") {
+  TrainingSettings t = tiny_training();
+  t.flash_attention = true;
+  PieceWork flash = layer_work(tiny_llama(), t);
+  CHECK(flash.b_flops == 2'359'296.0 + 2.5 * 131'072.0);  // flash's backward recomputes Q K^T
+  CHECK(flash.activation_bytes == 65'536 - 4096 + 4 * 2 * 16 * 4);  // no scores; fp32 log-sum-exp a*b*s
+  t.flash_attention = false;
+  t.recompute = Recompute::Selective;
+  PieceWork selective = layer_work(tiny_llama(), t);
+  CHECK(selective.activation_bytes == 65'536 - 4096);
+  CHECK(selective.b_flops == 2'359'296.0 + 3 * 131'072.0);  // the core forward runs again
+  CHECK(selective.recompute_flops == 131'072.0);
+  CHECK(selective.model_flops() == layer_work(tiny_llama(), tiny_training()).model_flops());
+  t.recompute = Recompute::Full;
+  PieceWork full = layer_work(tiny_llama(), t);
+  CHECK(full.activation_bytes == 32 * 64 * 2);  // the layer's input only
+  CHECK(full.w_activation_bytes == 0);          // W runs inside B
+  CHECK(full.w_flops == 0);
+  CHECK(full.b_flops == 2'621'440.0 + 2'490'368.0 + 2'359'296.0);  // B + the forward again + W
+}
+
+TEST_CASE("GPT activations follow Korthikanti et al. 2022: 34sbh + 5as^2b bytes, divided by t") {
+  // Table 2 of "Reducing Activation Recomputation in Large Transformer Models": without
+  // parallelism sbh(34 + 5as/h); with tensor and sequence parallelism the same over t; with
+  // selective recompute 34sbh/t. Here s = 16, b = 2, h = 64, a = 4: 69632 + 10240 bytes.
+  const ModelConfig gpt = read_model_config_file(PIPEPLAN_TEST_DATA "/models/tiny-gpt.json");
+  TrainingSettings t = tiny_training();
+  CHECK(layer_work(gpt, t).activation_bytes == 34 * 16 * 2 * 64 + 5 * 4 * 16 * 16 * 2);
+  t.tp = 2;
+  CHECK(layer_work(gpt, t).activation_bytes == (34 * 16 * 2 * 64 + 5 * 4 * 16 * 16 * 2) / 2);
+  t.recompute = Recompute::Selective;
+  CHECK(layer_work(gpt, t).activation_bytes == 34 * 16 * 2 * 64 / 2);
+  // W's share for GPT: Te(6h + 2h + 2*4h) = 32sbh at 16 bits (shared/reference/schedules.md).
+  t = tiny_training();
+  CHECK(layer_work(gpt, t).w_activation_bytes == 32 * 16 * 2 * 64);
+}
+
+TEST_CASE("tensor parallelism splits the work and adds its collectives") {
+  TrainingSettings t = tiny_training();
+  t.tp = 2;
+  const PieceWork w = layer_work(tiny_llama(), t);
+  CHECK(w.f_flops == (2'359'296.0 + 131'072.0) / 2);
+  CHECK(w.activation_bytes == 65'536 / 2);
+  CHECK(w.tp_bytes == 0.5 * 32 * 64 * 2);  // (t-1)/t of one T x h activation
+  CHECK(w.f_collectives == 4);             // two all-gathers, two reduce-scatters
+  CHECK(w.params == (8192 + 4096 + 24576) / 2 + 128);  // norms stay whole
+  t.tp = 3;
+  CHECK(test::error_of([&] { (void)layer_work(tiny_llama(), t); }) ==
+        "--tp 3: tensor parallelism must divide the attention heads (4)");
+}
+
+TEST_CASE("the embedding and the head, derived by hand") {
+  const TrainingSettings t = tiny_training();
+  const PieceWork head = head_work(tiny_llama(), t);
+  CHECK(head.f_flops == 2.0 * 32 * 64 * 100);  // logits: 2ThV
+  CHECK(head.w_flops == head.f_flops);
+  CHECK(head.activation_bytes == 2 * 32 * 64 * 2 + 32 * 100 * 4);  // norm and head inputs, fp32 softmax
+  CHECK(head.w_activation_bytes == 32 * 64 * 2 + 32 * 100 * 2);    // head input, logits' gradient
+  CHECK(head.params == 100 * 64 + 64);
+  const PieceWork embedding = embedding_work(tiny_llama(), t);
+  CHECK(embedding.f_flops == 0);
+  CHECK(embedding.b_flops == 0);  // token ids take no gradient
+  CHECK(embedding.params == 100 * 64);
+}
+
+TEST_CASE("the seed's layer matches docs/model.md's hand estimate") {
+  // docs/model.md: Llama-2-7B's layer at s = 2048, b = 1: 828.9 GFLOP of GEMMs, 68.7 of
+  // attention core in F.
+  TrainingSettings t;
+  t.seq = 2048;
+  t.dtype = DType::FP32;
+  t.flash_attention = false;
+  const PieceWork w = layer_work(read_model_config_file(PIPEPLAN_TEST_DATA "/../../profiles/models/llama-2-7b.json"), t);
+  CHECK(w.w_flops == 828'928'688'128.0);
+  CHECK(w.f_flops - w.w_flops == 68'719'476'736.0);
+}

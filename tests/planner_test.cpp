@@ -1,0 +1,105 @@
+#include <doctest/doctest.h>
+
+#include "plan/plan_report.hpp"
+#include "plan/planner.hpp"
+#include "sim/simulator.hpp"
+#include "test_support.hpp"
+
+using namespace pipeplan;
+
+namespace {
+
+PlanRequest tiny_request() {
+  PlanRequest r;
+  r.model = read_model_config_file(PIPEPLAN_TEST_DATA "/models/tiny-llama.json");
+  r.training.seq = 256;
+  r.training.micro_batch = 1;
+  r.training.global_batch = 16;
+  r.gpu = &gpu_named("h100");
+  r.gpus = 4;
+  r.schedules = {"1f1b", "zbh1", "interleaved", "zbv", "zb"};
+  r.threads = 2;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("the planner ranks every configuration that fits by tokens per second per GPU") {
+  const PlanRequest r = tiny_request();
+  const PlanOutcome out = plan(r);
+  REQUIRE(!out.rows.empty());
+  CHECK(out.over_memory.empty());  // a tiny model on 80 GB cards
+  // pp 1, 2, 4 (dp 4, 2, 1): 1F1B, ZB-H1 and zb once each, interleaved with V = 2, 3, 4 where
+  // pp*V stages fit the 10 pieces (E, 8 layers, H), ZB-V with V = 2: pp 1 gives 3 + 3 + 1,
+  // pp 2 gives 3 + 3 + 1, pp 4 gives 3 + 1 (V = 2 only) + 1.
+  CHECK(out.considered == 7 + 7 + 5);
+  std::size_t refused = 0;
+  for (const auto& [reason, count] : out.refused) refused += std::size_t(count);
+  CHECK(out.rows.size() + refused == std::size_t(out.considered));
+  for (std::size_t i = 1; i < out.rows.size(); ++i) {
+    CHECK(out.rows[i - 1].tokens_per_s_per_gpu >= out.rows[i].tokens_per_s_per_gpu);
+  }
+  for (const PlanRow& row : out.rows) {
+    CHECK(row.pp * row.dp * row.tp == 4);
+    CHECK(row.microbatches * row.dp * r.training.micro_batch == r.training.global_batch);
+    // Tokens per second per GPU: the global batch's tokens over the step, over the GPUs.
+    CHECK(row.tokens_per_s_per_gpu == doctest::Approx(16.0 * 256 / (row.step_ms / 1e3) / 4));
+    CHECK(row.max_peak() <= row.memory_limit);
+  }
+}
+
+TEST_CASE("the planner's winner, rebuilt and simulated again, gives the numbers it reported") {
+  const PlanRequest r = tiny_request();
+  const PlanOutcome out = plan(r);
+  REQUIRE(!out.rows.empty());
+  for (std::size_t i = 0; i < out.rows.size() && i < 3; ++i) {
+    const PlanRow& row = out.rows[i];
+    const PlannedRun run = rebuild_row(r, row);
+    const SimResult again = simulate(run.schedule, run.profile.costs);
+    CHECK(ns_to_ms(again.step_time()) == row.step_ms);
+    CHECK(again.bubble_rate() == row.bubble_rate);
+    for (std::size_t d = 0; d < row.peak_memory.size(); ++d) CHECK(again.devices[d].peak_memory == row.peak_memory[d]);
+    // MFU: the model's F, B and W FLOPs for the global batch over the step at the GPUs' peak.
+    const double flops = run.profile.model_flops_per_microbatch * 16;
+    CHECK(row.mfu == doctest::Approx(flops / (row.step_ms / 1e3) / (4 * 989.4e12)));
+  }
+}
+
+TEST_CASE("a memory limit below every configuration leaves none, and says how close they came") {
+  PlanRequest r = tiny_request();
+  r.memory_limit = 1000;
+  const PlanOutcome out = plan(r);
+  CHECK(out.rows.empty());
+  REQUIRE(!out.over_memory.empty());
+  CHECK(out.over_memory.front().max_peak() <= out.over_memory.back().max_peak());
+  CHECK(plan_text(out, 5).find("no configuration fits in memory") != std::string::npos);
+}
+
+TEST_CASE("requests no configuration can meet are refused with the flag named") {
+  PlanRequest r = tiny_request();
+  r.training.micro_batch = 2;
+  r.training.global_batch = 7;
+  CHECK(test::error_of([&] { (void)plan(r); }) ==
+        "--global-batch 7: no data-parallel degree of 4 pipeline ranks splits it into micro-batches of 2");
+  r = tiny_request();
+  r.training.tp = 3;
+  CHECK(test::error_of([&] { (void)plan(r); }) == "--gpus 4: must be a multiple of --tp 3");
+  r = tiny_request();
+  r.schedules = {"1f1c"};
+  CHECK(test::error_of([&] { (void)plan(r); }).rfind("--schedules: unknown schedule '1f1c'", 0) == 0);
+}
+
+TEST_CASE("a given layout limits the search to its stage count") {
+  PlanRequest r = tiny_request();
+  r.layout = "E,t*4|t*4,H";
+  const PlanOutcome out = plan(r);
+  REQUIRE(!out.rows.empty());
+  for (const PlanRow& row : out.rows) {
+    CHECK(row.pp * row.chunks == 2);
+    CHECK(row.layout == "E,t*4|t*4,H");
+  }
+  const Json j = plan_to_json(out);
+  CHECK(j["format"] == "pipeplan.plan");
+  CHECK(j["rows"].size() == out.rows.size());
+  CHECK(j["rows"][0]["layout"] == "E,t*4|t*4,H");
+}
