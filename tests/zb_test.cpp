@@ -181,8 +181,8 @@ TEST_CASE("the automatic schedules refuse, saying why") {
   CHECK(message("zb", {}, &c) == "zb: needs a memory limit (--memory-limit), or use a preset: zb-1p, zb-2p");
   CHECK(message("zb-1p", {}, nullptr) == "zb-1p: needs costs to plan with: give --profile FILE or --costs F,B,W");
   CHECK(message("zb", {99}, &c) ==
-        "zb: no schedule fits: device 0 needs at least 100 bytes (static memory 0 plus one micro-batch's "
-        "activations on each of its stages), the limit is 99");
+        "zb: no schedule fits: device 0 needs at least 100 B (static memory 0 B plus one micro-batch's "
+        "activations on each of its stages), the limit is 99 B");
   CHECK(message("zb", {1000, 1000}, &c) == "zb: expected one memory limit, or one per device (4), got 2");
 }
 

@@ -34,6 +34,7 @@ struct PlanOptions {
   int threads = 0;
   bool json = false;
   std::string emit_dir;
+  std::string output;
 };
 
 // "planning: 120 / 480 configurations" on stderr, redrawn in place, once the search has run
@@ -89,6 +90,7 @@ Runner add_plan(CLI::App& sub) {
       ->capture_default_str();
   sub.add_option("--threads", o->threads, "Threads (default: every core)")->type_name("N")->check(CLI::Range(1, 1024));
   sub.add_flag("--json", o->json, "Print every row as JSON: {\"rows\": [...]}");
+  sub.add_option("-o,--output", o->output, "Also write the JSON rows to this file")->type_name("FILE");
   sub.add_option("--emit-schedule", o->emit_dir, "Write the winner's schedule.json and profile.json into DIR")->type_name("DIR");
   return [o] {
     const ModelInput in = read_model_input(o->model);
@@ -121,7 +123,9 @@ Runner add_plan(CLI::App& sub) {
       if (outcome.rows.empty()) throw Error("--emit-schedule: no configuration fits in memory, nothing to write");
       write_winner(request, outcome.rows.front(), o->emit_dir);
     }
-    emit("", o->json ? to_json_text(plan_to_json(outcome))
+    const std::string json = to_json_text(plan_to_json(outcome));
+    if (!o->output.empty()) emit(o->output, json);
+    emit("", o->json ? json
                      : describe_input(in) + fmt::format(", global batch {}, {} GPUs\n", in.training.global_batch, o->gpus) +
                            plan_text(outcome, std::size_t(o->top)));
     return outcome.rows.empty() ? kExitInvalid : kExitOk;

@@ -67,10 +67,21 @@ ModelInput read_model_input(const ModelFlags& f) {
   return in;
 }
 
+namespace {
+
+// "6.74 B", "124.44 M", "36992".
+std::string parameter_count(std::int64_t n) {
+  if (n >= 1'000'000'000) return fmt::format("{:.2f} B", double(n) / 1e9);
+  if (n >= 1'000'000) return fmt::format("{:.2f} M", double(n) / 1e6);
+  return std::to_string(n);
+}
+
+}  // namespace
+
 std::string describe_input(const ModelInput& in) {
   const TrainingSettings& t = in.training;
-  return fmt::format("{} ({:.2f} B parameters, {} layers) on {}, {}, seq {}, micro-batch {}, tp {}, recompute {}, {}",
-                     in.model.name, double(model_parameters(in.model)) / 1e9, in.model.layers, in.gpu->name,
+  return fmt::format("{} ({} parameters, {} layers) on {}, {}, seq {}, micro-batch {}, tp {}, recompute {}, {}",
+                     in.model.name, parameter_count(model_parameters(in.model)), in.model.layers, in.gpu->name,
                      dtype_name(t.dtype), t.seq, t.micro_batch, t.tp, recompute_name(t.recompute),
                      t.flash_attention ? "flash attention" : "no flash attention");
 }

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "model/error.hpp"
+#include "model/size_string.hpp"
 #include "model/placement.hpp"
 #include "schedules/builder.hpp"
 #include "schedules/handcrafted.hpp"
@@ -57,8 +58,8 @@ std::vector<Bytes> device_limits(std::string_view name, const GenerateRequest& r
     }
     if (out[d] < base + activations[d]) {
       throw Error(std::string(name) + ": no schedule fits: device " + std::to_string(d) + " needs at least " +
-                  std::to_string(base + activations[d]) + " bytes (static memory " + std::to_string(base) +
-                  " plus one micro-batch's activations on each of its stages), the limit is " + std::to_string(out[d]));
+                  format_size(base + activations[d]) + " (static memory " + format_size(base) +
+                  " plus one micro-batch's activations on each of its stages), the limit is " + format_size(out[d]));
     }
   }
   return out;

@@ -118,7 +118,7 @@ pipeplan_cli_test(zb_generates_valid --then "$PIPEPLAN validate zb.json --costs 
                      --memory 100,25 --memory-limit 400 -o @TMP@/zb.json)
 pipeplan_cli_test(zb_needs_limit --exit 1 --err "zb: needs a memory limit \\(--memory-limit\\), or use a preset: zb-1p, zb-2p"
                   -- generate --schedule zb --stages 4 --microbatches 8 --costs 1,1.2,0.8)
-pipeplan_cli_test(zb_limit_too_small --exit 1 --err "zb: no schedule fits: device 0 needs at least 100 bytes"
+pipeplan_cli_test(zb_limit_too_small --exit 1 --err "zb: no schedule fits: device 0 needs at least 100 B "
                   -- generate --schedule zb --stages 4 --microbatches 8 --memory 100,25 --memory-limit 99)
 pipeplan_cli_test(memory_limit_count --exit 2 --err "--memory-limit: expected one size, or one per device \\(4\\), got 2"
                   -- generate --schedule zb --stages 4 --microbatches 8 --memory 100,25 --memory-limit 1KiB,2KiB)
@@ -183,3 +183,37 @@ pipeplan_cli_test(compare_memory_limit --out "\"within_memory_limit\": true" --o
 pipeplan_cli_test(dualpipev_matches_pytorch
                   --then "$PIPEPLAN export d.json --format csv | cmp - $SOURCE_DIR/tests/data/pytorch/dualpipev_4rank_10mb.csv"
                   -- generate --schedule dualpipev --stages 4 --microbatches 10 -o @TMP@/d.json)
+
+# ---- The planner (issue 5): gpus, profile, plan.
+pipeplan_cli_test(gpus_table --out "^h100 +989.4 +66.9 +79.65 GiB" --out "^rtx3090 " -- gpus)
+# The seed's case: one layer per stage, fp32, no flash attention; the transfer is one
+# micro-batch's 2048 x 4096 fp32 activation, 33554432 bytes, over PCIe through the host.
+pipeplan_cli_test(profile_seed
+                  --then "grep -q '\"bytes\": 33554432' p.json && test $(grep -c '\"f_ms\"' p.json) -eq 4 && $PIPEPLAN simulate --help >/dev/null"
+                  -- profile --model profiles/models/seed-llama2-7b-4layers.json --gpu rtx3090 --stages 4
+                     --layout "E,t|t|t|t,H" --dtype fp32 --no-flash-attention -o @TMP@/p.json)
+pipeplan_cli_test(profile_layout_stage_count --exit 2 --err "--layout: has 2 stages, --stages 4 x --chunks 1 needs 4"
+                  -- profile --model profiles/models/seed-llama2-7b-4layers.json --gpu rtx3090 --stages 4 --layout "E,t*2|t*2,H")
+pipeplan_cli_test(profile_vee_needs_two_chunks --exit 2 --err "--placement vee: needs --chunks 2"
+                  -- profile --model profiles/models/llama-2-7b.json --gpu h100 --stages 4 --placement vee)
+pipeplan_cli_test(plan_table --out "configurations: [0-9]+ within memory" --out "^  1  [a-z0-9-]+ +[0-9]+ +[0-9]+ +1 "
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16 --seq 256)
+# The winner written by --emit-schedule, simulated again, gives the step time plan reported.
+pipeplan_cli_test(plan_winner_resimulated
+                  --then "$PIPEPLAN simulate w/schedule.json --profile w/profile.json -o r.json && a=$(grep -o '\"step_ms\": [0-9][0-9.e+-]*' plan.json | head -1) && test -n \"$a\" && test \"$a\" = \"$(grep -o '\"step_ms\": [0-9][0-9.e+-]*' r.json | head -1)\""
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16 --seq 256
+                     --json --emit-schedule @TMP@/w -o @TMP@/plan.json)
+pipeplan_cli_test(plan_nothing_fits --exit 1 --out "no configuration fits in memory" --out "closest over memory: "
+                  -- plan --model profiles/models/llama-3-70b.json --gpu rtx3090 --gpus 4 --global-batch 8 --schedules 1f1b,zbh1)
+pipeplan_cli_test(plan_unknown_gpu --exit 2 --err "--gpu: unknown GPU 'h10'. did you mean 'h100', 'h200'"
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h10 --gpus 4 --global-batch 8)
+pipeplan_cli_test(plan_bad_dtype --exit 2 --err "--dtype: expected bf16, fp16 or fp32, got 'bf32'"
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 8 --dtype bf32)
+pipeplan_cli_test(plan_bad_layout --exit 2 --err "--layout 'E,t.3.t.4,H': the stages hold 7 layers, the model has 8"
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 8 --layout "E,t*3|t*4,H")
+pipeplan_cli_test(plan_global_batch --exit 1
+                  --err "--global-batch 7: no data-parallel degree of 4 pipeline ranks splits it into micro-batches of 2"
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 7 --micro-batch 2)
+pipeplan_cli_test(plan_config_missing_key --exit 1 --err "c.json: missing 'vocab_size' .a positive integer."
+                  --before "echo '{\"hidden_size\": 64, \"intermediate_size\": 128, \"num_hidden_layers\": 2, \"num_attention_heads\": 4}' > c.json"
+                  -- plan --model @TMP@/c.json --gpu h100 --gpus 4 --global-batch 8)
