@@ -1,8 +1,10 @@
 // Benchmarks (Google Benchmark): simulation throughput and scaling, and the automatic
-// zero-bubble scheduler at the sizes the ZB paper reports for its Python implementation.
+// zero-bubble scheduler at the sizes the ZB paper reports for its Python implementation, and the
+// planner on Llama-3-70B over 64 GPUs.
 // Run with `cmake --build build --target bench`; docs/performance.md keeps the figures.
 #include <benchmark/benchmark.h>
 
+#include "plan/planner.hpp"
 #include "schedules/generator.hpp"
 #include "sim/simulator.hpp"
 
@@ -93,6 +95,34 @@ void BM_AutoZeroBubble(benchmark::State& state) {
       benchmark::Counter(paper_seconds * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_AutoZeroBubble)->Args({32, 256})->Args({64, 512})->Unit(benchmark::kMillisecond);
+
+// The planner on Llama-3-70B over 64 H100 (tensor parallelism 8, global batch 256 sequences of
+// 4096 tokens, selective recompute) with its default schedules, on one thread and on every
+// core: items are configurations, so items_per_second compares the two in one run.
+void BM_Planner(benchmark::State& state) {
+  PlanRequest r;
+  r.model = read_model_config_file(PIPEPLAN_SOURCE_DIR "/profiles/models/llama-3-70b.json");
+  r.training.seq = 4096;
+  r.training.global_batch = 256;
+  r.training.tp = 8;
+  r.training.recompute = Recompute::Selective;
+  r.gpu = &gpu_named("h100");
+  r.gpus = 64;
+  r.schedules = default_plan_schedules();
+  r.threads = static_cast<int>(state.range(0));
+  std::size_t configurations = 0;
+  std::size_t fitting = 0;
+  for (auto _ : state) {
+    PlanOutcome out = plan(r);
+    configurations = static_cast<std::size_t>(out.considered);
+    fitting = out.rows.size();
+    benchmark::DoNotOptimize(out.rows.data());
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(configurations));
+  state.counters["configurations"] = static_cast<double>(configurations);
+  state.counters["within_memory"] = static_cast<double>(fitting);
+}
+BENCHMARK(BM_Planner)->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 

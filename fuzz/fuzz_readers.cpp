@@ -14,6 +14,9 @@
 #include "model/error.hpp"
 #include "model/size_string.hpp"
 #include "model/structure.hpp"
+#include "plan/layout.hpp"
+#include "plan/model_config.hpp"
+#include "plan/piece_work.hpp"
 
 namespace {
 
@@ -30,8 +33,14 @@ void read(std::string_view text) {
 #elif PIPEPLAN_FUZZ_TARGET == 4
   CsvImport c = schedule_from_pytorch_csv(text, source);
   (void)find_structure_problems(c.schedule);
-#else
+#elif PIPEPLAN_FUZZ_TARGET == 5
   (void)parse_size(text);
+#elif PIPEPLAN_FUZZ_TARGET == 6
+  // A config that reads must also give finite work for every piece.
+  ModelConfig m = model_config_from_json(parse_json(text, source), source);
+  (void)model_parameters(m);
+#else
+  (void)parse_layout(text, 32, "--layout");
 #endif
 }
 

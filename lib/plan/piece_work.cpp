@@ -20,7 +20,14 @@ Shape shape_of(const ModelConfig& m, const TrainingSettings& tr) {
           double(m.vocab), double(element_bytes(tr.dtype)), double(tr.tp)};
 }
 
-Bytes bytes(double value) { return static_cast<Bytes>(value + 0.5); }
+// A byte count. A piece above 256 TiB (millions of tokens times a huge vocabulary) is refused,
+// so that a stage's sum over up to 10002 pieces still fits 64 bits.
+Bytes bytes(double value) {
+  if (!(value < 0x1p48)) {
+    throw Error("one micro-batch's activations exceed 256 TiB on one piece: check --seq and --micro-batch");
+  }
+  return static_cast<Bytes>(value + 0.5);
+}
 
 void check_tensor_parallel(const ModelConfig& m, const TrainingSettings& tr) {
   const auto divides = [&](int n, const char* what) {

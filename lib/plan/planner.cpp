@@ -98,8 +98,8 @@ std::vector<Job> enumerate(const PlanRequest& r, PlanOutcome& outcome) {
     if (g == nullptr) throw Error("--schedules: unknown schedule '" + name + "' ('pipeplan list' shows them all)");
     chosen.push_back(g);
   }
-  const std::optional<std::size_t> fixed_stages =
-      r.layout ? std::optional(parse_layout(*r.layout, r.model.layers, "--layout").size()) : std::nullopt;
+  // A given layout fixes the stage count; 0 when none is given.
+  const std::size_t fixed_stages = r.layout ? parse_layout(*r.layout, r.model.layers, "--layout").size() : 0;
   const int ranks = r.gpus / r.training.tp;
   std::vector<Job> jobs;
   bool any_batch_fits = false;
@@ -120,7 +120,7 @@ std::vector<Job> enumerate(const PlanRequest& r, PlanOutcome& outcome) {
     for (const Generator* g : chosen) {
       for (int v : chunk_choices(*g, r.max_chunks)) {
         const int stages = pp * v;
-        if (fixed_stages ? std::size_t(stages) != *fixed_stages : stages > r.model.layers + 2) continue;
+        if (fixed_stages > 0 ? std::size_t(stages) != fixed_stages : stages > r.model.layers + 2) continue;
         jobs.push_back({pp, dp, v, int(microbatches), g});
       }
     }

@@ -30,14 +30,42 @@ struct Slotted {
 // this count, as the papers count the activations between F and B).
 int delta(OpKind kind) { return kind == OpKind::F ? 1 : kind == OpKind::B ? -1 : 0; }
 
-int peak_of(const std::vector<const Slotted*>& ops) {
-  int memory = 0, peak = 0;
-  for (const Slotted* s : ops) {
-    memory += delta(s->op.kind);
-    peak = std::max(peak, memory);
+// Whether an F at position `at` of a device's slot-ordered ops may move to position `to` < at
+// without raising the device's peak: the memory after each op it jumps, and before its new
+// place, each gain one.
+class MoveCheck {
+ public:
+  MoveCheck() = default;  // no limit: a B or W
+  MoveCheck(const std::vector<Slotted*>& ops, std::size_t at) : limited_(true), before_(at + 1, 0), jumped_max_(at + 1, 0) {
+    int memory = 0;
+    for (const Slotted* s : ops) {
+      memory += delta(s->op.kind);
+      peak_ = std::max(peak_, memory);
+    }
+    memory = 0;
+    for (std::size_t i = 0; i < at; ++i) {
+      before_[i] = memory;
+      memory += delta(ops[i]->op.kind);
+      after_.push_back(memory);
+    }
+    before_[at] = memory;
+    // jumped_max_[i]: the most memory after any op from i to at - 1.
+    jumped_max_[at] = -1;
+    for (std::size_t i = at; i-- > 0;) jumped_max_[i] = std::max(jumped_max_[i + 1], after_[i]);
   }
-  return peak;
-}
+
+  [[nodiscard]] bool keeps_peak(std::size_t to) const {
+    if (!limited_) return true;
+    return before_[to] + 1 <= peak_ && jumped_max_[to] + 1 <= peak_;
+  }
+
+ private:
+  bool limited_ = false;
+  int peak_ = 0;
+  std::vector<int> before_;      ///< memory before the op at each position up to `at`
+  std::vector<int> after_;       ///< memory after each op before `at`
+  std::vector<int> jumped_max_;
+};
 
 class SlotPlan {
  public:
@@ -69,23 +97,33 @@ class SlotPlan {
     std::sort(ops_.begin(), ops_.end(), [](const Slotted& a, const Slotted& b) {
       return a.slot != b.slot ? a.slot < b.slot : a.device < b.device;
     });
+    // Each device's ops in slot order, kept sorted as ops move, so that a move is checked
+    // against the device's memory in one pass instead of a sort per candidate slot.
+    std::vector<std::vector<Slotted*>> by_device(static_cast<std::size_t>(p_));
+    for (Slotted& s : ops_) by_device[static_cast<std::size_t>(s.device)].push_back(&s);
     for (Slotted& s : ops_) {
       long ready = 0;
       for (const Dependency& dep : dependencies_of(s.op, 2 * p_)) ready = std::max(ready, end_of(dep) + 1);
       auto& used = used_[static_cast<std::size_t>(s.device)];
-      // Moving a B or W earlier frees memory sooner or changes nothing: only an F can raise the peak.
-      const bool can_raise = s.op.kind == OpKind::F;
-      const int peak = can_raise ? device_peak(s.device) : 0;
+      auto& mine = by_device[static_cast<std::size_t>(s.device)];
+      const auto at = static_cast<std::size_t>(
+          std::find(mine.begin(), mine.end(), &s) - mine.begin());
+      // Moving a B or W earlier frees memory sooner or changes nothing: only an F can raise the
+      // peak, by one over the ops it jumps and at its new place.
+      const MoveCheck check = s.op.kind == OpKind::F ? MoveCheck(mine, at) : MoveCheck();
       for (long slot = ready; slot < s.slot; ++slot) {
         if (used.count(slot) != 0) continue;
-        long old = s.slot;
+        auto to = static_cast<std::size_t>(
+            std::lower_bound(mine.begin(), mine.begin() + static_cast<std::ptrdiff_t>(at), slot,
+                             [](const Slotted* o, long value) { return o->slot < value; }) -
+            mine.begin());
+        if (!check.keeps_peak(to)) continue;
+        used.erase(s.slot);
+        used.insert(slot);
         s.slot = slot;
-        if (!can_raise || device_peak(s.device) <= peak) {
-          used.erase(old);
-          used.insert(slot);
-          break;
-        }
-        s.slot = old;
+        std::rotate(mine.begin() + static_cast<std::ptrdiff_t>(to), mine.begin() + static_cast<std::ptrdiff_t>(at),
+                    mine.begin() + static_cast<std::ptrdiff_t>(at) + 1);
+        break;
       }
       final_slot_[key(s.op)] = s.slot;
     }
@@ -111,15 +149,6 @@ class SlotPlan {
       if (it != final_slot_.end()) return it->second;
     }
     return -1;
-  }
-
-  int device_peak(int device) const {
-    std::vector<const Slotted*> mine;
-    for (const Slotted& s : ops_) {
-      if (s.device == device) mine.push_back(&s);
-    }
-    std::sort(mine.begin(), mine.end(), [](const Slotted* a, const Slotted* b) { return a->slot < b->slot; });
-    return peak_of(mine);
   }
 
   int p_;

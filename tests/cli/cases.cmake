@@ -217,3 +217,5 @@ pipeplan_cli_test(plan_global_batch --exit 1
 pipeplan_cli_test(plan_config_missing_key --exit 1 --err "c.json: missing 'vocab_size' .a positive integer."
                   --before "echo '{\"hidden_size\": 64, \"intermediate_size\": 128, \"num_hidden_layers\": 2, \"num_attention_heads\": 4}' > c.json"
                   -- plan --model @TMP@/c.json --gpu h100 --gpus 4 --global-batch 8)
+pipeplan_cli_test(profile_too_large --exit 1 --err "activations exceed 256 TiB on one piece"
+                  -- profile --model profiles/models/llama-3-8b.json --gpu h100 --stages 2 --seq 4000000 --micro-batch 60000)
