@@ -13,6 +13,7 @@ std::string_view problem_kind_name(ProblemKind kind) {
     case ProblemKind::Misordered: return "misordered";
     case ProblemKind::Deadlock: return "deadlock";
     case ProblemKind::OverMemory: return "over-memory";
+    case ProblemKind::Unmatched: return "unmatched";
   }
   return "unknown";
 }

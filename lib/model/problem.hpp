@@ -15,6 +15,7 @@ enum class ProblemKind : unsigned char {
   Misordered,   ///< an op comes before, on its own device, an op it needs
   Deadlock,     ///< devices wait on each other forever
   OverMemory,   ///< a device holds more than the memory limit
+  Unmatched,    ///< a send or receive whose partner is missing, or pairs posted in different orders
 };
 
 /// A stable lower-case name for output: "missing", "deadlock", ...

@@ -11,16 +11,12 @@
 #include "model/limits.hpp"
 #include "model/structure.hpp"
 #include "sim/lower_bound.hpp"
+#include "sim/op_costs.hpp"
+#include "sim/timeline_recorder.hpp"
 
 namespace pipeplan {
 
 namespace {
-
-struct StageTimes {
-  SimTime f, b, w, bw;
-  SimTime fb;  // an FB whose forward is this stage's; -1: the sum of its parts
-  Bytes alloc_f, free_b, free_w;  // F allocates alloc_f; B frees free_b, W free_w, BW alloc_f
-};
 
 struct DeviceState {
   std::size_t next = 0;   // index of the next op in this iteration
@@ -28,7 +24,6 @@ struct DeviceState {
   SimTime free_at = 0;    // when its last op or optimizer step ends
   bool at_barrier = false;  // sync: done with this iteration's ops, waiting for the others
   bool queued = false;
-  Bytes memory = 0;
 };
 
 // In this model nothing contends: an op starts at the later of its device's previous op and the
@@ -47,32 +42,14 @@ class Simulation {
         forward_end_(workspace.forward_end),
         gradient_end_(workspace.gradient_end),
         split_b_end_(workspace.split_b_end),
-        state_(static_cast<std::size_t>(schedule.devices)) {
+        state_(static_cast<std::size_t>(schedule.devices)),
+        times_(sim::stage_times(costs)),
+        recorder_(schedule, costs, options) {
     const std::size_t slots = per_iteration_ * static_cast<std::size_t>(options.iterations);
     forward_end_.assign(slots, kNever);
     gradient_end_.assign(slots, kNever);
     split_b_end_.assign(slots, kNever);
-    for (const StageCost& c : costs.stages) {
-      times_.push_back({ms_to_ns(c.f_ms), ms_to_ns(c.b_ms), ms_to_ns(c.w_ms), ms_to_ns(c.b_ms + c.w_ms),
-                        c.f_and_b_ms ? ms_to_ns(*c.f_and_b_ms) : -1, c.activation_bytes,
-                        c.activation_bytes - c.w_activation_bytes, c.w_activation_bytes});
-    }
     for (const DeviceCost& d : costs.devices) optimizer_.push_back(ms_to_ns(d.optimizer_ms));
-    result_.options = options;
-    result_.devices.resize(state_.size());
-    for (std::size_t d = 0; d < state_.size(); ++d) {
-      DeviceTimeline& t = result_.devices[d];
-      t.iterations.resize(static_cast<std::size_t>(options.iterations));
-      t.static_memory = costs.devices[d].static_memory_bytes;
-      t.peak_memory = t.static_memory;
-      if (options.record_timeline) {
-        t.ops.reserve(schedule.order[d].size() * static_cast<std::size_t>(options.iterations));
-        // Each op changes the memory at most once.
-        t.memory.reserve(schedule.order[d].size() * static_cast<std::size_t>(options.iterations) + 1);
-      }
-      t.memory.push_back({0, t.static_memory});
-      state_[d].memory = t.static_memory;
-    }
   }
 
   SimResult run() {
@@ -84,8 +61,8 @@ class Simulation {
       advance(d);
     }
     collect_deadlock();
-    if (!result_.deadlocked()) check_invariants();
-    return std::move(result_);
+    if (!recorder_.result().deadlocked()) check_invariants();
+    return std::move(recorder_.result());
   }
 
  private:
@@ -99,10 +76,6 @@ class Simulation {
   int device_of(int stage) const { return s_.placement[static_cast<std::size_t>(stage)]; }
   const std::vector<Op>& ops_of(int device) const { return s_.order[static_cast<std::size_t>(device)]; }
   DeviceState& state(int device) { return state_[static_cast<std::size_t>(device)]; }
-  IterationTimes& times_of(int device, int iteration) {
-    return result_.devices[static_cast<std::size_t>(device)].iterations[static_cast<std::size_t>(iteration)];
-  }
-  const StageTimes& times(int stage) const { return times_[static_cast<std::size_t>(stage)]; }
 
   void enqueue(int device) {
     DeviceState& st = state(device);
@@ -119,18 +92,6 @@ class Simulation {
     SimTime end = ends[slot(iteration, dep.stage, dep.microbatch)];
     if (end == kNever) return kNever;
     return device_of(dep.stage) == device ? end : end + transfer_;
-  }
-
-  SimTime duration(const Op& op) const {
-    const StageTimes& t = times(op.stage);
-    switch (op.kind) {
-      case OpKind::F: return t.f;
-      case OpKind::B: return t.b;
-      case OpKind::W: return t.w;
-      case OpKind::BW: return t.bw;
-      case OpKind::FB: return t.fb >= 0 ? t.fb : t.f + times(op.overlap_stage).bw;
-    }
-    return 0;
   }
 
   // Runs the device's ops while their inputs are known; stops at one that waits.
@@ -154,43 +115,29 @@ class Simulation {
 
   void run_op(int device, const Op& op, SimTime start) {
     DeviceState& st = state(device);
-    const SimTime end = start + duration(op);
-    IterationTimes& t = times_of(device, st.iteration);
-    if (st.next == 0) t.first_start = start;
-    t.busy += end - start;
-    t.last_end = end;
-    if (st.iteration == 0) result_.makespan = std::max(result_.makespan, end);
-    if (options_.record_timeline) {
-      result_.devices[static_cast<std::size_t>(device)].ops.push_back({device, st.iteration, op, start, end});
-    }
+    const SimTime end = start + sim::duration(times_, op);
+    recorder_.op(device, st.iteration, st.next == 0, op, start, end, sim::memory_effect(times_, op));
     st.free_at = end;
     ++st.next;
-    const StageTimes& c = times(op.stage);
     const std::size_t at = slot(st.iteration, op.stage, op.microbatch);
     switch (op.kind) {
       case OpKind::F:
-        change_memory(device, start, c.alloc_f);
         forward_end_[at] = end;
         if (op.stage + 1 < s_.stages) wake(op.stage + 1, device);
         break;
       case OpKind::B:
-        change_memory(device, end, -c.free_b);
         split_b_end_[at] = end;
         gradient_end_[at] = end;
         if (op.stage > 0) wake(op.stage - 1, device);
         break;
       case OpKind::BW:
-        change_memory(device, end, -c.alloc_f);
         gradient_end_[at] = end;
         if (op.stage > 0) wake(op.stage - 1, device);
         break;
       case OpKind::W:
-        change_memory(device, end, -c.free_w);
         break;
       case OpKind::FB: {
-        // Both outputs come at the end of the pair; the backward frees its activations then.
-        change_memory(device, start, c.alloc_f);
-        change_memory(device, end, -times(op.overlap_stage).alloc_f);
+        // Both outputs come at the end of the pair.
         forward_end_[at] = end;
         gradient_end_[slot(st.iteration, op.overlap_stage, op.overlap_microbatch)] = end;
         if (op.stage + 1 < s_.stages) wake(op.stage + 1, device);
@@ -209,8 +156,7 @@ class Simulation {
   // until every device is here (the all-reduce before the step), then all step at once.
   void end_iteration(int device) {
     DeviceState& st = state(device);
-    IterationTimes& t = times_of(device, st.iteration);
-    if (st.next == 0) t.first_start = t.last_end = st.free_at;  // a device with no ops
+    if (st.next == 0) recorder_.no_ops(device, st.iteration, st.free_at);
     if (options_.optimizer_mode == OptimizerMode::PostValidation) {
       step(device, st.free_at);
       return;
@@ -229,30 +175,10 @@ class Simulation {
 
   void step(int device, SimTime start) {
     DeviceState& st = state(device);
-    IterationTimes& t = times_of(device, st.iteration);
-    t.optimizer_start = start;
-    t.optimizer_end = start + optimizer_[static_cast<std::size_t>(device)];
-    st.free_at = t.optimizer_end;
+    st.free_at = start + optimizer_[static_cast<std::size_t>(device)];
+    recorder_.optimizer(device, st.iteration, start, st.free_at);
     st.next = 0;
     ++st.iteration;
-  }
-
-  void change_memory(int device, SimTime now, Bytes delta) {
-    if (delta == 0) return;
-    DeviceState& st = state(device);
-    DeviceTimeline& t = result_.devices[static_cast<std::size_t>(device)];
-    st.memory += delta;
-    if (options_.record_timeline) {
-      if (t.memory.back().time == now) {
-        t.memory.back().bytes = st.memory;
-      } else {
-        t.memory.push_back({now, st.memory});
-      }
-    }
-    if (st.memory > t.peak_memory) {
-      t.peak_memory = st.memory;
-      t.peak_time = now;
-    }
   }
 
   void collect_deadlock() {
@@ -263,7 +189,7 @@ class Simulation {
       for (const Dependency& dep : dependencies_of(blocked.head, s_.stages)) {
         if (arrival(dep, st.iteration, d) == kNever) blocked.waiting_for.push_back(dep);
       }
-      result_.deadlock.push_back(std::move(blocked));
+      recorder_.result().deadlock.push_back(std::move(blocked));
     }
   }
 
@@ -271,7 +197,9 @@ class Simulation {
   // last iteration and holds only its static memory again.
   void check_invariants() const {
     for (std::size_t d = 0; d < state_.size(); ++d) {
-      if (state_[d].iteration != options_.iterations || state_[d].memory != result_.devices[d].static_memory) {
+      const int device = static_cast<int>(d);
+      if (state_[d].iteration != options_.iterations ||
+          recorder_.memory(device) != recorder_.result().devices[d].static_memory) {
         throw Error("internal error: device " + std::to_string(d) +
                     " did not end its last iteration with only its static memory");
       }
@@ -282,15 +210,15 @@ class Simulation {
   SimOptions options_;
   SimTime transfer_;
   std::size_t per_iteration_;  // slots of one iteration: stages x micro-batches
-  std::vector<StageTimes> times_;
   std::vector<SimTime> optimizer_;
   std::vector<SimTime>& forward_end_;   // end of F, per iteration, stage and micro-batch
   std::vector<SimTime>& gradient_end_;  // end of B or BW
   std::vector<SimTime>& split_b_end_;   // end of B only
   std::vector<DeviceState> state_;
+  std::vector<sim::StageTimes> times_;
+  sim::TimelineRecorder recorder_;
   std::vector<int> work_;              // devices that may be able to advance
   int at_barrier_ = 0;
-  SimResult result_;
 };
 
 std::string first_problems(const std::vector<Problem>& problems) {

@@ -1,0 +1,32 @@
+#pragma once
+// What each op costs in simulated time and memory, shared by both simulators (the
+// dependency-following one and the one with communication). Internal to lib/sim.
+#include <span>
+#include <vector>
+
+#include "costs/cost_model.hpp"
+#include "model/op.hpp"
+#include "model/units.hpp"
+
+namespace pipeplan::sim {
+
+struct StageTimes {
+  SimTime f, b, w, bw;
+  SimTime fb;  ///< an FB whose forward is this stage's; -1: the sum of its parts
+  Bytes alloc_f, free_b, free_w;  ///< F allocates alloc_f; B frees free_b, W free_w, BW alloc_f
+};
+
+[[nodiscard]] std::vector<StageTimes> stage_times(const CostModel& costs);
+
+[[nodiscard]] SimTime duration(std::span<const StageTimes> times, const Op& op);
+
+/// The memory an op changes at its start and at its end (DESIGN.md): F allocates a_F at its
+/// start; B frees a_F - a_W, W a_W and BW a_F at their ends; FB allocates its forward's a_F at
+/// its start and frees its backward's at its end.
+struct MemoryEffect {
+  Bytes at_start = 0;
+  Bytes at_end = 0;
+};
+[[nodiscard]] MemoryEffect memory_effect(std::span<const StageTimes> times, const Op& op);
+
+}  // namespace pipeplan::sim

@@ -1,0 +1,68 @@
+#include "sim/timeline_recorder.hpp"
+
+#include <algorithm>
+
+namespace pipeplan::sim {
+
+TimelineRecorder::TimelineRecorder(const Schedule& schedule, const CostModel& costs, const SimOptions& options)
+    : record_(options.record_timeline), memory_(static_cast<std::size_t>(schedule.devices), 0) {
+  result_.options = options;
+  result_.devices.resize(memory_.size());
+  const auto iterations = static_cast<std::size_t>(options.iterations);
+  for (std::size_t d = 0; d < memory_.size(); ++d) {
+    DeviceTimeline& t = result_.devices[d];
+    t.iterations.resize(iterations);
+    t.static_memory = costs.devices[d].static_memory_bytes;
+    t.peak_memory = t.static_memory;
+    if (record_) {
+      t.ops.reserve(schedule.order[d].size() * iterations);
+      t.memory.reserve(schedule.order[d].size() * iterations + 1);  // each op changes it at most once
+    }
+    t.memory.push_back({0, t.static_memory});
+    memory_[d] = t.static_memory;
+  }
+}
+
+void TimelineRecorder::op(int device, int iteration, bool first, const Op& op, SimTime start, SimTime end,
+                          MemoryEffect memory) {
+  DeviceTimeline& timeline = result_.devices[static_cast<std::size_t>(device)];
+  IterationTimes& t = timeline.iterations[static_cast<std::size_t>(iteration)];
+  if (first) t.first_start = start;
+  t.busy += end - start;
+  t.last_end = end;
+  if (iteration == 0) result_.makespan = std::max(result_.makespan, end);
+  if (record_) timeline.ops.push_back({device, iteration, op, start, end});
+  change_memory(device, start, memory.at_start);
+  change_memory(device, end, memory.at_end);
+}
+
+void TimelineRecorder::no_ops(int device, int iteration, SimTime at) {
+  IterationTimes& t = result_.devices[static_cast<std::size_t>(device)].iterations[static_cast<std::size_t>(iteration)];
+  t.first_start = t.last_end = at;
+}
+
+void TimelineRecorder::optimizer(int device, int iteration, SimTime start, SimTime end) {
+  IterationTimes& t = result_.devices[static_cast<std::size_t>(device)].iterations[static_cast<std::size_t>(iteration)];
+  t.optimizer_start = start;
+  t.optimizer_end = end;
+}
+
+void TimelineRecorder::change_memory(int device, SimTime now, Bytes delta) {
+  if (delta == 0) return;
+  Bytes& memory = memory_[static_cast<std::size_t>(device)];
+  DeviceTimeline& t = result_.devices[static_cast<std::size_t>(device)];
+  memory += delta;
+  if (record_) {
+    if (t.memory.back().time == now) {
+      t.memory.back().bytes = memory;
+    } else {
+      t.memory.push_back({now, memory});
+    }
+  }
+  if (memory > t.peak_memory) {
+    t.peak_memory = memory;
+    t.peak_time = now;
+  }
+}
+
+}  // namespace pipeplan::sim

@@ -1,0 +1,168 @@
+#include <doctest/doctest.h>
+
+#include <map>
+#include <set>
+
+#include "lower/lowering.hpp"
+#include "sim/comm_simulator.hpp"
+#include "sim/simulator.hpp"
+#include "test_support.hpp"
+
+using namespace pipeplan;
+
+namespace {
+
+// Every stage F = 1, B = 1, W = 1 ms (a fused BW takes 2), a transfer `transfer` ms.
+CostModel unit_costs(const Schedule& s, double transfer) {
+  CostModel c = test::uniform(s, 1, 1, 1);
+  c.transfer.fixed_ms = transfer;
+  return c;
+}
+
+double makespan_ms(const Schedule& s, LowerPolicy policy, CommMode mode, double transfer) {
+  const CommSimResult r = simulate_with_comm(lower(s, policy), unit_costs(s, transfer), mode);
+  REQUIRE_MESSAGE(r.stuck.empty(), r.cycle);
+  return ns_to_ms(r.result.makespan);
+}
+
+}  // namespace
+
+// 1F1B with P = 2, M = 2, F = 1, BW = 2, transfer 0.5 ms, timed by hand.
+// Overlap: device 0 runs F0 [0,1] F1 [1,2]; device 1 F0 [1.5,2.5] BW0 [2.5,4.5] F1 [4.5,5.5]
+// BW1 [5.5,7.5]; device 0 BW0 [5,7] once the gradient lands at 5, BW1 [8,10]: 10 ms.
+TEST_CASE("1F1B's exchange in each mode and policy, timed by hand") {
+  const Schedule s = test::generated("1f1b", 2, 2);
+  CHECK(ns_to_ms(simulate(s, unit_costs(s, 0.5)).makespan) == 10.0);
+  // Rendezvous, batched: device 0's comm stream sends F0 [1,1.5], then posts SEND_F(s0,m1) with
+  // RECV_B(s0,m0) at 1.5; F1's output crosses at [2,2.5], BW0's gradient at [4.5,5]; device 1
+  // runs F1 at [4.5,5.5], BW1 [5.5,7.5], its gradient crosses [7.5,8]; device 0 BW0 [5,7],
+  // BW1 [8,10]. The comm stream hides the transfers: 10 ms, as overlapped.
+  CHECK(makespan_ms(s, LowerPolicy::Batched, CommMode::Rendezvous, 0.5) == 10.0);
+  // Rendezvous, Megatron's order: device 1 (odd) posts RECV_F(s1,m1) before SEND_B(s1,m0), so
+  // the pairs meet in the same order at both ends; same times, 10 ms.
+  CHECK(makespan_ms(s, LowerPolicy::Megatron, CommMode::Rendezvous, 0.5) == 10.0);
+  // Blocking, batched: the group of SEND_F(s0,m1) and RECV_B(s0,m0) holds device 0 from 2.5
+  // until both cross: device 1 posts its half after BW0, at 4.5, so both transfers run [4.5,5].
+  // Device 0 BW0 [5,7], then RECV_B(s0,m1) from 7; device 1 F1 [5,6] BW1 [6,8], sends at 8:
+  // [8,8.5]; device 0 BW1 [8.5,10.5].
+  CHECK(makespan_ms(s, LowerPolicy::Batched, CommMode::Blocking, 0.5) == 10.5);
+  // Blocking, Megatron: device 0 sends F1's output at 2.5, device 1 receives it only after BW0,
+  // [4.5,5]; then BW0's gradient [5,5.5]; device 0 BW0 [5.5,7.5]; device 1 F1 [5.5,6.5] BW1
+  // [6.5,8.5], its gradient [8.5,9]; device 0 BW1 [9,11].
+  CHECK(makespan_ms(s, LowerPolicy::Megatron, CommMode::Blocking, 0.5) == 11.0);
+}
+
+TEST_CASE("both ends sending first deadlock under rendezvous, and the cycle is named") {
+  // Just-before, not batched: device 0 posts SEND_F(s0,m1) before RECV_B(s0,m0), device 1
+  // SEND_B(s1,m0) before RECV_F(s1,m1): each send waits for a receive queued behind the other.
+  const Schedule s = test::generated("1f1b", 2, 2);
+  for (CommMode mode : {CommMode::Rendezvous, CommMode::Blocking}) {
+    const CommSimResult r = simulate_with_comm(lower(s, LowerPolicy::JustBefore), unit_costs(s, 0.5), mode);
+    REQUIRE(r.stuck.size() == 2);
+    CHECK(r.stuck[0] ==
+          "device 0 posted SEND_F(s0,m1) to device 1, which has not posted RECV_F(s1,m1) (its next post: SEND_B(s1,m0))");
+    CHECK(r.stuck[1] ==
+          "device 1 posted SEND_B(s1,m0) to device 0, which has not posted RECV_B(s0,m0) (its next post: SEND_F(s0,m1))");
+    CHECK(r.cycle == "device 0 -> device 1 -> device 0");
+    CHECK(r.result.deadlocked());
+  }
+}
+
+TEST_CASE("transfers of one link run one at a time") {
+  // GPipe, P = 2, M = 2, transfer 1.5 ms. Overlapped, F1's output (ready at 2) lands at 3.5 and
+  // the step takes 12 ms. Under rendezvous it waits for F0's on the link [1,2.5] and crosses
+  // [2.5,4]: device 1 runs F0 [2.5,3.5] F1 [4,5] BW0 [5,7] BW1 [7,9]; the gradients cross
+  // [7,8.5] and [9,10.5]; device 0 BW0 [8.5,10.5] BW1 [10.5,12.5].
+  const Schedule s = test::generated("gpipe", 2, 2);
+  CHECK(ns_to_ms(simulate(s, unit_costs(s, 1.5)).makespan) == 12.0);
+  const CommSimResult r = simulate_with_comm(lower(s, LowerPolicy::Batched), unit_costs(s, 1.5), CommMode::Rendezvous);
+  CHECK(ns_to_ms(r.result.makespan) == 12.5);
+  REQUIRE(r.transfers.size() == 4);
+  CHECK(ns_to_ms(r.transfers[1].start) == 2.5);
+  CHECK(describe(r.transfers[1].send) == "SEND_F(s0,m1)");
+}
+
+TEST_CASE("steady state and memory under blocking communication") {
+  // Two iterations, post-validation: each device's busy time and memory return to the static
+  // baseline; blocking can only make the step longer than overlapped.
+  const Schedule s = test::generated("zbh1", 4, 8);
+  CostModel c = unit_costs(s, 0.25);
+  for (StageCost& st : c.stages) {
+    st.activation_bytes = 100;
+    st.w_activation_bytes = 40;
+  }
+  SimOptions options;
+  options.iterations = 2;
+  options.optimizer_mode = OptimizerMode::PostValidation;
+  const SimResult overlap = simulate(s, c, options);
+  const CommSimResult blocking = simulate_with_comm(lower(s, LowerPolicy::Batched), c, CommMode::Blocking, options);
+  REQUIRE(blocking.stuck.empty());
+  CHECK(blocking.result.step_time() >= overlap.step_time());
+  for (std::size_t d = 0; d < overlap.devices.size(); ++d) {
+    CHECK(blocking.result.devices[d].busy() == overlap.devices[d].busy());
+    CHECK(blocking.result.devices[d].peak_memory == overlap.devices[d].peak_memory);
+  }
+}
+
+// Which lowering policies run each generator's schedule (P = 2, 3, 4; M = 2P) without a
+// mispairing or a deadlock under rendezvous and under blocking communication: the table in
+// docs/schedules.md, "Communication". `timed` is safe by construction; the others are the
+// rules runtimes use, safe only for the schedules they were written for.
+TEST_CASE("every generator runs under rendezvous with the policies docs/schedules.md names") {
+  const std::map<std::string, std::set<std::string>> documented = {
+      {"gpipe", {"just-before", "megatron", "batched", "timed"}},
+      {"1f1b", {"megatron", "batched", "timed"}},
+      {"zbh1", {"batched", "timed"}},
+      {"zbh2", {"timed"}},
+      {"eager-1f1b", {"early", "batched", "timed"}},
+      {"interleaved", {"timed"}},
+      {"looped-bfs", {"timed"}},
+      {"zbv", {"timed"}},
+      {"v-half", {"timed"}},
+      {"v-min", {"timed"}},
+      {"dualpipev", {"timed"}},
+      {"zb-1p", {"batched", "timed"}},
+      {"zb-2p", {"early", "batched", "timed"}},
+      {"zbh1-paddle", {"megatron", "batched", "timed"}},
+  };
+  for (const auto& [name, expected] : documented) {
+    std::set<std::string> works;
+    for (LowerPolicy policy : all_policies()) works.insert(std::string(policy_name(policy)));
+    for (int p : {2, 3, 4}) {
+      const Schedule s = test::generated(name, p, 2 * p);
+      for (LowerPolicy policy : all_policies()) {
+        const LoweredSchedule l = lower(s, policy);
+        bool ok = lowering_problems(l).empty();
+        for (CommMode mode : {CommMode::Rendezvous, CommMode::Blocking}) {
+          ok = ok && simulate_with_comm(l, unit_costs(s, 0.5), mode).stuck.empty();
+        }
+        if (!ok) works.erase(std::string(policy_name(policy)));
+      }
+    }
+    CHECK_MESSAGE(works == expected, name);
+  }
+}
+
+TEST_CASE("the timed lowering never deadlocks, whatever the costs") {
+  // Random unequal costs per stage (0.1 to 3 ms) and transfers (0 to 2 ms): the overlapped run
+  // orders the transfers, and both modes follow that order without waiting on each other.
+  std::uint64_t seed = 12345;
+  const auto next = [&seed] {
+    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<double>(seed >> 33) / static_cast<double>(1ULL << 31);
+  };
+  for (const char* name : {"1f1b", "zbh2", "interleaved", "zbv", "dualpipev", "v-min"}) {
+    for (int p : {2, 3, 5}) {
+      const Schedule s = test::generated(name, p, 3 * p);
+      CostModel c = unit_costs(s, 2 * next());
+      for (StageCost& st : c.stages) st = StageCost{0.1 + 2.9 * next(), 0.1 + 2.9 * next(), 0.1 + 2.9 * next(), 0, 0};
+      const LoweredSchedule l = lower(s, LowerPolicy::Timed, &c);
+      REQUIRE(lowering_problems(l).empty());
+      for (CommMode mode : {CommMode::Rendezvous, CommMode::Blocking}) {
+        const CommSimResult r = simulate_with_comm(l, c, mode);
+        CHECK_MESSAGE(r.stuck.empty(), name, " P=", p, " ", comm_mode_name(mode));
+        CHECK(r.result.makespan >= simulate(s, c).makespan);
+      }
+    }
+  }
+}
