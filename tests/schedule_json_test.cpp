@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "io/schedule_json.hpp"
+#include "lower/lowering.hpp"
 #include "test_support.hpp"
 
 using namespace pipeplan;
@@ -30,7 +31,7 @@ TEST_CASE("bad schedules name the field and what was expected") {
         "s.json: placement: expected one device per stage (1 entries), got \"2 entries\"");
   CHECK(error_for(R"("devices": 1, "stages": 1, "microbatches": 1, "placement": [0],
                      "order": [[{"kind": "X", "stage": 0, "microbatch": 0}]])") ==
-        "s.json: order[0][0].kind: expected one of \"F\", \"B\", \"W\", \"BW\", \"FB\", got \"X\"");
+        "s.json: order[0][0].kind: expected one of \"F\", \"B\", \"W\", \"BW\", \"FB\", \"SEND_F\", \"RECV_F\", \"SEND_B\", \"RECV_B\", got \"X\"");
   CHECK(error_for(R"("devices": 1, "stages": 1, "microbatches": 1, "placement": [0],
                      "order": [[{"kind": "F", "stage": 0, "microbatch": 1.5}]])") ==
         "s.json: order[0][0].microbatch: expected an integer from 0 to 0, got 1.5");
@@ -40,4 +41,26 @@ TEST_CASE("bad schedules name the field and what was expected") {
         "s.json: order: expected one list of ops per device (2 lists), got \"1 lists\"");
   CHECK(error_for(R"("devices": 1, "stages": 1000000, "microbatches": 1000000, "placement": [], "order": [])")
             .find("more than the limit") != std::string::npos);
+}
+
+TEST_CASE("a lowered schedule writes its sends and receives and reads back the same") {
+  const LoweredSchedule l = lower(test::generated("1f1b", 2, 2), LowerPolicy::Batched);
+  const Json j = lowered_to_json(l);
+  CHECK(j["lowering"] == "batched");
+  CHECK(j["order"][1][3] == Json::parse(R"({"kind": "SEND_B", "stage": 1, "microbatch": 0})"));
+  CHECK(j["order"][1][4] == Json::parse(R"({"kind": "RECV_F", "stage": 1, "microbatch": 1, "batched": true})"));
+  const LoweredSchedule back = lowered_from_json(parse_json(to_json_text(j), "l.json"), "l.json");
+  CHECK(back.policy == "batched");
+  CHECK(back.schedule.order == l.schedule.order);
+  REQUIRE(back.actions.size() == l.actions.size());
+  for (std::size_t d = 0; d < l.actions.size(); ++d) {
+    REQUIRE(back.actions[d].size() == l.actions[d].size());
+    for (std::size_t i = 0; i < l.actions[d].size(); ++i) {
+      CHECK(back.actions[d][i].is_comm == l.actions[d][i].is_comm);
+      CHECK(back.actions[d][i].batched == l.actions[d][i].batched);
+      if (l.actions[d][i].is_comm) CHECK(back.actions[d][i].comm == l.actions[d][i].comm);
+    }
+  }
+  // The plain reader keeps the compute ops alone.
+  CHECK(schedule_from_json(parse_json(to_json_text(j), "l.json"), "l.json").order == l.schedule.order);
 }

@@ -5,7 +5,7 @@
 #include <map>
 #include <optional>
 
-#include "model/dependencies.hpp"
+#include "lower/lowering.hpp"
 #include "model/error.hpp"
 #include "model/limits.hpp"
 
@@ -237,39 +237,30 @@ CsvImport schedule_from_pytorch_csv(std::string_view text, const std::string& so
 }
 
 std::string schedule_to_pytorch_csv(const Schedule& schedule, bool with_communication) {
-  auto device_of = [&](int stage) { return schedule.placement[static_cast<std::size_t>(stage)]; };
+  // The sends and receives, when asked for, are the just-before lowering's: each receive right
+  // before the op that needs it, each send right after the op that produced it.
+  const LoweredSchedule lowered = lower(schedule, LowerPolicy::JustBefore);
   std::string out;
-  for (std::size_t d = 0; d < schedule.order.size(); ++d) {
-    std::vector<std::string> cells;
-    auto cell = [&cells](int stage, std::string_view type, int microbatch) {
-      cells.push_back(std::to_string(stage) + std::string(type) + std::to_string(microbatch));
-    };
-    const int device = static_cast<int>(d);
-    for (const Op& op : schedule.order[d]) {
-      if (with_communication) {
-        for (const Dependency& dep : dependencies_of(op, schedule.stages)) {
-          if (device_of(dep.stage) == device) continue;
-          cell(op.stage, dep.need == Need::Forward ? "RECV_F" : "RECV_B", op.microbatch);
+  for (const std::vector<LoweredAction>& actions : lowered.actions) {
+    std::string line;
+    const auto cell = [&line](const std::string& text) { line += (line.empty() ? "" : ",") + text; };
+    for (const LoweredAction& a : actions) {
+      if (a.is_comm) {
+        if (with_communication) {
+          cell(std::to_string(a.comm.stage) + std::string(comm_kind_name(a.comm.kind)) + std::to_string(a.comm.microbatch));
         }
+        continue;
       }
+      const Op& op = a.op;
       if (op.kind == OpKind::FB) {
-        cells.push_back("(" + std::to_string(op.stage) + "F" + std::to_string(op.microbatch) + ";" +
-                        std::to_string(op.overlap_stage) + "B" + std::to_string(op.overlap_microbatch) + ")OVERLAP_F_B");
+        cell("(" + std::to_string(op.stage) + "F" + std::to_string(op.microbatch) + ";" + std::to_string(op.overlap_stage) +
+             "B" + std::to_string(op.overlap_microbatch) + ")OVERLAP_F_B");
       } else {
-        cell(op.stage, op.kind == OpKind::B ? "I" : op.kind == OpKind::BW ? "B" : kind_name(op.kind), op.microbatch);
-      }
-      if (!with_communication) continue;
-      const bool forward = op.kind == OpKind::F || op.kind == OpKind::FB;
-      if (forward && op.stage + 1 < schedule.stages && device_of(op.stage + 1) != device) {
-        cell(op.stage, "SEND_F", op.microbatch);
-      }
-      const Op backward = op.kind == OpKind::FB ? op.backward_part() : op;
-      if (gives_input_gradient(backward.kind) && backward.stage > 0 && device_of(backward.stage - 1) != device) {
-        cell(backward.stage, "SEND_B", backward.microbatch);
+        const std::string_view kind = op.kind == OpKind::B ? "I" : op.kind == OpKind::BW ? "B" : kind_name(op.kind);
+        cell(std::to_string(op.stage) + std::string(kind) + std::to_string(op.microbatch));
       }
     }
-    for (std::size_t i = 0; i < cells.size(); ++i) out += (i == 0 ? "" : ",") + cells[i];
-    out += '\n';
+    out += line + '\n';
   }
   return out;
 }

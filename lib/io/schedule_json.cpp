@@ -10,22 +10,34 @@ namespace pipeplan {
 
 namespace {
 
-Op op_from_json(const Json& j, const JsonPath& at, const Schedule& s) {
+// One entry of a device's list: a compute op, or (in a lowered schedule) a send or receive.
+LoweredAction action_from_json(const Json& j, const JsonPath& at, const Schedule& s) {
   JsonPath kind_at = at.key("kind");
   const std::string& kind_name = read_string(member(j, "kind", at), kind_at);
   auto kind = parse_kind(kind_name);
-  if (!kind) fail_field(kind_at, "one of \"F\", \"B\", \"W\", \"BW\", \"FB\"", Json(kind_name));
+  auto comm = parse_comm_kind(kind_name);
+  if (!kind && !comm) {
+    fail_field(kind_at, "one of \"F\", \"B\", \"W\", \"BW\", \"FB\", \"SEND_F\", \"RECV_F\", \"SEND_B\", \"RECV_B\"",
+               Json(kind_name));
+  }
   int stage = read_int(member(j, "stage", at), at.key("stage"), 0, s.stages - 1);
   int microbatch = read_int(member(j, "microbatch", at), at.key("microbatch"), 0, s.microbatches - 1);
-  if (*kind != OpKind::FB) return Op{*kind, stage, microbatch};
-  return overlapped(stage, microbatch,
-                    read_int(member(j, "overlap_stage", at), at.key("overlap_stage"), 0, s.stages - 1),
-                    read_int(member(j, "overlap_microbatch", at), at.key("overlap_microbatch"), 0, s.microbatches - 1));
+  if (comm) {
+    bool batched = false;
+    if (const Json* b = optional_member(j, "batched", at)) {
+      if (!b->is_boolean()) fail_field(at.key("batched"), "true or false", *b);
+      batched = b->get<bool>();
+    }
+    return LoweredAction::communicate({*comm, stage, microbatch}, batched);
+  }
+  if (*kind != OpKind::FB) return LoweredAction::compute(Op{*kind, stage, microbatch});
+  return LoweredAction::compute(
+      overlapped(stage, microbatch, read_int(member(j, "overlap_stage", at), at.key("overlap_stage"), 0, s.stages - 1),
+                 read_int(member(j, "overlap_microbatch", at), at.key("overlap_microbatch"), 0, s.microbatches - 1)));
 }
 
-}  // namespace
-
-Schedule schedule_from_json(const Json& document, const std::string& source) {
+// Reads the document; the compute ops go to the schedule, every entry to `actions` when given.
+Schedule read_schedule(const Json& document, const std::string& source, std::vector<std::vector<LoweredAction>>* actions) {
   JsonPath root(source);
   check_header(document, "pipeplan.schedule", root);
   Schedule s;
@@ -56,13 +68,79 @@ Schedule schedule_from_json(const Json& document, const std::string& source) {
                Json(std::to_string(order.size()) + " lists"));
   }
   s.order.resize(order.size());
+  if (actions != nullptr) actions->resize(order.size());
   for (std::size_t d = 0; d < order.size(); ++d) {
     JsonPath device_at = order_at.index(d);
     const Json& ops = read_array(order[d], device_at);
     s.order[d].reserve(ops.size());
-    for (std::size_t i = 0; i < ops.size(); ++i) s.order[d].push_back(op_from_json(ops[i], device_at.index(i), s));
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      LoweredAction a = action_from_json(ops[i], device_at.index(i), s);
+      if (!a.is_comm) s.order[d].push_back(a.op);
+      if (actions != nullptr) (*actions)[d].push_back(a);
+    }
   }
   return s;
+}
+
+Json op_json(const Op& op) {
+  Json j = {{"kind", kind_name(op.kind)}, {"stage", op.stage}, {"microbatch", op.microbatch}};
+  if (op.kind == OpKind::FB) {
+    j["overlap_stage"] = op.overlap_stage;
+    j["overlap_microbatch"] = op.overlap_microbatch;
+  }
+  return j;
+}
+
+Json header_json(const Schedule& s) {
+  Json j = file_header("pipeplan.schedule");
+  j["name"] = s.name;
+  j["devices"] = s.devices;
+  j["stages"] = s.stages;
+  j["microbatches"] = s.microbatches;
+  j["placement"] = s.placement;
+  return j;
+}
+
+}  // namespace
+
+Schedule schedule_from_json(const Json& document, const std::string& source) {
+  return read_schedule(document, source, nullptr);
+}
+
+LoweredSchedule lowered_from_json(const Json& document, const std::string& source) {
+  LoweredSchedule out;
+  out.schedule = read_schedule(document, source, &out.actions);
+  JsonPath root(source);
+  if (const Json* policy = optional_member(document, "lowering", root)) out.policy = read_string(*policy, root.key("lowering"));
+  return out;
+}
+
+bool has_communication(const LoweredSchedule& lowered) {
+  for (const auto& list : lowered.actions) {
+    for (const LoweredAction& a : list) {
+      if (a.is_comm) return true;
+    }
+  }
+  return false;
+}
+
+Json lowered_to_json(const LoweredSchedule& lowered) {
+  Json j = header_json(lowered.schedule);
+  j["lowering"] = lowered.policy;
+  Json& order = j["order"] = Json::array();
+  for (const auto& actions : lowered.actions) {
+    Json list = Json::array();
+    for (const LoweredAction& a : actions) {
+      if (!a.is_comm) {
+        list.push_back(op_json(a.op));
+        continue;
+      }
+      list.push_back({{"kind", comm_kind_name(a.comm.kind)}, {"stage", a.comm.stage}, {"microbatch", a.comm.microbatch}});
+      if (a.batched) list.back()["batched"] = true;
+    }
+    order.push_back(std::move(list));
+  }
+  return j;
 }
 
 Schedule read_schedule_file(const std::string& path) {
@@ -70,25 +148,18 @@ Schedule read_schedule_file(const std::string& path) {
 }
 
 Json schedule_to_json(const Schedule& s) {
-  Json j = file_header("pipeplan.schedule");
-  j["name"] = s.name;
-  j["devices"] = s.devices;
-  j["stages"] = s.stages;
-  j["microbatches"] = s.microbatches;
-  j["placement"] = s.placement;
+  Json j = header_json(s);
   Json& order = j["order"] = Json::array();
   for (const auto& ops : s.order) {
     Json list = Json::array();
-    for (const Op& op : ops) {
-      list.push_back({{"kind", kind_name(op.kind)}, {"stage", op.stage}, {"microbatch", op.microbatch}});
-      if (op.kind == OpKind::FB) {
-        list.back()["overlap_stage"] = op.overlap_stage;
-        list.back()["overlap_microbatch"] = op.overlap_microbatch;
-      }
-    }
+    for (const Op& op : ops) list.push_back(op_json(op));
     order.push_back(std::move(list));
   }
   return j;
+}
+
+LoweredSchedule read_lowered_file(const std::string& path) {
+  return lowered_from_json(parse_json(read_text_file(path), path), path);
 }
 
 }  // namespace pipeplan
