@@ -1,6 +1,7 @@
 // pipeplan compare: generate and simulate several schedules with the same costs, one row each.
 #include <memory>
 
+#include "comm_options.hpp"
 #include "command.hpp"
 #include "cost_options.hpp"
 #include "io/chrome_trace.hpp"
@@ -22,6 +23,7 @@ struct CompareOptions {
   RequestFlags request;
   CostOptions costs;
   SimFlags sim;
+  CommFlags comm;
   PictureFlags pictures;
   bool json = false;
   std::string output;
@@ -48,6 +50,7 @@ Runner add_compare(CLI::App& sub) {
   add_request_options(sub, o->request);
   add_cost_options(sub, o->costs);
   add_sim_options(sub, o->sim);
+  add_comm_options(sub, o->comm);
   add_picture_options(sub, o->pictures);
   sub.add_flag("--json", o->json, "Print the rows as JSON");
   sub.add_option("-o,--output", o->output, "Also write the JSON rows to this file")->type_name("FILE");
@@ -59,7 +62,8 @@ Runner add_compare(CLI::App& sub) {
     std::vector<Schedule> schedules;
     for (const Generator* g : chosen) {
       Generated generated = generate_for(*g, o->request, given, o->costs);
-      SimResult result = simulate(generated.schedule, generated.costs, sim_options(o->sim));
+      const LoweredSchedule plain{generated.schedule, "", {}};
+      SimResult result = simulate_under(plain, generated.costs, sim_options(o->sim), o->comm, std::string(g->name));
       if (result.deadlocked()) throw Error(std::string(g->name) + ": the generated schedule deadlocks");
       std::optional<bool> fits = within_limit(result, o->request);
       rows.push_back({std::string(g->name), std::move(result), fits});
@@ -75,7 +79,10 @@ Runner add_compare(CLI::App& sub) {
     }
     if (!o->pictures.svg.empty()) emit(o->pictures.svg, svg_comparison(svg_runs));
     if (!o->pictures.trace.empty()) emit(o->pictures.trace, to_json_text(chrome_trace_comparison(trace_runs)));
-    emit("", o->json ? json : describe_costs(o->costs) + "\n" + comparison_text(rows));
+    const bool overlapped = comm_mode(o->comm) == CommMode::Overlap;
+    emit("", o->json ? json
+                     : describe_costs(o->costs) + "\n" +
+                           (overlapped ? "" : describe_comm(LoweredSchedule{}, o->comm) + "\n") + comparison_text(rows));
     return kExitOk;
   };
 }

@@ -2,6 +2,7 @@
 #include <iostream>
 #include <memory>
 
+#include "comm_options.hpp"
 #include "command.hpp"
 #include "cost_options.hpp"
 #include "io/chrome_trace.hpp"
@@ -23,6 +24,7 @@ struct SimulateOptions {
   std::string file;
   CostOptions costs;
   SimFlags sim;
+  CommFlags comm;
   PictureFlags pictures;
   bool json = false;
   std::string output;
@@ -35,23 +37,32 @@ Runner add_simulate(CLI::App& sub) {
   sub.add_option("FILE", o->file, "Schedule JSON")->required()->type_name("FILE");
   add_cost_options(sub, o->costs);
   add_sim_options(sub, o->sim);
+  add_comm_options(sub, o->comm);
   add_picture_options(sub, o->pictures);
   sub.add_flag("--json", o->json, "Print the result JSON instead of the summary");
   sub.add_option("-o,--output", o->output, "Also write the result JSON to this file")->type_name("FILE");
   return [o] {
-    Schedule schedule = read_schedule_file(o->file);
+    const LoweredSchedule file = read_lowered_file(o->file);
+    const Schedule& schedule = file.schedule;
     CostModel costs = build_cost_model(o->costs, schedule.stages, schedule.devices);
-    SimResult result = simulate(schedule, costs, sim_options(o->sim));
+    SimResult result = simulate_under(file, costs, sim_options(o->sim), o->comm, o->file);
     if (result.deadlocked()) {
       const BlockedDevice& b = result.deadlock.front();
       throw Error(o->file + ": the schedule deadlocks (device " + std::to_string(b.device) + " is stuck at " +
                   describe(b.head) + "); 'pipeplan validate " + o->file + "' lists every blocked device");
     }
-    std::string json = to_json_text(result_to_json(schedule, result));
+    Json document = result_to_json(schedule, result);
+    const bool overlapped = comm_mode(o->comm) == CommMode::Overlap;
+    if (!overlapped) {
+      document["communication"] = {{"mode", o->comm.mode}, {"lowering", lowering_for(file, o->comm, costs).policy}};
+    }
+    std::string json = to_json_text(document);
     if (!o->output.empty()) emit(o->output, json);
     if (!o->pictures.svg.empty()) emit(o->pictures.svg, svg_timeline(schedule, result));
     if (!o->pictures.trace.empty()) emit(o->pictures.trace, to_json_text(chrome_trace(schedule, result)));
-    emit("", o->json ? json : describe_costs(o->costs) + "\n" + simulation_text(schedule, result));
+    emit("", o->json ? json
+                     : describe_costs(o->costs) + "\n" + (overlapped ? "" : describe_comm(file, o->comm) + "\n") +
+                           simulation_text(schedule, result));
     return kExitOk;
   };
 }

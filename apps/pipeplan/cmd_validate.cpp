@@ -2,6 +2,7 @@
 #include <memory>
 #include <optional>
 
+#include "comm_options.hpp"
 #include "command.hpp"
 #include "cost_options.hpp"
 #include "io/reports.hpp"
@@ -17,6 +18,7 @@ struct ValidateCommandOptions {
   std::string file;
   CostOptions costs;
   std::string memory_limit;
+  CommFlags comm;
   bool json = false;
 };
 
@@ -28,6 +30,7 @@ Runner add_validate(CLI::App& sub) {
   add_cost_options(sub, o->costs);
   sub.add_option("--memory-limit", o->memory_limit, "Per-device memory limit, e.g. 24GiB (needs memory costs)")
       ->type_name("SIZE");
+  add_comm_options(sub, o->comm);
   sub.add_flag("--json", o->json, "Print the problems as JSON");
   return [o] {
     ValidateOptions options;
@@ -37,9 +40,19 @@ Runner add_validate(CLI::App& sub) {
         throw UsageError("--memory-limit needs memory costs: give --profile FILE or --memory A_F,A_W");
       }
     }
-    Schedule schedule = read_schedule_file(o->file);
+    const LoweredSchedule file = read_lowered_file(o->file);
+    const Schedule& schedule = file.schedule;
     CostModel costs = build_cost_model(o->costs, schedule.stages, schedule.devices);
-    std::vector<Problem> problems = validate(schedule, costs, options);
+    const CommMode mode = comm_mode(o->comm);
+    std::vector<Problem> problems;
+    if (mode == CommMode::Overlap) {
+      if (!o->comm.policy.empty()) throw UsageError("--policy: applies to --comm blocking or rendezvous");
+      problems = validate(schedule, costs, options);
+    } else {
+      // A lowering needs a timeable compute schedule; report the compute problems first.
+      problems = validate(schedule, costs, options);
+      if (problems.empty()) problems = validate_lowered(lowering_for(file, o->comm, costs), costs, mode, options);
+    }
     emit("", o->json ? to_json_text(validation_to_json(schedule, problems)) : validation_text(schedule, problems));
     return problems.empty() ? kExitOk : kExitInvalid;
   };

@@ -41,5 +41,6 @@ Runner add_import(CLI::App& sub);
 Runner add_gpus(CLI::App& sub);
 Runner add_profile(CLI::App& sub);
 Runner add_plan(CLI::App& sub);
+Runner add_lower(CLI::App& sub);
 
 }  // namespace pipeplan::cli

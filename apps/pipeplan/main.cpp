@@ -16,7 +16,7 @@
 namespace pipeplan::cli {
 
 std::span<const Command> commands() {
-  static const std::array<Command, 10> kCommands = {{
+  static const std::array<Command, 11> kCommands = {{
       {"list", "List the schedule generators and their constraints", add_list},
       {"generate", "Generate a schedule as JSON", add_generate},
       {"simulate", "Time a schedule: step time, bubble rate, peak memory per device", add_simulate},
@@ -24,6 +24,7 @@ std::span<const Command> commands() {
       {"compare", "Generate and simulate several schedules side by side", add_compare},
       {"export", "Write a schedule in another tool's format (PyTorch pipelining CSV)", add_export},
       {"import", "Read a PyTorch pipelining CSV schedule as pipeplan's schedule JSON", add_import},
+      {"lower", "Add the sends and receives each device posts, placed by a policy", add_lower},
       {"gpus", "List the built-in GPUs the planner and profile estimate with", add_gpus},
       {"profile", "Estimate a profile from a model config.json, a GPU and a stage layout", add_profile},
       {"plan", "Find the best pipeline configuration and schedule for a model on N GPUs", add_plan},

@@ -70,9 +70,10 @@ void append_gap(std::vector<LoweredAction>& out, std::vector<CommOp> gap, LowerP
 
 // The timed policy. Every transfer gets one key, the same at both ends: when its data is
 // produced in the overlapped run, then its direction, stage and micro-batch. Each device posts
-// its sends and receives in key order, a send no earlier than the gap after its producer, a
-// receive no later than the gap before its consumer. Every device then meets the transfers in
-// one global order, so the pairs match and none waits for a post queued behind its own.
+// its sends and receives in key order, each in the gap where the overlapped run was at that
+// time (after every op that had ended by then): a send right after its producer, a receive
+// where its data arrived, before its consumer. Every device then meets the transfers
+// in one global order, so the pairs match and none waits for a post queued behind its own.
 using TransferKey = std::tuple<SimTime, int, int, int>;  // producer's end, kind, stage, micro-batch
 
 LoweredSchedule lower_timed(const Schedule& schedule, const CostModel* costs) {
@@ -82,8 +83,10 @@ LoweredSchedule lower_timed(const Schedule& schedule, const CostModel* costs) {
   if (run.deadlocked()) throw Error("timed lowering: the schedule deadlocks even with overlapped transfers");
   // When each output is produced: forward and input gradient per (stage, micro-batch).
   std::map<std::tuple<int, int, int>, SimTime> produced;  // (kind: 0 forward, 1 gradient, stage, mb)
-  for (const DeviceTimeline& d : run.devices) {
-    for (const OpTiming& t : d.ops) {
+  std::vector<std::vector<SimTime>> ends(run.devices.size());  // each device's op ends, in list order
+  for (std::size_t d = 0; d < run.devices.size(); ++d) {
+    for (const OpTiming& t : run.devices[d].ops) {
+      ends[d].push_back(t.end);
       if (t.op.kind == OpKind::F || t.op.kind == OpKind::FB) produced[{0, t.op.stage, t.op.microbatch}] = t.end;
       const Op backward = t.op.kind == OpKind::FB ? t.op.backward_part() : t.op;
       if (gives_input_gradient(backward.kind)) produced[{1, backward.stage, backward.microbatch}] = t.end;
@@ -94,6 +97,7 @@ LoweredSchedule lower_timed(const Schedule& schedule, const CostModel* costs) {
     const int kind = send.kind == CommKind::SendF ? 0 : 1;
     return {produced.at({kind, send.stage, send.microbatch}), kind, send.stage, send.microbatch};
   };
+  const SimTime transfer = ms_to_ns(used.transfer.ms());
   LoweredSchedule out{schedule, std::string(policy_name(LowerPolicy::Timed)), {}};
   out.actions.resize(schedule.order.size());
   for (std::size_t d = 0; d < schedule.order.size(); ++d) {
@@ -114,11 +118,20 @@ LoweredSchedule lower_timed(const Schedule& schedule, const CostModel* costs) {
     std::vector<std::vector<CommOp>> gaps(ops.size() + 1);
     std::size_t gap = 0;
     for (const Placed& c : comms) {
-      gap = std::min(std::max(gap, c.earliest), c.latest);
+      // The gap after every op that had ended when the send's data was made or the receive's
+      // arrived; kept growing along the keys.
+      const SimTime when = std::get<0>(c.key) + (c.comm.is_send() ? 0 : transfer);
+      const auto at_time =
+          static_cast<std::size_t>(std::upper_bound(ends[d].begin(), ends[d].end(), when) - ends[d].begin());
+      gap = std::min(std::max({gap, at_time, c.earliest}), c.latest);
       gaps[gap].push_back(c.comm);
     }
     for (std::size_t g = 0; g <= ops.size(); ++g) {
-      for (const CommOp& c : gaps[g]) out.actions[d].push_back(LoweredAction::communicate(c, false));
+      // Each gap's posts go as one group, as batched runtimes post them; the global order
+      // still holds, so grouping cannot deadlock (docs/model.md).
+      for (std::size_t i = 0; i < gaps[g].size(); ++i) {
+        out.actions[d].push_back(LoweredAction::communicate(gaps[g][i], i > 0));
+      }
       if (g < ops.size()) out.actions[d].push_back(LoweredAction::compute(ops[g]));
     }
   }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "lower/lowering.hpp"
 #include "model/size_string.hpp"
 #include "model/structure.hpp"
 #include "sim/simulator.hpp"
@@ -85,6 +86,24 @@ std::vector<Problem> validate(const Schedule& schedule, const CostModel& costs,
   SimResult result = simulate(schedule, costs);
   if (result.deadlocked()) deadlock_problems(schedule, result, problems);
   if (options.memory_limit) memory_problems(result, *options.memory_limit, problems);
+  return problems;
+}
+
+std::vector<Problem> validate_lowered(const LoweredSchedule& lowered, const CostModel& costs, CommMode mode,
+                                      const ValidateOptions& options) {
+  std::vector<Problem> problems = validate(lowered.schedule, costs, options);
+  if (!problems.empty() || mode == CommMode::Overlap) return problems;
+  problems = lowering_problems(lowered);
+  if (!problems.empty()) return problems;
+  const CommSimResult run = simulate_with_comm(lowered, costs, mode);
+  for (std::size_t i = 0; i < run.stuck.size(); ++i) {
+    problems.push_back({ProblemKind::Deadlock, run.result.deadlock[i].device,
+                        "deadlock under " + std::string(comm_mode_name(mode)) + " communication: " + run.stuck[i]});
+  }
+  if (!run.cycle.empty()) {
+    problems.push_back({ProblemKind::Deadlock, run.result.deadlock.front().device,
+                        "deadlock: devices wait in a cycle: " + run.cycle});
+  }
   return problems;
 }
 

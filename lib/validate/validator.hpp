@@ -4,9 +4,11 @@
 #include <vector>
 
 #include "costs/cost_model.hpp"
+#include "model/lowered.hpp"
 #include "model/problem.hpp"
 #include "model/schedule.hpp"
 #include "model/units.hpp"
+#include "sim/comm_simulator.hpp"
 
 namespace pipeplan {
 
@@ -21,5 +23,12 @@ struct ValidateOptions {
 /// Throws Error only when `costs` does not fit the schedule.
 [[nodiscard]] std::vector<Problem> validate(const Schedule& schedule, const CostModel& costs,
                                             const ValidateOptions& options);
+
+/// The problems of a lowered schedule under blocking or rendezvous communication: those of
+/// its compute schedule (validate), then those of its lowering (lowering_problems), then a
+/// deadlock: one problem per stuck device saying which post waits for which, and one naming
+/// the cycle of waiting devices.
+[[nodiscard]] std::vector<Problem> validate_lowered(const LoweredSchedule& lowered, const CostModel& costs,
+                                                    CommMode mode, const ValidateOptions& options);
 
 }  // namespace pipeplan

@@ -219,3 +219,37 @@ pipeplan_cli_test(plan_config_missing_key --exit 1 --err "c.json: missing 'vocab
                   -- plan --model @TMP@/c.json --gpu h100 --gpus 4 --global-batch 8)
 pipeplan_cli_test(profile_too_large --exit 1 --err "activations exceed 256 TiB on one piece"
                   -- profile --model profiles/models/llama-3-8b.json --gpu h100 --stages 2 --seq 4000000 --micro-batch 60000)
+
+# ---- Communication (issue 8): lower, --comm, --policy.
+pipeplan_cli_test(lower_batched --out "\"lowering\": \"batched\"" --out "\"kind\": \"RECV_F\", \"stage\": 1, \"microbatch\": 1, \"batched\": true"
+                  -- lower schedules/zbh1-p4-m8.json --policy batched)
+pipeplan_cli_test(lower_unknown_policy --exit 2 --err "--policy: expected just-before, early, megatron, batched or timed, got 'eager'"
+                  -- lower schedules/zbh1-p4-m8.json --policy eager)
+# --comm overlap is the core's simulation, byte for byte.
+pipeplan_cli_test(simulate_overlap_unchanged --golden tests/golden/simulate-zbh1-p4-m8.txt
+                  -- simulate schedules/zbh1-p4-m8.json --costs 1,1,1 --memory 1GiB,256MiB --comm overlap)
+# A lowered file simulates with its own posts; the timed lowering of the same schedule too.
+pipeplan_cli_test(simulate_lowered_file --out "communication: rendezvous, lowered with timed, the file's"
+                  --before "$PIPEPLAN lower $SOURCE_DIR/schedules/zbh1-p4-m8.json -o l.json"
+                  -- simulate @TMP@/l.json --comm rendezvous)
+pipeplan_cli_test(simulate_lowered_with_policy --exit 2 --err "--policy: the file has its own sends and receives"
+                  -- simulate tests/data/lowered/two-sends-first.json --comm blocking --policy timed)
+pipeplan_cli_test(simulate_policy_without_comm --exit 2 --err "--policy: applies to --comm blocking or rendezvous"
+                  -- simulate schedules/zbh1-p4-m8.json --policy batched)
+# Both ends of the link post two sends before their next receive: each send waits for a
+# receive queued behind the other end's sends.
+pipeplan_cli_test(validate_two_sends_first --exit 1
+                  --out "device 0 posted SEND_F.s0,m2. to device 1, which has not posted RECV_F.s1,m2. .its next post: SEND_B.s1,m0.."
+                  --out "devices wait in a cycle: device 0 -> device 1 -> device 0"
+                  -- validate tests/data/lowered/two-sends-first.json --comm rendezvous)
+pipeplan_cli_test(simulate_two_sends_first --exit 1 --err "deadlocks under blocking communication: device 0 posted SEND_F"
+                  -- simulate tests/data/lowered/two-sends-first.json --comm blocking)
+# A lowering whose receives come in another order than the sends: NCCL would pair wrong tensors.
+pipeplan_cli_test(validate_mispaired --exit 1 --out "\\[unmatched\\] device 0's send #1 to device 1 is SEND_F.s0,m0. but device 1's receive #1 from it is RECV_F.s1,m1."
+                  --before "sed -e '0,/\"RECV_F\", \"stage\": 1, \"microbatch\": 0/s//\"RECV_F\", \"stage\": 1, \"microbatch\": 9/' -e '0,/\"RECV_F\", \"stage\": 1, \"microbatch\": 1/s//\"RECV_F\", \"stage\": 1, \"microbatch\": 0/' -e 's/\"microbatch\": 9/\"microbatch\": 1/' $SOURCE_DIR/tests/data/lowered/two-sends-first.json > m.json"
+                  -- validate @TMP@/m.json --comm rendezvous)
+# The seed under blocking communication with batched posts (docs/validation.md).
+pipeplan_cli_test(compare_seed_blocking --out "communication: blocking, lowered with batched"
+                  --out "^1f1b +3148.536 +3158.511" --out "^zbh1-paddle +2926.329 +2936.304"
+                  -- compare --profile profiles/seed-llama2-7b-4layers-rtx3090.json --stages 4 --microbatches 16
+                     --schedules 1f1b,zbh1-paddle --comm blocking --policy batched)

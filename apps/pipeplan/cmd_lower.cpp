@@ -1,0 +1,44 @@
+// pipeplan lower: a schedule with the sends and receives each device posts, placed by a policy.
+#include <memory>
+
+#include "command.hpp"
+#include "cost_options.hpp"
+#include "io/schedule_json.hpp"
+#include "lower/lowering.hpp"
+#include "output.hpp"
+
+namespace pipeplan::cli {
+
+namespace {
+
+struct LowerOptions {
+  std::string file;
+  std::string policy = "timed";
+  CostOptions costs;
+  std::string output;
+};
+
+}  // namespace
+
+Runner add_lower(CLI::App& sub) {
+  auto o = std::make_shared<LowerOptions>();
+  sub.add_option("FILE", o->file, "Schedule JSON")->required()->type_name("FILE");
+  sub.add_option("--policy", o->policy,
+                 "just-before, early, megatron, batched, or timed (ordered by the overlapped run with the costs)")
+      ->type_name("NAME")
+      ->capture_default_str();
+  add_cost_options(sub, o->costs);
+  sub.add_option("-o,--output", o->output, "Write the lowered schedule here (default: stdout)")->type_name("FILE");
+  return [o] {
+    auto policy = parse_policy(o->policy);
+    if (!policy) {
+      throw UsageError("--policy: expected just-before, early, megatron, batched or timed, got '" + o->policy + "'");
+    }
+    const Schedule schedule = read_schedule_file(o->file);
+    const CostModel costs = build_cost_model(o->costs, schedule.stages, schedule.devices);
+    emit(o->output, to_json_text(lowered_to_json(lower(schedule, *policy, &costs))));
+    return kExitOk;
+  };
+}
+
+}  // namespace pipeplan::cli
