@@ -4,7 +4,9 @@
 // Run with `cmake --build build --target bench`; docs/performance.md keeps the figures.
 #include <benchmark/benchmark.h>
 
+#include "lower/lowering.hpp"
 #include "plan/planner.hpp"
+#include "sim/comm_simulator.hpp"
 #include "schedules/generator.hpp"
 #include "sim/simulator.hpp"
 
@@ -70,6 +72,23 @@ BENCHMARK(BM_SimulateZbh1)->Args({16, 1, 256})->Args({32, 1, 512})->Args({64, 1,
 BENCHMARK(BM_SimulateZbh1Reused)->Args({32, 1, 512})->Args({128, 1, 4096})->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SimulateInterleaved)->Args({16, 2, 320})->Args({64, 4, 512})->Args({128, 4, 1024})
     ->Unit(benchmark::kMillisecond);
+
+// Simulating ZB-H1 with its sends and receives (timed lowering, made once) under rendezvous
+// communication; items are compute ops, as in BM_SimulateZbh1, so the two compare directly.
+void BM_SimulateRendezvous(benchmark::State& state) {
+  const int p = static_cast<int>(state.range(0));
+  const int m = static_cast<int>(state.range(1));
+  const Schedule s = find_generator("zbh1")->generate(request(p, m, 1));
+  const CostModel c = unequal_costs(p, p);
+  const LoweredSchedule lowered = lower(s, LowerPolicy::Timed, &c);
+  for (auto _ : state) {
+    CommSimResult r = simulate_with_comm(lowered, c, CommMode::Rendezvous);
+    benchmark::DoNotOptimize(r.result.makespan);
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(s.op_count()));
+  state.counters["ops"] = static_cast<double>(s.op_count());
+}
+BENCHMARK(BM_SimulateRendezvous)->Args({32, 512})->Args({128, 4096})->Unit(benchmark::kMillisecond);
 
 // The automatic scheduler under the memory of 2P micro-batches. The ZB paper reports about 0.5 s
 // for P = 32, M = 256 and 3 s for P = 64, M = 512 with its Python implementation; the counter

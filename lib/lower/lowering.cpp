@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <unordered_map>
+#include <unordered_set>
 #include <tuple>
 
 #include "model/dependencies.hpp"
@@ -138,6 +140,13 @@ LoweredSchedule lower_timed(const Schedule& schedule, const CostModel* costs) {
   return out;
 }
 
+// A send or receive as one number (its device follows from its stage): kind, stage (below
+// 2^20 stages) and micro-batch (below 2^20), for hash sets.
+std::uint64_t pack(const CommOp& c) {
+  return (static_cast<std::uint64_t>(c.kind) << 48) | (static_cast<std::uint64_t>(static_cast<std::uint32_t>(c.stage)) << 24) |
+         static_cast<std::uint64_t>(static_cast<std::uint32_t>(c.microbatch));
+}
+
 }  // namespace
 
 std::string_view policy_name(LowerPolicy policy) { return kPolicyNames.at(static_cast<std::size_t>(policy)); }
@@ -180,24 +189,23 @@ LoweredSchedule lower(const Schedule& schedule, LowerPolicy policy, const CostMo
 std::vector<Problem> lowering_problems(const LoweredSchedule& lowered) {
   const Schedule& s = lowered.schedule;
   std::vector<Problem> problems;
-  using Key = std::tuple<int, int, int, int>;  // device, kind, stage, micro-batch
-  std::map<Key, int> posted;                   // how many times each was posted
+  std::unordered_map<std::uint64_t, int> posted;  // how many times each send or receive was posted
   // Sends and receives per ordered device pair, in posting order.
   std::map<std::pair<int, int>, std::vector<CommOp>> sends, receives;
   for (std::size_t d = 0; d < lowered.actions.size(); ++d) {
     const int device = static_cast<int>(d);
-    std::vector<CommOp> received;      // receives posted so far on this device
-    std::map<Key, bool> produced;      // outputs produced so far: SEND kinds keyed
+    std::unordered_set<std::uint64_t> received;  // receives posted so far on this device
+    std::unordered_set<std::uint64_t> produced;  // the sends its ops so far have made possible
     for (const LoweredAction& a : lowered.actions[d]) {
       if (!a.is_comm) {
         for (const CommOp& r : receives_of(s, a.op, device)) {
-          if (std::find(received.begin(), received.end(), r) == received.end()) {
+          if (!received.contains(pack(r))) {
             problems.push_back({ProblemKind::Missing, device,
                                 describe(a.op) + " on device " + std::to_string(device) + " needs " + describe(r) +
                                     " posted before it"});
           }
         }
-        for (const CommOp& out : sends_of(s, a.op, device)) produced[{device, int(out.kind), out.stage, out.microbatch}] = true;
+        for (const CommOp& out : sends_of(s, a.op, device)) produced.insert(pack(out));
         continue;
       }
       const CommOp& c = a.comm;
@@ -218,18 +226,18 @@ std::vector<Problem> lowering_problems(const LoweredSchedule& lowered) {
                                                              std::to_string(c.peer_stage()) + " is on the same device"});
         continue;
       }
-      if (++posted[{device, int(c.kind), c.stage, c.microbatch}] == 2) {
+      if (++posted[pack(c)] == 2) {
         problems.push_back({ProblemKind::Repeated, device, describe(c) + " is posted more than once on device " + std::to_string(device)});
       }
       if (c.is_send()) {
-        if (!produced.contains({device, int(c.kind), c.stage, c.microbatch})) {
+        if (!produced.contains(pack(c))) {
           problems.push_back({ProblemKind::Misordered, device,
                               describe(c) + " is posted on device " + std::to_string(device) +
                                   " before the op that produces what it sends"});
         }
         sends[{device, peer}].push_back(c);
       } else {
-        received.push_back(c);
+        received.insert(pack(c));
         receives[{peer, device}].push_back(c);
       }
     }
@@ -243,9 +251,11 @@ std::vector<Problem> lowering_problems(const LoweredSchedule& lowered) {
     std::vector<CommOp> in = receives[pair];
     // A post whose partner is nowhere at the other end.
     const auto unpaired = [&](std::vector<CommOp>& mine, const std::vector<CommOp>& theirs, int device, int peer) {
+      std::unordered_set<std::uint64_t> posted_there;
+      for (const CommOp& c : theirs) posted_there.insert(pack(c));
       std::vector<CommOp> kept;
       for (const CommOp& c : mine) {
-        if (std::find(theirs.begin(), theirs.end(), c.matching()) != theirs.end()) {
+        if (posted_there.contains(pack(c.matching()))) {
           kept.push_back(c);
           continue;
         }

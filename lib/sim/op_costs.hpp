@@ -18,7 +18,17 @@ struct StageTimes {
 
 [[nodiscard]] std::vector<StageTimes> stage_times(const CostModel& costs);
 
-[[nodiscard]] SimTime duration(std::span<const StageTimes> times, const Op& op);
+[[nodiscard]] inline SimTime duration(std::span<const StageTimes> times, const Op& op) {
+  const StageTimes& t = times[static_cast<std::size_t>(op.stage)];
+  switch (op.kind) {
+    case OpKind::F: return t.f;
+    case OpKind::B: return t.b;
+    case OpKind::W: return t.w;
+    case OpKind::BW: return t.bw;
+    case OpKind::FB: return t.fb >= 0 ? t.fb : t.f + times[static_cast<std::size_t>(op.overlap_stage)].bw;
+  }
+  return 0;
+}
 
 /// The memory an op changes at its start and at its end (DESIGN.md): F allocates a_F at its
 /// start; B frees a_F - a_W, W a_W and BW a_F at their ends; FB allocates its forward's a_F at
@@ -27,6 +37,16 @@ struct MemoryEffect {
   Bytes at_start = 0;
   Bytes at_end = 0;
 };
-[[nodiscard]] MemoryEffect memory_effect(std::span<const StageTimes> times, const Op& op);
+[[nodiscard]] inline MemoryEffect memory_effect(std::span<const StageTimes> times, const Op& op) {
+  const StageTimes& t = times[static_cast<std::size_t>(op.stage)];
+  switch (op.kind) {
+    case OpKind::F: return {t.alloc_f, 0};
+    case OpKind::B: return {0, -t.free_b};
+    case OpKind::W: return {0, -t.free_w};
+    case OpKind::BW: return {0, -t.alloc_f};
+    case OpKind::FB: return {t.alloc_f, -times[static_cast<std::size_t>(op.overlap_stage)].alloc_f};
+  }
+  return {};
+}
 
 }  // namespace pipeplan::sim

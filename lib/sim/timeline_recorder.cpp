@@ -23,19 +23,6 @@ TimelineRecorder::TimelineRecorder(const Schedule& schedule, const CostModel& co
   }
 }
 
-void TimelineRecorder::op(int device, int iteration, bool first, const Op& op, SimTime start, SimTime end,
-                          MemoryEffect memory) {
-  DeviceTimeline& timeline = result_.devices[static_cast<std::size_t>(device)];
-  IterationTimes& t = timeline.iterations[static_cast<std::size_t>(iteration)];
-  if (first) t.first_start = start;
-  t.busy += end - start;
-  t.last_end = end;
-  if (iteration == 0) result_.makespan = std::max(result_.makespan, end);
-  if (record_) timeline.ops.push_back({device, iteration, op, start, end});
-  change_memory(device, start, memory.at_start);
-  change_memory(device, end, memory.at_end);
-}
-
 void TimelineRecorder::no_ops(int device, int iteration, SimTime at) {
   IterationTimes& t = result_.devices[static_cast<std::size_t>(device)].iterations[static_cast<std::size_t>(iteration)];
   t.first_start = t.last_end = at;
@@ -45,24 +32,6 @@ void TimelineRecorder::optimizer(int device, int iteration, SimTime start, SimTi
   IterationTimes& t = result_.devices[static_cast<std::size_t>(device)].iterations[static_cast<std::size_t>(iteration)];
   t.optimizer_start = start;
   t.optimizer_end = end;
-}
-
-void TimelineRecorder::change_memory(int device, SimTime now, Bytes delta) {
-  if (delta == 0) return;
-  Bytes& memory = memory_[static_cast<std::size_t>(device)];
-  DeviceTimeline& t = result_.devices[static_cast<std::size_t>(device)];
-  memory += delta;
-  if (record_) {
-    if (t.memory.back().time == now) {
-      t.memory.back().bytes = memory;
-    } else {
-      t.memory.push_back({now, memory});
-    }
-  }
-  if (memory > t.peak_memory) {
-    t.peak_memory = memory;
-    t.peak_time = now;
-  }
 }
 
 }  // namespace pipeplan::sim

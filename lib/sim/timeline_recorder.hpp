@@ -15,7 +15,17 @@ class TimelineRecorder {
 
   /// Device `device` ran `op` from `start` to `end` in `iteration`; `first` when it is the
   /// first op of the iteration on that device.
-  void op(int device, int iteration, bool first, const Op& op, SimTime start, SimTime end, MemoryEffect memory);
+  void op(int device, int iteration, bool first, const Op& op, SimTime start, SimTime end, MemoryEffect memory) {
+    DeviceTimeline& timeline = result_.devices[static_cast<std::size_t>(device)];
+    IterationTimes& t = timeline.iterations[static_cast<std::size_t>(iteration)];
+    if (first) t.first_start = start;
+    t.busy += end - start;
+    t.last_end = end;
+    if (iteration == 0 && end > result_.makespan) result_.makespan = end;
+    if (record_) timeline.ops.push_back({device, iteration, op, start, end});
+    if (memory.at_start != 0) change_memory(timeline, device, start, memory.at_start);
+    if (memory.at_end != 0) change_memory(timeline, device, end, memory.at_end);
+  }
 
   /// A device with no ops in an iteration: its span is the instant `at`.
   void no_ops(int device, int iteration, SimTime at);
@@ -29,7 +39,21 @@ class TimelineRecorder {
   [[nodiscard]] const SimResult& result() const { return result_; }
 
  private:
-  void change_memory(int device, SimTime now, Bytes delta);
+  void change_memory(DeviceTimeline& t, int device, SimTime now, Bytes delta) {
+    Bytes& memory = memory_[static_cast<std::size_t>(device)];
+    memory += delta;
+    if (record_) {
+      if (t.memory.back().time == now) {
+        t.memory.back().bytes = memory;
+      } else {
+        t.memory.push_back({now, memory});
+      }
+    }
+    if (memory > t.peak_memory) {
+      t.peak_memory = memory;
+      t.peak_time = now;
+    }
+  }
 
   bool record_;
   std::vector<Bytes> memory_;
