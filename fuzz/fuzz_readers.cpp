@@ -3,6 +3,7 @@
 // reader, chosen at compile time by PIPEPLAN_FUZZ_TARGET.
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -11,6 +12,7 @@
 #include "io/pytorch_csv.hpp"
 #include "io/result_json.hpp"
 #include "io/schedule_json.hpp"
+#include "io/schedule_text.hpp"
 #include "model/error.hpp"
 #include "model/size_string.hpp"
 #include "lower/lowering.hpp"
@@ -28,7 +30,19 @@ void read(std::string_view text) {
   (void)profile_from_json(parse_json(text, source), source);
 #elif PIPEPLAN_FUZZ_TARGET == 2
   // Read as a lowered schedule: its compute ops, and its sends and receives when complete.
-  LoweredSchedule l = lowered_from_json(parse_json(text, source), source);
+  // Whatever the one-pass scanner accepts, the document reader must read the same.
+  std::optional<LoweredSchedule> fast = scan_schedule_text(text);
+  LoweredSchedule l;
+  try {
+    l = lowered_from_json(parse_json(text, source), source);
+  } catch (const Error&) {
+    if (fast) __builtin_trap();  // the scanner took a file the reader refuses
+    throw;
+  }
+  if (fast && (fast->schedule.order != l.schedule.order || fast->schedule.placement != l.schedule.placement ||
+               fast->schedule.name != l.schedule.name || fast->actions.size() != l.actions.size())) {
+    __builtin_trap();
+  }
   if (allows_timing(find_structure_problems(l.schedule))) (void)lowering_problems(l);
 #elif PIPEPLAN_FUZZ_TARGET == 3
   (void)result_from_json(parse_json(text, source), source);

@@ -3,7 +3,7 @@
 
 #include "command.hpp"
 #include "cost_options.hpp"
-#include "io/schedule_json.hpp"
+#include "io/schedule_text.hpp"
 #include "output.hpp"
 #include "schedule_request.hpp"
 
@@ -29,7 +29,7 @@ Runner add_generate(CLI::App& sub) {
   return [o] {
     const Generator& generator = generator_named(o->schedule);
     Generated g = generate_for(generator, o->request, given_costs(o->costs, o->request.request.devices), o->costs);
-    emit(o->output, to_json_text(schedule_to_json(g.schedule)));
+    emit(o->output, schedule_json_text(g.schedule));
     return kExitOk;
   };
 }

@@ -5,7 +5,7 @@
 #include "command.hpp"
 #include "io/json_text.hpp"
 #include "io/pytorch_csv.hpp"
-#include "io/schedule_json.hpp"
+#include "io/schedule_text.hpp"
 #include "output.hpp"
 
 namespace pipeplan::cli {
@@ -46,7 +46,7 @@ Runner add_import(CLI::App& sub) {
       std::cerr << "; " << imported.overlapped_pairs << " overlapped F;B pairs as FB ops";
     }
     std::cerr << "\n";
-    emit(o->output, to_json_text(schedule_to_json(s)));
+    emit(o->output, schedule_json_text(s));
     return kExitOk;
   };
 }

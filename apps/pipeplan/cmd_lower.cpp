@@ -4,6 +4,7 @@
 #include "command.hpp"
 #include "cost_options.hpp"
 #include "io/schedule_json.hpp"
+#include "io/schedule_text.hpp"
 #include "lower/lowering.hpp"
 #include "output.hpp"
 
@@ -36,7 +37,7 @@ Runner add_lower(CLI::App& sub) {
     }
     const Schedule schedule = read_schedule_file(o->file);
     const CostModel costs = build_cost_model(o->costs, schedule.stages, schedule.devices);
-    emit(o->output, to_json_text(lowered_to_json(lower(schedule, *policy, &costs))));
+    emit(o->output, lowered_json_text(lower(schedule, *policy, &costs)));
     return kExitOk;
   };
 }

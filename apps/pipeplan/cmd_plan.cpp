@@ -10,7 +10,7 @@
 
 #include "command.hpp"
 #include "cost_options.hpp"
-#include "io/schedule_json.hpp"
+#include "io/schedule_text.hpp"
 #include "model/error.hpp"
 #include "model/size_string.hpp"
 #include "model_options.hpp"
@@ -66,7 +66,7 @@ void write_winner(const PlanRequest& request, const PlanRow& row, const std::str
   const PlannedRun run = rebuild_row(request, row);
   emit(dir + "/profile.json", to_json_text(analytic_profile_to_json(run.profile.costs, plan_row_title(row),
                                                                     "pipeplan plan: analytic estimate (docs/costs.md)")));
-  emit(dir + "/schedule.json", to_json_text(schedule_to_json(run.schedule)));
+  emit(dir + "/schedule.json", schedule_json_text(run.schedule));
 }
 
 }  // namespace

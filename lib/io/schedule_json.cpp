@@ -1,8 +1,10 @@
 #include "io/schedule_json.hpp"
 
+#include <optional>
 #include <utility>
 
 #include "io/json_fields.hpp"
+#include "io/schedule_text.hpp"
 #include "model/error.hpp"
 #include "model/limits.hpp"
 
@@ -144,7 +146,9 @@ Json lowered_to_json(const LoweredSchedule& lowered) {
 }
 
 Schedule read_schedule_file(const std::string& path) {
-  return schedule_from_json(parse_json(read_text_file(path), path), path);
+  const std::string text = read_text_file(path);
+  if (std::optional<LoweredSchedule> fast = scan_schedule_text(text, false)) return std::move(fast->schedule);
+  return schedule_from_json(parse_json(text, path), path);
 }
 
 Json schedule_to_json(const Schedule& s) {
@@ -159,7 +163,11 @@ Json schedule_to_json(const Schedule& s) {
 }
 
 LoweredSchedule read_lowered_file(const std::string& path) {
-  return lowered_from_json(parse_json(read_text_file(path), path), path);
+  const std::string text = read_text_file(path);
+  // Files as pipeplan writes them take the one-pass scanner; anything else, the document
+  // reader, which names the problem.
+  if (std::optional<LoweredSchedule> fast = scan_schedule_text(text)) return std::move(*fast);
+  return lowered_from_json(parse_json(text, path), path);
 }
 
 }  // namespace pipeplan
