@@ -53,6 +53,24 @@ void simulate_schedule(benchmark::State& state, const char* name) {
 
 void BM_SimulateZbh1(benchmark::State& state) { simulate_schedule(state, "zbh1"); }
 
+// simulate() with every check (structure, costs, lower bound) but without recording each op's
+// timing and the memory timeline: what a sweep that reads only the summary pays.
+void BM_SimulateZbh1Summary(benchmark::State& state) {
+  const int p = static_cast<int>(state.range(0));
+  const int m = static_cast<int>(state.range(2));
+  Schedule s = find_generator("zbh1")->generate(request(p, m, 1));
+  CostModel c = unequal_costs(s.stages, p);
+  SimOptions options;
+  options.record_timeline = false;
+  for (auto _ : state) {
+    SimResult r = simulate(s, c, options);
+    benchmark::DoNotOptimize(r.makespan);
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(s.op_count()));
+  state.counters["ops"] = static_cast<double>(s.op_count());
+}
+BENCHMARK(BM_SimulateZbh1Summary)->Args({32, 1, 512})->Args({128, 1, 4096})->Unit(benchmark::kMillisecond);
+
 // The search's path: no structural check, no timeline, buffers kept between runs. The
 // difference to BM_SimulateZbh1 is mostly the cost of touching fresh memory.
 void BM_SimulateZbh1Reused(benchmark::State& state) {
