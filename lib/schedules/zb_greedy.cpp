@@ -187,7 +187,8 @@ class GreedyPass {
     int to = device_of(stage);
     SimTime when = to == from ? end : end + transfer_;
     arrivals_[static_cast<std::size_t>(to)].push(when);
-    decisions_.push({when, to});
+    // A device busy past the arrival decides at its own end, which is queued already.
+    if (free_at_[static_cast<std::size_t>(to)] < when) decisions_.push({when, to});
   }
 
   const Schedule& shape_;

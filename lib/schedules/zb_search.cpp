@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "model/parallel_for.hpp"
 #include "sim/simulator.hpp"
 
 namespace pipeplan {
@@ -37,16 +38,39 @@ bool fits_limits(const Schedule& s, const CostModel& costs, const std::vector<By
 
 }  // namespace
 
-std::optional<ScheduleSearch::Score> ScheduleSearch::score(const Schedule& s) {
-  if (!fits_limits(s, costs_, limits_)) return std::nullopt;
-  budget_ -= static_cast<long long>(s.op_count());
+// The makespan and longest span of `s`, or nullopt when it deadlocks.
+std::optional<ScheduleSearch::Score> timed_score(const Schedule& s, const CostModel& costs, SimWorkspace& workspace) {
   SimOptions options;
   options.record_timeline = false;
-  SimResult r = simulate_trusted(s, costs_, options, workspace_);
+  SimResult r = simulate_trusted(s, costs, options, workspace);
   if (r.deadlocked()) return std::nullopt;
   SimTime span = 0;
   for (const DeviceTimeline& d : r.devices) span = std::max(span, d.iterations.front().span());
-  return Score{r.makespan, span};
+  return ScheduleSearch::Score{r.makespan, span};
+}
+
+std::optional<ScheduleSearch::Score> ScheduleSearch::score(const Schedule& s) {
+  if (!fits_limits(s, costs_, limits_)) return std::nullopt;
+  budget_ -= static_cast<long long>(s.op_count());
+  return timed_score(s, costs_, workspace_);
+}
+
+void ScheduleSearch::offer_all(std::vector<std::optional<Schedule>> candidates) {
+  std::vector<char> fits(candidates.size(), 0);
+  std::vector<std::optional<Score>> scores(candidates.size());
+  parallel_for(candidates.size(), [&](std::size_t i) {
+    if (!candidates[i] || !fits_limits(*candidates[i], costs_, limits_)) return;
+    fits[i] = 1;
+    SimWorkspace workspace;
+    scores[i] = timed_score(*candidates[i], costs_, workspace);
+  });
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    if (!fits[i]) continue;
+    budget_ -= static_cast<long long>(candidates[i]->op_count());
+    if (!scores[i] || (best_ && !(*scores[i] < best_score_))) continue;
+    best_ = std::move(*candidates[i]);
+    best_score_ = *scores[i];
+  }
 }
 
 void ScheduleSearch::offer(Schedule candidate) {

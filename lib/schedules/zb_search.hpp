@@ -2,6 +2,7 @@
 // The search behind the automatic schedules: candidates are simulated and kept only when they
 // fit the memory limits and beat the best so far; then a local search moves W ops.
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "costs/cost_model.hpp"
@@ -15,19 +16,7 @@ class ScheduleSearch {
   /// Budget of the local search, in simulated ops (each trial simulates the whole schedule).
   static constexpr long long kDefaultBudget = 100'000;
 
-  ScheduleSearch(const CostModel& costs, std::vector<Bytes> limits, long long budget = kDefaultBudget)
-      : costs_(costs), limits_(std::move(limits)), budget_(budget) {}
-
-  /// Simulates `candidate`, which must hold every op once on the right device; keeps it when it runs to the end within every device's limit and is
-  /// better than the best so far: a shorter makespan, or as short with a shorter longest span.
-  void offer(Schedule candidate);
-
-  /// The best schedule after a local search that moves each W one place earlier or later while
-  /// that makes the schedule better, until no move helps or the budget is spent. nullopt when no
-  /// candidate fitted.
-  [[nodiscard]] std::optional<Schedule> improve();
-
- private:
+  /// How good a schedule is: a shorter makespan, then a shorter longest per-device span.
   struct Score {
     long long makespan;
     long long span;
@@ -36,6 +25,23 @@ class ScheduleSearch {
     }
   };
 
+  ScheduleSearch(const CostModel& costs, std::vector<Bytes> limits, long long budget = kDefaultBudget)
+      : costs_(costs), limits_(std::move(limits)), budget_(budget) {}
+
+  /// Simulates `candidate`, which must hold every op once on the right device; keeps it when it runs to the end within every device's limit and is
+  /// better than the best so far: a shorter makespan, or as short with a shorter longest span.
+  void offer(Schedule candidate);
+
+  /// offer() for each candidate present, in order, with the scoring done on every core: the
+  /// same best schedule and remaining budget as offering them one by one.
+  void offer_all(std::vector<std::optional<Schedule>> candidates);
+
+  /// The best schedule after a local search that moves each W one place earlier or later while
+  /// that makes the schedule better, until no move helps or the budget is spent. nullopt when no
+  /// candidate fitted.
+  [[nodiscard]] std::optional<Schedule> improve();
+
+ private:
   std::optional<Score> score(const Schedule& s);
   bool try_swap(Schedule& s, std::size_t device, std::size_t i, std::size_t j);
 

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "model/error.hpp"
+#include "model/parallel_for.hpp"
 #include "model/size_string.hpp"
 #include "model/placement.hpp"
 #include "schedules/builder.hpp"
@@ -89,21 +90,26 @@ Schedule auto_schedule(std::string_view name, const GenerateRequest& r, std::vec
   const CostModel working = working_costs(*r.costs, counted);
   std::vector<Bytes> limits = device_limits(name, r, shape, working, limit);
 
-  ScheduleSearch search(working, limits);
-  for (bool short_gaps : {false, true}) {
-    for (bool hold : {false, true}) {
-      if (auto s = greedy_zero_bubble({shape, working, limits}, {short_gaps, hold})) search.offer(std::move(*s));
-    }
-  }
+  // The candidates: four greedy passes and every handcrafted schedule of this placement, made
+  // and scored on every core; the search then takes them in this fixed order, as if one by one.
+  const std::vector<GreedyChoices> passes = {{false, false}, {false, true}, {true, false}, {true, true}};
   GenerateRequest plain = r;
   plain.costs = nullptr;
-  for (auto generate : handcrafted) {
+  const std::vector<Handcrafted> others(handcrafted);
+  std::vector<std::optional<Schedule>> candidates(passes.size() + others.size());
+  parallel_for(candidates.size(), [&](std::size_t i) {
+    if (i < passes.size()) {
+      candidates[i] = greedy_zero_bubble({shape, working, limits}, passes[i]);
+      return;
+    }
     try {
-      search.offer(generate(plain));
+      candidates[i] = others[i - passes.size()](plain);
     } catch (const Error&) {
       // This handcrafted schedule does not apply to this P and M.
     }
-  }
+  });
+  ScheduleSearch search(working, limits);
+  search.offer_all(std::move(candidates));
   std::optional<Schedule> best = search.improve();
   if (!best) {
     throw Error(std::string(name) + ": no schedule found within the memory limit; raise the limit");
