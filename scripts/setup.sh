@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what pipeplan needs to build and test, from Debian's packages, when it is missing.
 set -euo pipefail
-packages=(cmake g++ make libcli11-dev libfmt-dev nlohmann-json3-dev doctest-dev libbenchmark-dev libxml2-utils)
+packages=(cmake g++ make libcli11-dev libfmt-dev nlohmann-json3-dev doctest-dev libbenchmark-dev libxml2-utils libeigen3-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

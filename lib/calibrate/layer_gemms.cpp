@@ -1,0 +1,52 @@
+#include "calibrate/layer_gemms.hpp"
+
+#include "model/error.hpp"
+
+namespace pipeplan {
+
+namespace {
+
+// The three products of a linear layer from `in` to `out` features over T tokens.
+void linear(std::vector<Gemm>& out, const std::string& name, long long tokens, long long in, long long features) {
+  out.push_back({name, Phase::F, tokens, features, in, 1});
+  out.push_back({name, Phase::B, tokens, in, features, 1});
+  out.push_back({name, Phase::W, features, in, tokens, 1});
+}
+
+}  // namespace
+
+std::vector<Gemm> layer_gemms(const ModelConfig& m, const TrainingSettings& tr) {
+  const long long t = tr.tp;
+  if (m.heads % t != 0 || m.kv_heads % t != 0 || m.ffn % t != 0) {
+    throw Error("--tp " + std::to_string(t) + ": tensor parallelism must divide the heads, the key-value heads and the FFN width");
+  }
+  const long long tokens = static_cast<long long>(tr.seq) * tr.micro_batch;
+  const long long h = m.hidden, f = m.ffn, hk = m.kv_hidden(), d = m.head_dim(), s = tr.seq;
+  const long long heads = static_cast<long long>(tr.micro_batch) * m.heads / t;  // attention products per rank
+  std::vector<Gemm> out;
+  linear(out, "qkv", tokens, h, (h + 2 * hk) / t);
+  linear(out, "attention_output", tokens, h / t, h);
+  if (m.gated_mlp) {
+    linear(out, "gate_up", tokens, h, 2 * f / t);
+  } else {
+    linear(out, "mlp_in", tokens, h, f / t);
+  }
+  linear(out, "mlp_out", tokens, f / t, h);
+  // The core: scores S = Q K^T (s x s x d) and O = P V (s x d x s) per head; backward dV = P^T dO,
+  // dP = dO V^T, dQ = dS K, dK = dS^T Q.
+  out.push_back({"attention_scores", Phase::F, s, s, d, heads});
+  out.push_back({"attention_values", Phase::F, s, d, s, heads});
+  out.push_back({"attention_grad_values", Phase::B, s, d, s, heads});
+  out.push_back({"attention_grad_probs", Phase::B, s, s, d, heads});
+  out.push_back({"attention_grad_queries", Phase::B, s, d, s, heads});
+  out.push_back({"attention_grad_keys", Phase::B, s, d, s, heads});
+  return out;
+}
+
+std::vector<Gemm> head_gemms(const ModelConfig& m, const TrainingSettings& tr) {
+  std::vector<Gemm> out;
+  linear(out, "head", static_cast<long long>(tr.seq) * tr.micro_batch, m.hidden, m.vocab / tr.tp);
+  return out;
+}
+
+}  // namespace pipeplan
