@@ -2,7 +2,7 @@
 # sanitizers) so every pipeplan target gets the same ones and third-party code gets none.
 add_library(pipeplan_warnings INTERFACE)
 add_library(pipeplan::warnings ALIAS pipeplan_warnings)
-target_compile_options(pipeplan_warnings INTERFACE
+set(pipeplan_warning_flags
   -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wsign-conversion
   -Wnon-virtual-dtor -Wold-style-cast -Woverloaded-virtual
   -Wimplicit-fallthrough
@@ -10,8 +10,10 @@ target_compile_options(pipeplan_warnings INTERFACE
   # (an Op's overlap fields, say) is how they are meant to be used.
   -Wno-missing-field-initializers)
 if(PIPEPLAN_WERROR)
-  target_compile_options(pipeplan_warnings INTERFACE -Werror)
+  list(APPEND pipeplan_warning_flags -Werror)
 endif()
+# C++ sources only: CUDA files (pipeplan-gpu's kernels) go through nvcc, which has its own flags.
+target_compile_options(pipeplan_warnings INTERFACE "$<$<COMPILE_LANGUAGE:CXX>:${pipeplan_warning_flags}>")
 if(PIPEPLAN_SANITIZE OR PIPEPLAN_FUZZ)
   target_compile_options(pipeplan_warnings INTERFACE
     -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)

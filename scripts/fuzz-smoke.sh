@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-20}
 cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPIPEPLAN_FUZZ=ON \
-  -DPIPEPLAN_BUILD_TESTS=OFF -DPIPEPLAN_BUILD_BENCH=OFF >/dev/null
+  -DPIPEPLAN_BUILD_TESTS=OFF -DPIPEPLAN_BUILD_BENCH=OFF -DPIPEPLAN_GPU=OFF >/dev/null
 cmake --build build-fuzz -j "$(nproc)" --target fuzz_profile fuzz_schedule fuzz_result fuzz_csv fuzz_size fuzz_config fuzz_layout
 for target in profile schedule result csv size config layout; do
   work=$(mktemp -d)

@@ -64,3 +64,22 @@ TEST_CASE("bad configs name the key and what was expected") {
   CHECK(error_for("[1]") == "c.json: expected a config.json object, got [1]");
   CHECK(error_for(R"({"hidden_size": 64.5})").rfind("c.json: hidden_size: expected an integer", 0) == 0);
 }
+
+TEST_CASE("a model written as config keys reads back to the same shape") {
+  for (const char* file : {"/models/gpt2.json", "/models/tiny-llama.json", "/models/tiny-gpt.json"}) {
+    const ModelConfig m = read_model_config_file(std::string(PIPEPLAN_TEST_DATA) + file);
+    const ModelConfig back = model_config_from_json(model_config_to_json(m), "back.json");
+    CHECK(back.hidden == m.hidden);
+    CHECK(back.ffn == m.ffn);
+    CHECK(back.layers == m.layers);
+    CHECK(back.heads == m.heads);
+    CHECK(back.kv_heads == m.kv_heads);
+    CHECK(back.vocab == m.vocab);
+    CHECK(back.positions == m.positions);
+    CHECK(back.tied_embeddings == m.tied_embeddings);
+    CHECK(back.gated_mlp == m.gated_mlp);
+    CHECK(back.attention_dropout == m.attention_dropout);
+    CHECK(back.hidden_dropout == m.hidden_dropout);
+    CHECK(model_parameters(back) == model_parameters(m));
+  }
+}

@@ -108,6 +108,35 @@ ModelConfig model_config_from_json(const Json& document, const std::string& sour
   return m;
 }
 
+Json model_config_to_json(const ModelConfig& m) {
+  Json j;
+  if (!m.gated_mlp) {  // GPT-2's names, its learned positions and its dropouts
+    j["model_type"] = "gpt2";
+    j["n_embd"] = m.hidden;
+    j["n_inner"] = m.ffn;
+    j["n_layer"] = m.layers;
+    j["n_head"] = m.heads;
+    j["num_key_value_heads"] = m.kv_heads;
+    j["vocab_size"] = m.vocab;
+    if (m.positions > 0) j["n_positions"] = m.positions;
+    j["tie_word_embeddings"] = m.tied_embeddings;
+    j["attn_pdrop"] = m.attention_dropout ? 0.1 : 0.0;
+    j["resid_pdrop"] = m.hidden_dropout ? 0.1 : 0.0;
+    return j;
+  }
+  j["model_type"] = m.name == "gpt2" ? std::string("llama") : m.name;
+  j["hidden_size"] = m.hidden;
+  j["intermediate_size"] = m.ffn;
+  j["num_hidden_layers"] = m.layers;
+  j["num_attention_heads"] = m.heads;
+  j["num_key_value_heads"] = m.kv_heads;
+  j["vocab_size"] = m.vocab;
+  j["tie_word_embeddings"] = m.tied_embeddings;
+  j["attention_dropout"] = m.attention_dropout ? 0.1 : 0.0;
+  j["hidden_dropout"] = m.hidden_dropout ? 0.1 : 0.0;
+  return j;
+}
+
 ModelConfig read_model_config_file(const std::string& path) {
   return model_config_from_json(parse_json(read_text_file(path), path), path);
 }

@@ -39,4 +39,8 @@ struct ModelConfig {
 /// Reads the config.json at `path`.
 [[nodiscard]] ModelConfig read_model_config_file(const std::string& path);
 
+/// The model as config.json keys (the Llama family's, or GPT-2's for a GPT-2-style model) that
+/// model_config_from_json reads back to the same shape.
+[[nodiscard]] Json model_config_to_json(const ModelConfig& model);
+
 }  // namespace pipeplan

@@ -1,0 +1,106 @@
+// pipeplan-gpu: calibrate pipeplan's costs on real cards (docs/gpu.md). `info` lists the devices
+// and versions; `calibrate` times a model's layer, head and embedding and the NCCL transfers, and
+// writes a profile. Exit codes: 0 success, 1 failure or invalid input, 2 usage, 3 no GPU.
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+#include "calibrate.hpp"
+#include "gpu_error.hpp"
+#include "gpu_info.hpp"
+#include "io/atomic_file.hpp"
+#include "io/json_text.hpp"
+#include "model/error.hpp"
+#include "plan/model_config.hpp"
+
+namespace {
+
+using namespace pipeplan;
+using namespace pipeplan::gpu;
+
+struct CalibrateFlags {
+  std::string model;
+  std::string dtype = "bf16";
+  std::string output;
+  int layers_per_stage = 0;
+  bool no_transfers = false;
+  CalibrateRequest request;
+};
+
+int fail(int code, const std::string& message) {
+  std::cerr << "pipeplan-gpu: " << (code == kExitNoGpu ? "" : "error: ") << message << "\n";
+  return code;
+}
+
+int run_calibrate(CalibrateFlags& f) {
+  CalibrateRequest& r = f.request;
+  auto dtype = dtype_named(f.dtype);
+  if (!dtype) return fail(2, "--dtype: expected bf16, fp16 or fp32, got '" + f.dtype + "'");
+  r.training.dtype = *dtype;
+  r.transfers = !f.no_transfers;
+  r.model = read_model_config_file(f.model);
+  if (f.layers_per_stage > 0) {
+    if (!r.layout.empty()) return fail(2, "--layers-per-stage and --layout: give one of them");
+    // A pipeline of --stages stages of L layers each, whatever the config's own depth.
+    r.model.layers = r.stages * f.layers_per_stage;
+    r.layout = "E";
+    for (int s = 0; s < r.stages; ++s) r.layout += (s == 0 ? ",t*" : "|t*") + std::to_string(f.layers_per_stage);
+    r.layout += ",H";
+  }
+  const Calibration c = calibrate(r);
+  if (!f.output.empty()) write_file_atomically(f.output, to_json_text(c.profile));
+  std::cout << c.report;
+  if (f.output.empty()) std::cout << to_json_text(c.profile);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"pipeplan-gpu: measure pipeplan's costs on real GPUs"};
+  app.name("pipeplan-gpu");
+  app.require_subcommand(1, 1);
+  CLI::App* info = app.add_subcommand("info", "Devices, driver, CUDA, cuBLAS and NCCL versions, peer access");
+  CLI::App* cal = app.add_subcommand("calibrate", "Time a model's layer, head, embedding and NCCL transfers; write a profile");
+  CalibrateFlags f;
+  TrainingSettings& t = f.request.training;
+  cal->add_option("--model", f.model, "Hugging Face config.json")->required()->type_name("FILE");
+  cal->add_option("--seq", t.seq, "Tokens per sequence")->check(CLI::Range(1, 1 << 20))->capture_default_str();
+  cal->add_option("--micro-batch", t.micro_batch, "Sequences per micro-batch")->check(CLI::Range(1, 4096))->capture_default_str();
+  cal->add_option("--dtype", f.dtype, "bf16, fp16 or fp32")->capture_default_str();
+  cal->add_option("--tp", t.tp, "Tensor parallelism: time one rank's share")->check(CLI::Range(1, 1024))->capture_default_str();
+  cal->add_flag("--flash-attention,!--no-flash-attention", t.flash_attention,
+                "Without it, the softmax over the s x s scores runs as a kernel of its own");
+  cal->add_option("--stages", f.request.stages, "Pipeline stages of the profile")->check(CLI::Range(1, 4096))->capture_default_str();
+  cal->add_option("--layers-per-stage", f.layers_per_stage, "Layers on every stage (the profile's model has stages x L)")
+      ->check(CLI::Range(1, 10000));
+  cal->add_option("--layout", f.request.layout, "A layout string E,t*N|...,H (default: balanced by the measured costs)");
+  cal->add_option("--gpu", f.request.gpu_name, "The GPU table's entry for peaks and links (default: from the device's name)");
+  cal->add_option("--device", f.request.device, "Which device times the compute")->capture_default_str();
+  cal->add_option("--repetitions", f.request.plan.repetitions, "Timed runs of each kernel")->check(CLI::Range(1, 10000))->capture_default_str();
+  cal->add_option("--warmup", f.request.plan.warmup, "Untimed runs first")->check(CLI::Range(0, 1000))->capture_default_str();
+  cal->add_flag("--no-transfers", f.no_transfers, "Skip the NCCL measurements");
+  cal->add_option("-o,--output", f.output, "Write the profile here (default: stdout)")->type_name("FILE");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    return fail(2, std::string(e.what()) + " (run 'pipeplan-gpu --help')");
+  }
+  try {
+    if (info->parsed()) {
+      std::cout << inventory_text(inventory());
+      return 0;
+    }
+    return run_calibrate(f);
+  } catch (const NoGpu& e) {
+    return fail(kExitNoGpu, e.what());
+  } catch (const GpuError& e) {
+    return fail(1, e.what());
+  } catch (const Error& e) {
+    return fail(1, e.what());
+  } catch (const std::exception& e) {
+    return fail(1, std::string("internal error: ") + e.what());
+  }
+}
