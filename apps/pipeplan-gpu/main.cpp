@@ -1,6 +1,8 @@
-// pipeplan-gpu: calibrate pipeplan's costs on real cards (docs/gpu.md). `info` lists the devices
-// and versions; `calibrate` times a model's layer, head and embedding and the NCCL transfers, and
-// writes a profile. Exit codes: 0 success, 1 failure or invalid input, 2 usage, 3 no GPU.
+// pipeplan-gpu: calibrate pipeplan's costs on real cards and replay schedules on them
+// (docs/gpu.md). `info` lists the devices and versions; `calibrate` times a model's layer, head
+// and embedding and the NCCL transfers and writes a profile; `replay` runs a schedule with those
+// kernels and compares with the prediction. Exit codes: 0 success, 1 failure or invalid input,
+// 2 usage, 3 no GPU.
 #include <CLI/CLI.hpp>
 
 #include <iostream>
@@ -12,6 +14,7 @@
 #include "io/json_text.hpp"
 #include "model/error.hpp"
 #include "plan/model_config.hpp"
+#include "replay.hpp"
 
 namespace {
 
@@ -81,6 +84,14 @@ int main(int argc, char** argv) {
   cal->add_option("--warmup", f.request.plan.warmup, "Untimed runs first")->check(CLI::Range(0, 1000))->capture_default_str();
   cal->add_flag("--no-transfers", f.no_transfers, "Skip the NCCL measurements");
   cal->add_option("-o,--output", f.output, "Write the profile here (default: stdout)")->type_name("FILE");
+  CLI::App* rep = app.add_subcommand("replay", "Run a schedule on this machine's GPUs and compare with the prediction");
+  ReplayRequest rq;
+  rep->add_option("SCHEDULE", rq.schedule, "Schedule JSON, one device per GPU")->required()->type_name("FILE");
+  rep->add_option("--profile", rq.profile, "A profile from calibrate, with the stages of the schedule")->required()->type_name("FILE");
+  rep->add_option("-o,--output", rq.output, "Write the measured result JSON here")->type_name("FILE");
+  rep->add_option("--trace", rq.trace, "Write the measured timeline as a Chrome trace")->type_name("FILE");
+  rep->add_option("--warmup", rq.warmup, "Untimed runs of the step first")->check(CLI::Range(0, 100))->capture_default_str();
+  rep->add_option("--iterations", rq.iterations, "Timed runs; the median is reported")->check(CLI::Range(1, 1000))->capture_default_str();
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -93,6 +104,7 @@ int main(int argc, char** argv) {
       std::cout << inventory_text(inventory());
       return 0;
     }
+    if (rep->parsed()) return replay(rq);
     return run_calibrate(f);
   } catch (const NoGpu& e) {
     return fail(kExitNoGpu, e.what());
