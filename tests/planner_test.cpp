@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include "calibrate/measured_pieces.hpp"
+#include "io/json_text.hpp"
 #include "plan/plan_report.hpp"
 #include "plan/planner.hpp"
 #include "sim/simulator.hpp"
@@ -102,4 +104,29 @@ TEST_CASE("a given layout limits the search to its stage count") {
   CHECK(j["format"] == "pipeplan.plan");
   CHECK(j["rows"].size() == out.rows.size());
   CHECK(j["rows"][0]["layout"] == "E,t*4|t*4,H");
+}
+
+TEST_CASE("a calibrated profile's measured pieces replace the estimated times") {
+  const std::string path = PIPEPLAN_TEST_DATA "/calibrated/tiny-llama.json";
+  const CalibratedProfile cal = calibrated_profile_from_json(parse_json(read_text_file(path), path), path);
+  // Layer F = 0.6 + 0.4, B = 2, W = 1; head 0.5 each; embedding F 0.1, W 0.1.
+  CHECK(cal.pieces.layer.f_ms == doctest::Approx(1.0));
+  CHECK(cal.pieces.layer.b_ms == 2.0);
+  CHECK(cal.pieces.head.w_ms == 0.5);
+  CHECK(cal.pieces.embedding.b_ms == 0.0);
+  CHECK(cal.training.seq == 256);
+  CHECK(layout_string(cal.layout) == "E,t*4|t*4,H");
+  PlanRequest r = tiny_request();
+  r.measured = cal.pieces;
+  r.layout = "E,t*4|t*4,H";
+  const PlanOutcome out = plan(r);
+  REQUIRE(!out.rows.empty());
+  const PlannedRun run = rebuild_row(r, out.rows.front());
+  // Stage 0: the embedding and 4 layers; stage 1: 4 layers and the head.
+  CHECK(run.profile.costs.stages[0].f_ms == doctest::Approx(0.1 + 4 * 1.0));
+  CHECK(run.profile.costs.stages[0].w_ms == doctest::Approx(0.1 + 4 * 1.0));
+  CHECK(run.profile.costs.stages[1].b_ms == doctest::Approx(4 * 2.0 + 0.5));
+  CHECK(test::error_of([] {
+          (void)calibrated_profile_from_json(Json::parse(R"({"stages": []})"), "p.json");
+        }) == "p.json: not a profile from 'pipeplan-gpu calibrate' (no \"calibration\")");
 }

@@ -6,12 +6,12 @@
 #include <iostream>
 #include <memory>
 
+#include "calibrate/measured_pieces.hpp"
 #include "calibrate/replay_program.hpp"
 #include "gpu_error.hpp"
 #include "gpu_info.hpp"
 #include "io/atomic_file.hpp"
 #include "io/chrome_trace.hpp"
-#include "io/json_fields.hpp"
 #include "io/profile_json.hpp"
 #include "io/result_json.hpp"
 #include "io/schedule_json.hpp"
@@ -23,36 +23,6 @@
 namespace pipeplan::gpu {
 
 namespace {
-
-// The shapes and settings calibrate recorded in the profile.
-struct Calibrated {
-  ModelConfig model;
-  TrainingSettings training;
-  Layout layout;
-};
-
-Calibrated calibrated_from(const Json& profile, const std::string& source) {
-  JsonPath root(source);
-  const Json* c = optional_member(profile, "calibration", root);
-  if (c == nullptr) {
-    throw Error(source + ": replay needs a profile written by 'pipeplan-gpu calibrate', which names the shapes to run");
-  }
-  JsonPath at = root.key("calibration");
-  Calibrated out;
-  out.model = model_config_from_json(member(*c, "model", at), source + ": calibration.model");
-  out.training.seq = read_int(member(*c, "seq", at), at.key("seq"), 1, 1 << 22);
-  out.training.micro_batch = read_int(member(*c, "micro_batch", at), at.key("micro_batch"), 1, 1 << 16);
-  out.training.tp = read_int(member(*c, "tp", at), at.key("tp"), 1, 1024);
-  const std::string& dtype = read_string(member(*c, "dtype", at), at.key("dtype"));
-  if (!dtype_named(dtype)) fail_field(at.key("dtype"), "bf16, fp16 or fp32", Json(dtype));
-  out.training.dtype = *dtype_named(dtype);
-  const Json& flash = member(*c, "flash_attention", at);
-  if (!flash.is_boolean()) fail_field(at.key("flash_attention"), "true or false", flash);
-  out.training.flash_attention = flash.get<bool>();
-  out.layout = parse_layout(read_string(member(*c, "layout", at), at.key("layout")), out.model.layers,
-                            source + ": calibration.layout");
-  return out;
-}
 
 // What an op runs: its stage's pieces in the phases of its kind.
 void run_op(PieceRunner& runner, const Layout& layout, const Op& op) {
@@ -122,7 +92,7 @@ int replay(const ReplayRequest& q) {
   const Schedule schedule = read_schedule_file(q.schedule);
   const Json profile_doc = parse_json(read_text_file(q.profile), q.profile);
   CostModel costs = profile_from_json(profile_doc, q.profile);
-  const Calibrated cal = calibrated_from(profile_doc, q.profile);
+  const CalibratedProfile cal = calibrated_profile_from_json(profile_doc, q.profile);
   std::vector<Problem> problems = find_structure_problems(schedule);
   if (!allows_timing(problems)) throw Error(q.schedule + ": the schedule cannot be run: " + problems.front().message);
   if (cal.layout.size() != static_cast<std::size_t>(schedule.stages)) {

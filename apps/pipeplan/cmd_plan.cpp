@@ -8,9 +8,11 @@
 #include <filesystem>
 #include <memory>
 
+#include "calibrate/measured_pieces.hpp"
 #include "command.hpp"
 #include "cost_options.hpp"
 #include "io/schedule_text.hpp"
+#include "io/json_text.hpp"
 #include "model/error.hpp"
 #include "model/size_string.hpp"
 #include "model_options.hpp"
@@ -35,7 +37,30 @@ struct PlanOptions {
   bool json = false;
   std::string emit_dir;
   std::string output;
+  std::string calibration;
 };
+
+// The measured pieces of a calibrated profile, when its settings and shapes are the plan's.
+MeasuredPieces measured_pieces(const std::string& path, const ModelInput& in) {
+  const CalibratedProfile cal = calibrated_profile_from_json(parse_json(read_text_file(path), path), path);
+  const TrainingSettings& m = cal.training;
+  const TrainingSettings& p = in.training;
+  if (m.seq != p.seq || m.micro_batch != p.micro_batch || m.dtype != p.dtype || m.tp != p.tp ||
+      m.flash_attention != p.flash_attention) {
+    throw UsageError(fmt::format("--calibration {}: measured with seq {}, micro-batch {}, {}, tp {}, {}; the plan asks "
+                                 "seq {}, micro-batch {}, {}, tp {}, {}",
+                                 path, m.seq, m.micro_batch, dtype_name(m.dtype), m.tp,
+                                 m.flash_attention ? "flash attention" : "no flash attention", p.seq, p.micro_batch,
+                                 dtype_name(p.dtype), p.tp, p.flash_attention ? "flash attention" : "no flash attention"));
+  }
+  const ModelConfig& a = cal.model;
+  const ModelConfig& b = in.model;
+  if (a.hidden != b.hidden || a.ffn != b.ffn || a.heads != b.heads || a.kv_heads != b.kv_heads || a.vocab != b.vocab ||
+      a.gated_mlp != b.gated_mlp) {
+    throw UsageError("--calibration " + path + ": measured on another model's shapes than --model's");
+  }
+  return cal.pieces;
+}
 
 // "planning: 120 / 480 configurations" on stderr, redrawn in place, once the search has run
 // for a second and only when stderr is a terminal.
@@ -91,6 +116,9 @@ Runner add_plan(CLI::App& sub) {
   sub.add_option("--threads", o->threads, "Threads (default: every core)")->type_name("N")->check(CLI::Range(1, 1024));
   sub.add_flag("--json", o->json, "Print every row as JSON: {\"rows\": [...]}");
   sub.add_option("-o,--output", o->output, "Also write the JSON rows to this file")->type_name("FILE");
+  sub.add_option("--calibration", o->calibration,
+                 "A profile from 'pipeplan-gpu calibrate': its measured layer, head and embedding times replace the estimates")
+      ->type_name("FILE");
   sub.add_option("--emit-schedule", o->emit_dir, "Write the winner's schedule.json and profile.json into DIR")->type_name("DIR");
   return [o] {
     const ModelInput in = read_model_input(o->model);
@@ -112,6 +140,7 @@ Runner add_plan(CLI::App& sub) {
       }
       request.layout = o->layout;
     }
+    if (!o->calibration.empty()) request.measured = measured_pieces(o->calibration, in);
     request.max_chunks = o->max_chunks;
     request.threads = o->threads;
     PlanOutcome outcome;

@@ -57,15 +57,10 @@ Runner add_profile(CLI::App& sub) {
       throw UsageError("--placement: expected loop or vee, got '" + o->placement + "'");
     }
     const int stages = o->stages * o->chunks;
-    const auto piece_ms = [&](const PieceWork& w) {
-      StageCost c = piece_cost(w, *in.gpu, in.efficiency, in.training);
-      return c.f_ms + c.b_ms + c.w_ms;
-    };
-    const Layout layout =
-        o->layout.empty()
-            ? balanced_layout(stages, in.model.layers, piece_ms(embedding_work(in.model, in.training)),
-                              piece_ms(layer_work(in.model, in.training)), piece_ms(head_work(in.model, in.training)))
-            : parse_layout(o->layout, in.model.layers, "--layout");
+    const PieceTotals totals = piece_totals(in.model, in.training, *in.gpu, in.efficiency);
+    const Layout layout = o->layout.empty()
+                              ? balanced_layout(stages, in.model.layers, totals.embedding, totals.layer, totals.head)
+                              : parse_layout(o->layout, in.model.layers, "--layout");
     if (layout.size() != std::size_t(stages)) {
       throw UsageError(fmt::format("--layout: has {} stages, --stages {} x --chunks {} needs {}", layout.size(),
                                    o->stages, o->chunks, stages));

@@ -60,8 +60,17 @@ std::vector<PieceWork> stage_work(const ModelConfig& model, const TrainingSettin
   return stages;
 }
 
+PieceTotals piece_totals(const ModelConfig& model, const TrainingSettings& tr, const GpuSpec& gpu,
+                         const Efficiency& e, const MeasuredPieces* measured) {
+  const auto total = [](const StageCost& c) { return c.f_ms + c.b_ms + c.w_ms; };
+  if (measured != nullptr) return {total(measured->embedding), total(measured->layer), total(measured->head)};
+  return {total(piece_cost(embedding_work(model, tr), gpu, e, tr)), total(piece_cost(layer_work(model, tr), gpu, e, tr)),
+          total(piece_cost(head_work(model, tr), gpu, e, tr))};
+}
+
 AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSettings& tr, const GpuSpec& gpu,
-                                 const Efficiency& e, const Layout& layout, const Deployment& where) {
+                                 const Efficiency& e, const Layout& layout, const Deployment& where,
+                                 const MeasuredPieces* measured) {
   if (where.placement.size() != layout.size()) {
     throw Error("the placement names " + std::to_string(where.placement.size()) + " stages, the layout has " +
                 std::to_string(layout.size()));
@@ -71,6 +80,18 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
   std::vector<std::int64_t> device_params(static_cast<std::size_t>(where.devices), 0);
   for (std::size_t s = 0; s < work.size(); ++s) {
     out.costs.stages.push_back(piece_cost(work[s], gpu, e, tr));
+    if (measured != nullptr) {
+      // The measured times of the stage's pieces replace the estimate; memory stays.
+      StageCost& c = out.costs.stages.back();
+      const StagePieces& p = layout[s];
+      const auto sum = [&](double StageCost::*field) {
+        return p.layers * (measured->layer.*field) + (p.embedding ? measured->embedding.*field : 0.0) +
+               (p.head ? measured->head.*field : 0.0);
+      };
+      c.f_ms = sum(&StageCost::f_ms);
+      c.b_ms = sum(&StageCost::b_ms);
+      c.w_ms = sum(&StageCost::w_ms);
+    }
     out.model_flops_per_microbatch += work[s].model_flops() * tr.tp;
     const int device = where.placement[s];
     if (device < 0 || device >= where.devices) throw Error("the placement names a device out of range");

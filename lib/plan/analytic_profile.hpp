@@ -22,6 +22,12 @@ struct Deployment {
   int gpus_per_node = 8;
 };
 
+/// Measured F, B and W of each piece (pipeplan-gpu calibrate), which replace the analytic
+/// times when given; memory stays analytic.
+struct MeasuredPieces {
+  StageCost layer, head, embedding;  ///< f_ms, b_ms, w_ms only
+};
+
 struct AnalyticProfile {
   CostModel costs;
   double model_flops_per_microbatch = 0;  ///< F, B and W of the whole model, every TP rank together
@@ -45,10 +51,19 @@ struct AnalyticProfile {
 /// The profile of `layout` deployed as `deployment` says: per stage F, B, W and activations;
 /// per device static memory and optimizer time (Adam's memory traffic, plus the data-parallel
 /// all-reduce of fp32 gradients); one transfer of a micro-batch's activation between stages.
-/// Throws Error when the placement does not match the layout.
+/// With `measured`, each stage's times are the sums of its pieces' measured times. Throws Error
+/// when the placement does not match the layout.
 [[nodiscard]] AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSettings& training,
                                                const GpuSpec& gpu, const Efficiency& efficiency,
-                                               const Layout& layout, const Deployment& deployment);
+                                               const Layout& layout, const Deployment& deployment,
+                                               const MeasuredPieces* measured = nullptr);
+
+/// The sum of F + B + W of one piece, measured when given, analytic otherwise: what layouts balance.
+struct PieceTotals {
+  double embedding = 0, layer = 0, head = 0;
+};
+[[nodiscard]] PieceTotals piece_totals(const ModelConfig& model, const TrainingSettings& training, const GpuSpec& gpu,
+                                       const Efficiency& efficiency, const MeasuredPieces* measured = nullptr);
 
 /// The profile document with a "name" and "source" after the header, saying what it estimates.
 [[nodiscard]] Json analytic_profile_to_json(const CostModel& costs, const std::string& name,

@@ -35,14 +35,12 @@ std::vector<int> chunk_choices(const Generator& g, int max_chunks) {
   return out;
 }
 
+const MeasuredPieces* measured_of(const PlanRequest& r) { return r.measured ? &*r.measured : nullptr; }
+
 Layout layout_for(const PlanRequest& r, int stages) {
   if (r.layout) return parse_layout(*r.layout, r.model.layers, "--layout");
-  const auto total_ms = [&](const PieceWork& w) {
-    StageCost c = piece_cost(w, *r.gpu, r.efficiency, r.training);
-    return c.f_ms + c.b_ms + c.w_ms;
-  };
-  return balanced_layout(stages, r.model.layers, total_ms(embedding_work(r.model, r.training)),
-                         total_ms(layer_work(r.model, r.training)), total_ms(head_work(r.model, r.training)));
+  const PieceTotals t = piece_totals(r.model, r.training, *r.gpu, r.efficiency, measured_of(r));
+  return balanced_layout(stages, r.model.layers, t.embedding, t.layer, t.head);
 }
 
 Evaluated evaluate(const PlanRequest& r, const Job& job) {
@@ -50,7 +48,7 @@ Evaluated evaluate(const PlanRequest& r, const Job& job) {
   std::vector<int> placement = loop_placement(job.pp, job.chunks);
   const auto profile_for = [&](const std::vector<int>& where) {
     return analytic_profile(r.model, r.training, *r.gpu, r.efficiency, layout,
-                            {where, job.pp, job.dp, gpus_per_node(r)});
+                            {where, job.pp, job.dp, gpus_per_node(r)}, measured_of(r));
   };
   AnalyticProfile profile = profile_for(placement);
   GenerateRequest request{job.pp, job.microbatches, job.chunks, 0, &profile.costs, {memory_limit(r)}};

@@ -27,6 +27,7 @@ struct PlanRequest {
   std::optional<std::string> layout;  ///< a layout string; only configurations with its stage count
   int max_chunks = 4;                 ///< the most chunks per device tried for the interleaved schedules
   int threads = 0;                    ///< 0: every core
+  std::optional<MeasuredPieces> measured;  ///< piece times from pipeplan-gpu calibrate
 };
 
 /// One configuration and what the simulation predicts for it.

@@ -253,3 +253,11 @@ pipeplan_cli_test(compare_seed_blocking --out "communication: blocking, lowered 
                   --out "^1f1b +3148.536 +3158.511" --out "^zbh1-paddle +2926.329 +2936.304"
                   -- compare --profile profiles/seed-llama2-7b-4layers-rtx3090.json --stages 4 --microbatches 16
                      --schedules 1f1b,zbh1-paddle --comm blocking --policy batched)
+# A calibrated profile replaces the estimated piece times; its settings must be the plan's.
+pipeplan_cli_test(plan_calibration --out "configurations: [0-9]+ within memory"
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 2 --global-batch 8 --seq 256
+                     --calibration tests/data/calibrated/tiny-llama.json)
+pipeplan_cli_test(plan_calibration_mismatch --exit 2
+                  --err "--calibration tests/data/calibrated/tiny-llama.json: measured with seq 256, micro-batch 1, bf16, tp 1, flash attention. the plan asks seq 512"
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 2 --global-batch 8 --seq 512
+                     --calibration tests/data/calibrated/tiny-llama.json)
