@@ -36,19 +36,24 @@ CostModel unequal_costs(int stages, int devices) {
   return c;
 }
 
-// Simulating a schedule of P devices, V chunks and M micro-batches; items are ops.
-void simulate_schedule(benchmark::State& state, const char* name) {
+// Simulating a schedule of P devices, V chunks and M micro-batches with `run`; items are ops.
+template <class Run>
+void time_simulations(benchmark::State& state, const char* name, Run run) {
   const int p = static_cast<int>(state.range(0));
   const int v = static_cast<int>(state.range(1));
   const int m = static_cast<int>(state.range(2));
-  Schedule s = find_generator(name)->generate(request(p, m, v));
-  CostModel c = unequal_costs(s.stages, p);
+  const Schedule s = find_generator(name)->generate(request(p, m, v));
+  const CostModel c = unequal_costs(s.stages, p);
   for (auto _ : state) {
-    SimResult r = simulate(s, c);
+    SimResult r = run(s, c);
     benchmark::DoNotOptimize(r.makespan);
   }
   state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(s.op_count()));
   state.counters["ops"] = static_cast<double>(s.op_count());
+}
+
+void simulate_schedule(benchmark::State& state, const char* name) {
+  time_simulations(state, name, [](const Schedule& s, const CostModel& c) { return simulate(s, c); });
 }
 
 void BM_SimulateZbh1(benchmark::State& state) { simulate_schedule(state, "zbh1"); }
@@ -56,37 +61,21 @@ void BM_SimulateZbh1(benchmark::State& state) { simulate_schedule(state, "zbh1")
 // simulate() with every check (structure, costs, lower bound) but without recording each op's
 // timing and the memory timeline: what a sweep that reads only the summary pays.
 void BM_SimulateZbh1Summary(benchmark::State& state) {
-  const int p = static_cast<int>(state.range(0));
-  const int m = static_cast<int>(state.range(2));
-  Schedule s = find_generator("zbh1")->generate(request(p, m, 1));
-  CostModel c = unequal_costs(s.stages, p);
   SimOptions options;
   options.record_timeline = false;
-  for (auto _ : state) {
-    SimResult r = simulate(s, c, options);
-    benchmark::DoNotOptimize(r.makespan);
-  }
-  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(s.op_count()));
-  state.counters["ops"] = static_cast<double>(s.op_count());
+  time_simulations(state, "zbh1", [&](const Schedule& s, const CostModel& c) { return simulate(s, c, options); });
 }
 BENCHMARK(BM_SimulateZbh1Summary)->Args({32, 1, 512})->Args({128, 1, 4096})->Unit(benchmark::kMillisecond);
 
 // The search's path: no structural check, no timeline, buffers kept between runs. The
 // difference to BM_SimulateZbh1 is mostly the cost of touching fresh memory.
 void BM_SimulateZbh1Reused(benchmark::State& state) {
-  const int p = static_cast<int>(state.range(0));
-  const int m = static_cast<int>(state.range(2));
-  Schedule s = find_generator("zbh1")->generate(request(p, m, 1));
-  CostModel c = unequal_costs(s.stages, p);
   SimOptions options;
   options.record_timeline = false;
   SimWorkspace workspace;
-  for (auto _ : state) {
-    SimResult r = simulate_trusted(s, c, options, workspace);
-    benchmark::DoNotOptimize(r.makespan);
-  }
-  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(s.op_count()));
-  state.counters["ops"] = static_cast<double>(s.op_count());
+  time_simulations(state, "zbh1", [&](const Schedule& s, const CostModel& c) {
+    return simulate_trusted(s, c, options, workspace);
+  });
 }
 void BM_SimulateInterleaved(benchmark::State& state) { simulate_schedule(state, "interleaved"); }
 

@@ -51,16 +51,7 @@ TEST_CASE("a lowered schedule writes its sends and receives and reads back the s
   CHECK(j["order"][1][4] == Json::parse(R"({"kind": "RECV_F", "stage": 1, "microbatch": 1, "batched": true})"));
   const LoweredSchedule back = lowered_from_json(parse_json(to_json_text(j), "l.json"), "l.json");
   CHECK(back.policy == "batched");
-  CHECK(back.schedule.order == l.schedule.order);
-  REQUIRE(back.actions.size() == l.actions.size());
-  for (std::size_t d = 0; d < l.actions.size(); ++d) {
-    REQUIRE(back.actions[d].size() == l.actions[d].size());
-    for (std::size_t i = 0; i < l.actions[d].size(); ++i) {
-      CHECK(back.actions[d][i].is_comm == l.actions[d][i].is_comm);
-      CHECK(back.actions[d][i].batched == l.actions[d][i].batched);
-      if (l.actions[d][i].is_comm) CHECK(back.actions[d][i].comm == l.actions[d][i].comm);
-    }
-  }
+  test::check_same_lowering(back, l);
   // The plain reader keeps the compute ops alone.
   CHECK(schedule_from_json(parse_json(to_json_text(j), "l.json"), "l.json").order == l.schedule.order);
 }

@@ -13,25 +13,6 @@ namespace {
 // What the document reader makes of `text`.
 LoweredSchedule by_document(const std::string& text) { return lowered_from_json(parse_json(text, "s.json"), "s.json"); }
 
-void check_same(const LoweredSchedule& a, const LoweredSchedule& b) {
-  CHECK(a.schedule.name == b.schedule.name);
-  CHECK(a.schedule.devices == b.schedule.devices);
-  CHECK(a.schedule.stages == b.schedule.stages);
-  CHECK(a.schedule.microbatches == b.schedule.microbatches);
-  CHECK(a.schedule.placement == b.schedule.placement);
-  CHECK(a.schedule.order == b.schedule.order);
-  CHECK(a.policy == b.policy);
-  REQUIRE(a.actions.size() == b.actions.size());
-  for (std::size_t d = 0; d < a.actions.size(); ++d) {
-    REQUIRE(a.actions[d].size() == b.actions[d].size());
-    for (std::size_t i = 0; i < a.actions[d].size(); ++i) {
-      CHECK(a.actions[d][i].is_comm == b.actions[d][i].is_comm);
-      CHECK(a.actions[d][i].batched == b.actions[d][i].batched);
-      if (a.actions[d][i].is_comm) CHECK(a.actions[d][i].comm == b.actions[d][i].comm);
-    }
-  }
-}
-
 }  // namespace
 
 TEST_CASE("the fast writer gives the document writer's bytes") {
@@ -55,11 +36,11 @@ TEST_CASE("the scanner reads what the document reader reads") {
     const std::string plain = schedule_json_text(s);
     std::optional<LoweredSchedule> fast = scan_schedule_text(plain);
     REQUIRE(fast);
-    check_same(*fast, by_document(plain));
+    test::check_same_lowering(*fast, by_document(plain));
     const std::string lowered = lowered_json_text(lower(s, LowerPolicy::Timed));
     fast = scan_schedule_text(lowered);
     REQUIRE(fast);
-    check_same(*fast, by_document(lowered));
+    test::check_same_lowering(*fast, by_document(lowered));
   }
 }
 

@@ -1,5 +1,7 @@
 #include "test_support.hpp"
 
+#include <doctest/doctest.h>
+
 #include "model/error.hpp"
 
 namespace pipeplan::test {
@@ -37,6 +39,25 @@ std::vector<OpTiming> all_ops(const SimResult& result) {
   std::vector<OpTiming> ops;
   for (const OpTiming* t : result.ops_by_start()) ops.push_back(*t);
   return ops;
+}
+
+void check_same_lowering(const LoweredSchedule& a, const LoweredSchedule& b) {
+  CHECK(a.schedule.name == b.schedule.name);
+  CHECK(a.schedule.devices == b.schedule.devices);
+  CHECK(a.schedule.stages == b.schedule.stages);
+  CHECK(a.schedule.microbatches == b.schedule.microbatches);
+  CHECK(a.schedule.placement == b.schedule.placement);
+  CHECK(a.schedule.order == b.schedule.order);
+  CHECK(a.policy == b.policy);
+  REQUIRE(a.actions.size() == b.actions.size());
+  for (std::size_t d = 0; d < a.actions.size(); ++d) {
+    REQUIRE(a.actions[d].size() == b.actions[d].size());
+    for (std::size_t i = 0; i < a.actions[d].size(); ++i) {
+      CHECK(a.actions[d][i].is_comm == b.actions[d][i].is_comm);
+      CHECK(a.actions[d][i].batched == b.actions[d][i].batched);
+      if (a.actions[d][i].is_comm) CHECK(a.actions[d][i].comm == b.actions[d][i].comm);
+    }
+  }
 }
 
 }  // namespace pipeplan::test

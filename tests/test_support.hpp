@@ -3,6 +3,7 @@
 #include <string>
 
 #include "costs/cost_model.hpp"
+#include "model/lowered.hpp"
 #include "model/schedule.hpp"
 #include "schedules/generator.hpp"
 #include "sim/sim_result.hpp"
@@ -22,6 +23,9 @@ namespace pipeplan::test {
 /// The two-stage scenario timed by hand in simulator_test.cpp: stage 0 F=1 B=2 W=1 ms with
 /// a_F=100, a_W=40 bytes; stage 1 F=2 B=3 W=1 with 200, 50; transfer 0.5 ms; the given devices.
 [[nodiscard]] CostModel two_stage_costs(DeviceCost device0 = {}, DeviceCost device1 = {});
+
+/// CHECKs that two lowered schedules hold the same compute schedule, policy and posts.
+void check_same_lowering(const LoweredSchedule& a, const LoweredSchedule& b);
 
 /// Every op of a run, ordered by start time, then device.
 [[nodiscard]] std::vector<OpTiming> all_ops(const SimResult& result);

@@ -74,11 +74,9 @@ class CommSimulation {
         recorder_(s_, costs, options),
         state_(static_cast<std::size_t>(s_.devices)) {
     plan(lowered);
-    const std::size_t slots = per_iteration_ * static_cast<std::size_t>(options.iterations);
-    forward_end_.assign(slots, kNever);
-    gradient_end_.assign(slots, kNever);
-    split_b_end_.assign(slots, kNever);
-    for (const DeviceCost& d : costs.devices) optimizer_.push_back(ms_to_ns(d.optimizer_ms));
+    sim::OutputEnds{forward_end_, gradient_end_, split_b_end_}.reset(per_iteration_ *
+                                                                     static_cast<std::size_t>(options.iterations));
+    optimizer_ = sim::optimizer_times(costs);
   }
 
   CommSimResult run() {

@@ -13,4 +13,10 @@ std::vector<StageTimes> stage_times(const CostModel& costs) {
   return out;
 }
 
+std::vector<SimTime> optimizer_times(const CostModel& costs) {
+  std::vector<SimTime> out;
+  for (const DeviceCost& d : costs.devices) out.push_back(ms_to_ns(d.optimizer_ms));
+  return out;
+}
+
 }  // namespace pipeplan::sim

@@ -18,6 +18,24 @@ struct StageTimes {
 
 [[nodiscard]] std::vector<StageTimes> stage_times(const CostModel& costs);
 
+/// Each device's optimizer step, in nanoseconds.
+[[nodiscard]] std::vector<SimTime> optimizer_times(const CostModel& costs);
+
+/// When each op's output is ready, per iteration, stage and micro-batch (-1: not yet): the
+/// forward's, the input gradient's (B or BW) and the split B's.
+struct OutputEnds {
+  std::vector<SimTime>& forward;
+  std::vector<SimTime>& gradient;
+  std::vector<SimTime>& split_b;
+
+  /// Every slot unknown again, for `slots` slots.
+  void reset(std::size_t slots) const {
+    forward.assign(slots, -1);
+    gradient.assign(slots, -1);
+    split_b.assign(slots, -1);
+  }
+};
+
 [[nodiscard]] inline SimTime duration(std::span<const StageTimes> times, const Op& op) {
   const StageTimes& t = times[static_cast<std::size_t>(op.stage)];
   switch (op.kind) {
