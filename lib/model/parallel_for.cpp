@@ -13,6 +13,9 @@ namespace {
 thread_local bool inside_parallel_for = false;
 }  // namespace
 
+ParallelWorker::ParallelWorker() : was_inside_(inside_parallel_for) { inside_parallel_for = true; }
+ParallelWorker::~ParallelWorker() { inside_parallel_for = was_inside_; }
+
 void parallel_for(std::size_t count, const std::function<void(std::size_t)>& work) {
   const std::size_t cores = std::max(1U, std::thread::hardware_concurrency());
   const std::size_t threads = std::min(count, cores);
@@ -24,7 +27,7 @@ void parallel_for(std::size_t count, const std::function<void(std::size_t)>& wor
   std::exception_ptr first_error;
   std::mutex error_mutex;
   const auto worker = [&] {
-    inside_parallel_for = true;
+    const ParallelWorker marked;
     for (std::size_t i = next++; i < count; i = next++) {
       try {
         work(i);
@@ -33,7 +36,6 @@ void parallel_for(std::size_t count, const std::function<void(std::size_t)>& wor
         if (!first_error) first_error = std::current_exception();
       }
     }
-    inside_parallel_for = false;
   };
   {
     std::vector<std::jthread> pool;

@@ -12,4 +12,18 @@ namespace pipeplan {
 /// rethrown (the first one) after all have finished.
 void parallel_for(std::size_t count, const std::function<void(std::size_t)>& work);
 
+/// Marks the current thread, while it lives, as one of a pool's workers: a parallel_for it calls
+/// runs sequentially. For pools that are not parallel_for's (the planner's, which reports its
+/// progress from the calling thread).
+class ParallelWorker {
+ public:
+  ParallelWorker();
+  ~ParallelWorker();
+  ParallelWorker(const ParallelWorker&) = delete;
+  ParallelWorker& operator=(const ParallelWorker&) = delete;
+
+ private:
+  bool was_inside_;
+};
+
 }  // namespace pipeplan

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "model/error.hpp"
+#include "model/parallel_for.hpp"
 #include "model/placement.hpp"
 #include "schedules/generator.hpp"
 #include "sim/simulator.hpp"
@@ -169,6 +170,7 @@ PlanOutcome plan(const PlanRequest& request, const std::function<void(std::size_
   std::atomic<std::size_t> next{0};
   std::atomic<std::size_t> done{0};
   const auto work = [&] {
+    const ParallelWorker marked;  // the automatic schedules inside run sequentially: the pool has the cores
     for (std::size_t i = next++; i < jobs.size(); i = next++) {
       try {
         rows[i] = evaluate(request, jobs[i]).row;
