@@ -48,7 +48,7 @@ void read(std::string_view text) {
   (void)result_from_json(parse_json(text, source), source);
 #elif PIPEPLAN_FUZZ_TARGET == 4
   CsvImport c = schedule_from_pytorch_csv(text, source);
-  (void)find_structure_problems(c.schedule);
+  if (allows_timing(find_structure_problems(c.schedule))) (void)lowering_problems(c.lowered);
 #elif PIPEPLAN_FUZZ_TARGET == 5
   (void)parse_size(text);
 #elif PIPEPLAN_FUZZ_TARGET == 6

@@ -16,6 +16,7 @@ struct ImportOptions {
   std::string file;
   std::string naming = "auto";
   std::string output;
+  bool with_comms = false;
 };
 
 }  // namespace
@@ -29,6 +30,8 @@ Runner add_import(CLI::App& sub) {
       ->type_name("NAMING")
       ->check(CLI::IsMember({"auto", "current", "legacy"}));
   sub.add_option("-o,--output", o->output, "Write the schedule JSON here instead of stdout")->type_name("FILE");
+  sub.add_flag("--with-comms", o->with_comms,
+               "Keep the file's SEND_F, RECV_F, SEND_B, RECV_B as a lowered schedule (for --comm blocking|rendezvous)");
   return [o] {
     CsvNaming naming = o->naming == "current" ? CsvNaming::Current
                        : o->naming == "legacy" ? CsvNaming::Legacy
@@ -38,15 +41,21 @@ Runner add_import(CLI::App& sub) {
     std::cerr << "pipeplan: read " << o->file << " in the " << csv_naming_name(imported.naming) << " naming: "
               << s.devices << " ranks, " << s.stages << " stages, " << s.microbatches << " micro-batches, "
               << s.op_count() << " ops";
-    if (imported.communication_actions > 0) {
+    const bool keep = o->with_comms && imported.transfers > 0;
+    if (keep) {
+      std::cerr << "; kept " << imported.transfers << " sends and receives";
+      if (imported.communication_actions > imported.transfers) {
+        std::cerr << ", dropped " << imported.communication_actions - imported.transfers << " FSDP actions";
+      }
+    } else if (imported.communication_actions > 0) {
       std::cerr << "; dropped " << imported.communication_actions
-                << " communication actions (pipeplan models the transfers itself)";
+                << " communication actions (pipeplan models the transfers itself; --with-comms keeps them)";
     }
     if (imported.overlapped_pairs > 0) {
       std::cerr << "; " << imported.overlapped_pairs << " overlapped F;B pairs as FB ops";
     }
     std::cerr << "\n";
-    emit(o->output, schedule_json_text(s));
+    emit(o->output, keep ? lowered_json_text(imported.lowered) : schedule_json_text(s));
     return kExitOk;
   };
 }

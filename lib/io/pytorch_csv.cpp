@@ -87,6 +87,8 @@ void add_action(const std::string& source, const Cell& at, const std::string& te
   if (!a) fail(source, at, text, "expected an action such as 0F0, 2I3, 1W0 or 3B1");
   if (is_communication(a->type)) {
     ++parsed.communication;
+    // Sends and receives are kept for a lowered schedule; FSDP's actions are not pipelining's.
+    if (parse_comm_kind(a->type) && a->microbatch >= 0) parsed.rows.back().emplace_back(*a, at);
     return;
   }
   if (a->type != "F" && a->type != "I" && a->type != "W" && a->type != "B" && a->type != "BW") {
@@ -217,12 +219,20 @@ CsvImport schedule_from_pytorch_csv(std::string_view text, const std::string& so
     s.placement.push_back(it->second.first);
   }
   s.order.resize(parsed.rows.size());
+  result.lowered.actions.resize(parsed.rows.size());
   for (std::size_t d = 0; d < parsed.rows.size(); ++d) {
     const auto& row = parsed.rows[d];
+    auto& actions = result.lowered.actions[d];
     for (std::size_t i = 0; i < row.size(); ++i) {
       const auto& [a, at] = row[i];
+      if (auto comm = parse_comm_kind(a.type)) {
+        actions.push_back(LoweredAction::communicate({*comm, a.stage, a.microbatch}, false));
+        ++result.transfers;
+        continue;
+      }
       if (!a.overlaps_next) {
         s.order[d].push_back({kind_of(a, result.naming, source, at), a.stage, a.microbatch});
+        actions.push_back(LoweredAction::compute(s.order[d].back()));
         continue;
       }
       const Action& b = row[++i].first;
@@ -231,8 +241,11 @@ CsvImport schedule_from_pytorch_csv(std::string_view text, const std::string& so
              "the backward of an overlapped pair must be a full backward");
       }
       s.order[d].push_back(overlapped(a.stage, a.microbatch, b.stage, b.microbatch));
+      actions.push_back(LoweredAction::compute(s.order[d].back()));
     }
   }
+  result.lowered.schedule = s;
+  result.lowered.policy = "pytorch";
   return result;
 }
 

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "model/lowered.hpp"
 #include "model/schedule.hpp"
 
 namespace pipeplan {
@@ -19,8 +20,12 @@ enum class CsvNaming : unsigned char { Auto, Current, Legacy };
 struct CsvImport {
   Schedule schedule;
   CsvNaming naming = CsvNaming::Current;  ///< the naming read (never Auto)
-  int communication_actions = 0;  ///< SEND/RECV, UNSHARD, RESHARD, REDUCE_GRAD: dropped, the simulator models transfers
+  int communication_actions = 0;  ///< SEND/RECV, UNSHARD, RESHARD, REDUCE_GRAD: not in `schedule`
   int overlapped_pairs = 0;       ///< (F;B)OVERLAP_F_B pairs, imported as FB ops
+  /// The same ops with the file's SEND_F, RECV_F, SEND_B and RECV_B where the file has them
+  /// (policy "pytorch"), for --comm blocking or rendezvous; FSDP's actions are left out.
+  LoweredSchedule lowered;
+  int transfers = 0;  ///< the sends and receives kept in `lowered`
 };
 
 /// Reads a PyTorch CSV schedule from `text` (from `source`, for messages). The placement is

@@ -261,3 +261,8 @@ pipeplan_cli_test(plan_calibration_mismatch --exit 2
                   --err "--calibration tests/data/calibrated/tiny-llama.json: measured with seq 256, micro-batch 1, bf16, tp 1, flash attention. the plan asks seq 512"
                   -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 2 --global-batch 8 --seq 512
                      --calibration tests/data/calibrated/tiny-llama.json)
+# PyTorch's own lowering of ZB1P (2 ranks, 2 stages each) runs under strict rendezvous: kept by
+# import --with-comms, it validates clean.
+pipeplan_cli_test(import_pytorch_comms_rendezvous --out "^valid: "
+                  --before "$PIPEPLAN import $SOURCE_DIR/tests/data/pytorch/zb1p_2rank_2stagep_comms_legacy.csv --with-comms -o l.json 2>/dev/null && grep -q '\"lowering\": \"pytorch\"' l.json"
+                  -- validate @TMP@/l.json --comm rendezvous)
