@@ -58,3 +58,12 @@ TEST_CASE("balanced layouts minimise the heaviest stage and sum to the model") {
   }
   CHECK(test::error_of([] { (void)balanced_layout(13, 10, 0, 1, 0); }).find("at most 12 stages") != std::string::npos);
 }
+
+TEST_CASE("a tilted balance gives the first stages fewer layers") {
+  // 8 equal layers on 4 stages with tilt 1: weights 2, 5/3, 4/3, 1. The smallest largest
+  // weighted stage is 10/3: the first stage takes 1 layer (2 would weigh 4), the second 2
+  // (3 would weigh 5), the third 2 (3 would weigh 4), the last the remaining 3.
+  CHECK(layout_string(balanced_layout(4, 8, 0, 1, 0, 1.0)) == "E,t|t*2|t*2|t*3,H");
+  CHECK(layout_string(balanced_layout(4, 8, 0, 1, 0, 0.0)) == "E,t*2|t*2|t*2|t*2,H");
+  CHECK(layout_string(balanced_layout(1, 8, 0, 1, 0, 2.0)) == "E,t*8,H");
+}

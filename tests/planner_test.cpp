@@ -130,3 +130,30 @@ TEST_CASE("a calibrated profile's measured pieces replace the estimated times") 
           (void)calibrated_profile_from_json(Json::parse(R"({"stages": []})"), "p.json");
         }) == "p.json: not a profile from 'pipeplan-gpu calibrate' (no \"calibration\")");
 }
+
+TEST_CASE("when the time-balanced layout is over memory, a layout with lighter first stages can fit") {
+  // 1F1B holds P micro-batches on its first stage and one on its last, so moving layers off the
+  // first stages lowers the peak. With the limit just below the balanced layout's peak, the
+  // planner still finds pp 4, with another layout, within the limit.
+  PlanRequest r = tiny_request();
+  r.schedules = {"1f1b"};
+  const auto pp4 = [](const std::vector<PlanRow>& rows) -> const PlanRow* {
+    for (const PlanRow& row : rows) {
+      if (row.pp == 4) return &row;
+    }
+    return nullptr;
+  };
+  const PlanOutcome free = plan(r);
+  const PlanRow* balanced = pp4(free.rows);
+  REQUIRE(balanced != nullptr);
+  r.memory_limit = balanced->max_peak() - 1;
+  const PlanOutcome tight = plan(r);
+  const PlanRow* tilted = pp4(tight.rows);
+  REQUIRE(tilted != nullptr);
+  CHECK(tilted->layout != balanced->layout);
+  CHECK(tilted->max_peak() <= r.memory_limit);
+  CHECK(tilted->step_ms >= balanced->step_ms);  // the time balance was the fastest
+  // The row rebuilds to the same numbers with its own layout.
+  const PlannedRun run = rebuild_row(r, *tilted);
+  CHECK(ns_to_ms(simulate(run.schedule, run.profile.costs).step_time()) == tilted->step_ms);
+}

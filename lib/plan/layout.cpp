@@ -97,12 +97,15 @@ std::string layout_string(const Layout& layout) {
   return text;
 }
 
-Layout balanced_layout(int stages, int layers, double embedding_cost, double layer_cost, double head_cost) {
+Layout balanced_layout(int stages, int layers, double embedding_cost, double layer_cost, double head_cost,
+                       double tilt) {
   const int pieces = layers + 2;
   if (stages < 1 || stages > pieces) {
     throw Error(std::to_string(stages) + " stages cannot split the embedding, " + std::to_string(layers) +
                 " layers and the head (at most " + std::to_string(pieces) + " stages, one piece each)");
   }
+  // The weight of stage k (from 1): the first stage counts 1 + tilt, the last 1.
+  const auto weight = [&](int k) { return stages == 1 ? 1.0 : 1.0 + tilt * (stages - k) / (stages - 1); };
   const auto cost = [&](int from, int to) {  // pieces [from, to)
     int inner = std::min(to, layers + 1) - std::max(from, 1);
     return (from == 0 ? embedding_cost : 0.0) + (inner > 0 ? inner * layer_cost : 0.0) +
@@ -124,7 +127,7 @@ Layout balanced_layout(int stages, int layers, double embedding_cost, double lay
       int hi = i - 1;
       while (lo < hi) {
         int mid = lo + (hi - lo) / 2;
-        if (best[at(k - 1, mid)] >= cost(mid, i)) {
+        if (best[at(k - 1, mid)] >= weight(k) * cost(mid, i)) {
           hi = mid;
         } else {
           lo = mid + 1;
@@ -134,7 +137,7 @@ Layout balanced_layout(int stages, int layers, double embedding_cost, double lay
       // which hold the most activations in every 1F1B-like schedule, fewer.
       for (int j : {lo - 1, lo}) {
         if (j < k - 1) continue;
-        double value = std::max(best[at(k - 1, j)], cost(j, i));
+        double value = std::max(best[at(k - 1, j)], weight(k) * cost(j, i));
         if (value < best[at(k, i)]) {
           best[at(k, i)] = value;
           cut[at(k, i)] = j;

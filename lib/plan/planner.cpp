@@ -38,14 +38,24 @@ std::vector<int> chunk_choices(const Generator& g, int max_chunks) {
 
 const MeasuredPieces* measured_of(const PlanRequest& r) { return r.measured ? &*r.measured : nullptr; }
 
-Layout layout_for(const PlanRequest& r, int stages) {
-  if (r.layout) return parse_layout(*r.layout, r.model.layers, "--layout");
+// The layouts to try, in order: the given one, or the stages balanced by time and then tilted
+// ever more towards lighter first stages (balanced_layout), without repeats.
+std::vector<Layout> layouts_for(const PlanRequest& r, int stages) {
+  if (r.layout) return {parse_layout(*r.layout, r.model.layers, "--layout")};
   const PieceTotals t = piece_totals(r.model, r.training, *r.gpu, r.efficiency, measured_of(r));
-  return balanced_layout(stages, r.model.layers, t.embedding, t.layer, t.head);
+  std::vector<Layout> out;
+  std::vector<std::string> seen;
+  for (double tilt : {0.0, 0.5, 1.0, 2.0}) {
+    Layout l = balanced_layout(stages, r.model.layers, t.embedding, t.layer, t.head, tilt);
+    std::string text = layout_string(l);
+    if (std::find(seen.begin(), seen.end(), text) != seen.end()) continue;
+    seen.push_back(std::move(text));
+    out.push_back(std::move(l));
+  }
+  return out;
 }
 
-Evaluated evaluate(const PlanRequest& r, const Job& job) {
-  const Layout layout = layout_for(r, job.pp * job.chunks);
+Evaluated evaluate_layout(const PlanRequest& r, const Job& job, const Layout& layout) {
   std::vector<int> placement = loop_placement(job.pp, job.chunks);
   const auto profile_for = [&](const std::vector<int>& where) {
     return analytic_profile(r.model, r.training, *r.gpu, r.efficiency, layout,
@@ -83,6 +93,24 @@ Evaluated evaluate(const PlanRequest& r, const Job& job) {
   const double flops = profile.model_flops_per_microbatch * job.microbatches * job.dp;
   row.mfu = flops / step_s / (double(r.gpus) * r.gpu->peak_flops(r.training.dtype));
   return {{std::move(schedule), std::move(profile)}, std::move(row)};
+}
+
+// The first layout whose run fits in memory; when none does, the one that comes closest. A
+// refusal (a generator that cannot build for these costs) counts only if every layout is refused.
+Evaluated evaluate(const PlanRequest& r, const Job& job) {
+  std::optional<Evaluated> closest;
+  std::optional<Error> first_refusal;
+  for (const Layout& layout : layouts_for(r, job.pp * job.chunks)) {
+    try {
+      Evaluated e = evaluate_layout(r, job, layout);
+      if (e.row.max_peak() <= e.row.memory_limit) return e;
+      if (!closest || e.row.max_peak() < closest->row.max_peak()) closest = std::move(e);
+    } catch (const Error& error) {
+      if (!first_refusal) first_refusal = error;
+    }
+  }
+  if (closest) return std::move(*closest);
+  throw *first_refusal;
 }
 
 std::vector<Job> enumerate(const PlanRequest& r, PlanOutcome& outcome) {
@@ -210,7 +238,9 @@ PlanOutcome plan(const PlanRequest& request, const std::function<void(std::size_
 PlannedRun rebuild_row(const PlanRequest& request, const PlanRow& row) {
   const Generator* g = find_generator(row.schedule);
   if (g == nullptr) throw Error("unknown schedule '" + row.schedule + "'");
-  return evaluate(request, {row.pp, row.dp, row.chunks, row.microbatches, g}).run;
+  return evaluate_layout(request, {row.pp, row.dp, row.chunks, row.microbatches, g},
+                         parse_layout(row.layout, request.model.layers, "the row's layout"))
+      .run;
 }
 
 }  // namespace pipeplan
