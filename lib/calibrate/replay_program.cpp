@@ -14,10 +14,8 @@ namespace pipeplan {
 
 namespace {
 
-long long tensor_of(const CommOp& c) {
-  const CommOp send = c.is_send() ? c : c.matching();
-  return (static_cast<long long>(send.kind) << 42) | (static_cast<long long>(send.stage) << 21) | send.microbatch;
-}
+// The tensor a send or receive carries: the send's key, the same at both ends.
+long long tensor_of(const CommOp& c) { return static_cast<long long>(comm_key(c.is_send() ? c : c.matching())); }
 
 }  // namespace
 

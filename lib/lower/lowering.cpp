@@ -83,21 +83,27 @@ LoweredSchedule lower_timed(const Schedule& schedule, const CostModel* costs) {
   const CostModel& used = costs != nullptr ? *costs : unit;
   SimResult run = simulate(schedule, used);
   if (run.deadlocked()) throw Error("timed lowering: the schedule deadlocks even with overlapped transfers");
-  // When each output is produced: forward and input gradient per (stage, micro-batch).
-  std::map<std::tuple<int, int, int>, SimTime> produced;  // (kind: 0 forward, 1 gradient, stage, mb)
+  // When each output is produced: forward (kind 0) and input gradient (kind 1) per stage and
+  // micro-batch, in one flat table.
+  const auto slot = [&](int kind, int stage, int mb) {
+    return (static_cast<std::size_t>(kind) * static_cast<std::size_t>(schedule.stages) + static_cast<std::size_t>(stage)) *
+               static_cast<std::size_t>(schedule.microbatches) +
+           static_cast<std::size_t>(mb);
+  };
+  std::vector<SimTime> produced(slot(2, 0, 0), -1);
   std::vector<std::vector<SimTime>> ends(run.devices.size());  // each device's op ends, in list order
   for (std::size_t d = 0; d < run.devices.size(); ++d) {
     for (const OpTiming& t : run.devices[d].ops) {
       ends[d].push_back(t.end);
-      if (t.op.kind == OpKind::F || t.op.kind == OpKind::FB) produced[{0, t.op.stage, t.op.microbatch}] = t.end;
+      if (t.op.kind == OpKind::F || t.op.kind == OpKind::FB) produced[slot(0, t.op.stage, t.op.microbatch)] = t.end;
       const Op backward = t.op.kind == OpKind::FB ? t.op.backward_part() : t.op;
-      if (gives_input_gradient(backward.kind)) produced[{1, backward.stage, backward.microbatch}] = t.end;
+      if (gives_input_gradient(backward.kind)) produced[slot(1, backward.stage, backward.microbatch)] = t.end;
     }
   }
   const auto key_of = [&](const CommOp& c) -> TransferKey {
     const CommOp send = c.is_send() ? c : c.matching();
     const int kind = send.kind == CommKind::SendF ? 0 : 1;
-    return {produced.at({kind, send.stage, send.microbatch}), kind, send.stage, send.microbatch};
+    return {produced[slot(kind, send.stage, send.microbatch)], kind, send.stage, send.microbatch};
   };
   const SimTime transfer = ms_to_ns(used.transfer.ms());
   LoweredSchedule out{schedule, std::string(policy_name(LowerPolicy::Timed)), {}};
@@ -140,12 +146,6 @@ LoweredSchedule lower_timed(const Schedule& schedule, const CostModel* costs) {
   return out;
 }
 
-// A send or receive as one number (its device follows from its stage): kind, stage (below
-// 2^20 stages) and micro-batch (below 2^20), for hash sets.
-std::uint64_t pack(const CommOp& c) {
-  return (static_cast<std::uint64_t>(c.kind) << 48) | (static_cast<std::uint64_t>(static_cast<std::uint32_t>(c.stage)) << 24) |
-         static_cast<std::uint64_t>(static_cast<std::uint32_t>(c.microbatch));
-}
 
 }  // namespace
 
@@ -199,13 +199,13 @@ std::vector<Problem> lowering_problems(const LoweredSchedule& lowered) {
     for (const LoweredAction& a : lowered.actions[d]) {
       if (!a.is_comm) {
         for (const CommOp& r : receives_of(s, a.op, device)) {
-          if (!received.contains(pack(r))) {
+          if (!received.contains(comm_key(r))) {
             problems.push_back({ProblemKind::Missing, device,
                                 describe(a.op) + " on device " + std::to_string(device) + " needs " + describe(r) +
                                     " posted before it"});
           }
         }
-        for (const CommOp& out : sends_of(s, a.op, device)) produced.insert(pack(out));
+        for (const CommOp& out : sends_of(s, a.op, device)) produced.insert(comm_key(out));
         continue;
       }
       const CommOp& c = a.comm;
@@ -226,18 +226,18 @@ std::vector<Problem> lowering_problems(const LoweredSchedule& lowered) {
                                                              std::to_string(c.peer_stage()) + " is on the same device"});
         continue;
       }
-      if (++posted[pack(c)] == 2) {
+      if (++posted[comm_key(c)] == 2) {
         problems.push_back({ProblemKind::Repeated, device, describe(c) + " is posted more than once on device " + std::to_string(device)});
       }
       if (c.is_send()) {
-        if (!produced.contains(pack(c))) {
+        if (!produced.contains(comm_key(c))) {
           problems.push_back({ProblemKind::Misordered, device,
                               describe(c) + " is posted on device " + std::to_string(device) +
                                   " before the op that produces what it sends"});
         }
         sends[{device, peer}].push_back(c);
       } else {
-        received.insert(pack(c));
+        received.insert(comm_key(c));
         receives[{peer, device}].push_back(c);
       }
     }
@@ -252,10 +252,10 @@ std::vector<Problem> lowering_problems(const LoweredSchedule& lowered) {
     // A post whose partner is nowhere at the other end.
     const auto unpaired = [&](std::vector<CommOp>& mine, const std::vector<CommOp>& theirs, int device, int peer) {
       std::unordered_set<std::uint64_t> posted_there;
-      for (const CommOp& c : theirs) posted_there.insert(pack(c));
+      for (const CommOp& c : theirs) posted_there.insert(comm_key(c));
       std::vector<CommOp> kept;
       for (const CommOp& c : mine) {
-        if (posted_there.contains(pack(c.matching()))) {
+        if (posted_there.contains(comm_key(c.matching()))) {
           kept.push_back(c);
           continue;
         }

@@ -39,6 +39,13 @@ struct CommOp {
 /// "SEND_F(s0,m3)".
 [[nodiscard]] std::string describe(const CommOp& comm);
 
+/// A send or receive as one number, for hash tables: its kind, stage and micro-batch (each
+/// below 2^20, which pipeplan's limits keep them).
+[[nodiscard]] constexpr std::uint64_t comm_key(const CommOp& c) {
+  return (static_cast<std::uint64_t>(c.kind) << 48) | (static_cast<std::uint64_t>(static_cast<std::uint32_t>(c.stage)) << 24) |
+         static_cast<std::uint64_t>(static_cast<std::uint32_t>(c.microbatch));
+}
+
 /// One entry of a device's lowered list: a compute op or a send or receive. A send or receive
 /// with `batched` set is posted in one group with the entry before it (ncclGroupStart/End,
 /// PyTorch's batch_isend_irecv): the group's transfers proceed together.

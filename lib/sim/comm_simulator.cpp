@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <unordered_map>
 
 #include "lower/lowering.hpp"
 #include "model/dependencies.hpp"
@@ -33,10 +34,11 @@ struct Item {
   std::size_t first = 0, last = 0;  // group: its slots
 };
 
+
 struct DevicePlan {
   std::vector<Item> items;
   std::vector<CommSlot> slots;
-  std::map<std::tuple<int, int, int>, std::size_t> receive_slot;  // (kind, stage, mb) -> slot
+  std::unordered_map<std::uint64_t, std::size_t> receive_slot;  // comm_key of each receive -> its slot
 };
 
 struct TransferState {
@@ -140,7 +142,7 @@ class CommSimulation {
           link_ends_.push_back(key);
         }
         const std::size_t index = a.comm.is_send() ? sent[it->second]++ : received[it->second]++;
-        if (!a.comm.is_send()) p.receive_slot[{int(a.comm.kind), a.comm.stage, a.comm.microbatch}] = p.slots.size();
+        if (!a.comm.is_send()) p.receive_slot[comm_key(a.comm)] = p.slots.size();
         p.slots.push_back({a.comm, peer, it->second, index});
         if (!a.batched || p.items.empty() || !p.items.back().group) p.items.push_back({true, {}, p.slots.size() - 1, 0});
         p.items.back().last = p.slots.size();
@@ -166,7 +168,7 @@ class CommSimulation {
     const CommOp receive = dep.need == Need::Forward ? CommOp{CommKind::RecvF, dep.stage + 1, dep.microbatch}
                                                       : CommOp{CommKind::RecvB, dep.stage - 1, dep.microbatch};
     DevicePlan& p = plan_of(device);
-    const CommSlot& c = p.slots[p.receive_slot.at({int(receive.kind), receive.stage, receive.microbatch})];
+    const CommSlot& c = p.slots[p.receive_slot.at(comm_key(receive))];
     return transfer(c, iteration).end;
   }
 
