@@ -3,16 +3,15 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <ctime>
 
 #include "calibrate/sample_stats.hpp"
 #include "gpu_error.hpp"
 #include "gpu_info.hpp"
-#include "piece_runner.hpp"
 #include "model/error.hpp"
 #include "model/placement.hpp"
 #include "nccl_links.hpp"
+#include "piece_runner.hpp"
 #include "plan/analytic_profile.hpp"
 #include "plan/gpu_catalog.hpp"
 #include "plan/layout.hpp"

@@ -160,10 +160,9 @@ PieceWork embedding_work(const ModelConfig& m, const TrainingSettings& tr) {
   w.f_bytes = 2 * x.T * x.h * x.e + (m.positions > 0 ? 3 * x.T * x.h * x.e : 0.0) +
               (m.hidden_dropout ? (2 * x.e + 1) * x.T * x.h : 0.0);
   w.w_bytes = x.T * x.h * (x.e + 8) * (m.positions > 0 ? 2 : 1);
-  w.activation_bytes = bytes(x.T * 8 + (m.hidden_dropout ? x.T * x.h : 0.0));  // int64 ids, mask
-  w.w_activation_bytes = bytes(x.T * 8);
   add_collectives(w, x, 1, 0);  // the vocabulary-parallel lookup's reduce-scatter
   per_rank(w, x.t);
+  // Every rank keeps all the int64 token ids (W scatters by them); the dropout mask is split.
   w.activation_bytes = bytes(x.T * 8 + (m.hidden_dropout ? x.T * x.h / x.t : 0.0));
   w.w_activation_bytes = bytes(x.T * 8);
   w.params = static_cast<std::int64_t>(x.V * x.h / x.t + double(m.positions) * x.h);
