@@ -12,6 +12,7 @@
 #include "io/version.hpp"
 #include "model/closest_names.hpp"
 #include "model/error.hpp"
+#include "model/memory_reuse.hpp"
 
 namespace pipeplan::cli {
 
@@ -97,6 +98,8 @@ int run(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   using namespace pipeplan::cli;
+  // The planner, compare and the automatic schedules allocate and drop many schedules.
+  pipeplan::keep_freed_memory_for_reuse();
   try {
     return run(argc, argv);
   } catch (const UsageError& e) {
