@@ -34,3 +34,32 @@ TEST_CASE("a parallel_for inside a pool's worker runs on that worker alone") {
   worker.join();
   CHECK(other_threads.load() == 0);
 }
+
+TEST_CASE("parallel_for_with_worker gives each worker its own slot, never two at a time") {
+  const std::size_t count = 500;
+  const std::size_t workers = parallel_workers(count);
+  REQUIRE(workers >= 1);
+  std::vector<std::atomic<int>> busy(workers);
+  std::vector<std::atomic<int>> runs(count);
+  std::atomic<int> shared_slot{0};
+  std::atomic<int> out_of_range{0};
+  parallel_for_with_worker(count, [&](std::size_t i, std::size_t worker) {
+    if (worker >= workers) {
+      ++out_of_range;
+      return;
+    }
+    if (busy[worker].fetch_add(1) != 0) ++shared_slot;
+    ++runs[i];
+    std::this_thread::yield();
+    --busy[worker];
+  });
+  CHECK(out_of_range.load() == 0);
+  CHECK(shared_slot.load() == 0);
+  for (const auto& r : runs) CHECK(r.load() == 1);
+  CHECK(parallel_workers(0) == 1);
+  std::thread inside([&] {
+    const ParallelWorker marked;
+    CHECK(parallel_workers(count) == 1);
+  });
+  inside.join();
+}

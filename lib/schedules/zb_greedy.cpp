@@ -1,12 +1,13 @@
 #include "schedules/zb_greedy.hpp"
 
 #include <algorithm>
-#include <deque>
 #include <functional>
 #include <limits>
 #include <queue>
-#include <tuple>
+#include <span>
 #include <utility>
+
+#include "schedules/wake_queue.hpp"
 
 namespace pipeplan {
 
@@ -18,75 +19,118 @@ constexpr SimTime kNoArrival = std::numeric_limits<SimTime>::max();
 class GreedyPass {
  public:
   GreedyPass(const GreedyProblem& p, const GreedyChoices& c)
-      : shape_(p.shape),
-        costs_(p.costs),
-        limit_(p.limit),
-        choices_(c),
+      : choices_(c),
         stages_(p.shape.stages),
         m_(p.shape.microbatches),
         transfer_(ms_to_ns(p.costs.transfer.ms())),
-        next_f_(static_cast<std::size_t>(stages_), 0),
-        next_b_(static_cast<std::size_t>(stages_), 0),
-        f_end_(static_cast<std::size_t>(stages_) * static_cast<std::size_t>(m_), kUnknown),
-        b_end_(f_end_.size(), kUnknown),
-        free_at_(static_cast<std::size_t>(p.shape.devices), 0),
-        memory_(static_cast<std::size_t>(p.shape.devices), 0),
-        pending_w_(static_cast<std::size_t>(p.shape.devices)),
-        arrivals_(static_cast<std::size_t>(p.shape.devices)),
-        held_(static_cast<std::size_t>(p.shape.devices)) {
-    for (const StageCost& s : costs_.stages) {
-      f_.push_back(ms_to_ns(s.f_ms));
-      b_.push_back(ms_to_ns(s.b_ms));
-      w_.push_back(ms_to_ns(s.w_ms));
+        stage_(static_cast<std::size_t>(stages_)),
+        device_(static_cast<std::size_t>(p.shape.devices)),
+        end_(static_cast<std::size_t>(stages_) * static_cast<std::size_t>(m_), Ends{kUnknown, kUnknown}),
+        arrivals_(device_.size()),
+        wake_(p.shape.devices) {
+    for (std::size_t s = 0; s < stage_.size(); ++s) {
+      const StageCost& cost = p.costs.stages[s];
+      stage_[s] = Stage{p.shape.placement[s], 0, 0, ms_to_ns(cost.f_ms), ms_to_ns(cost.b_ms), ms_to_ns(cost.w_ms),
+                        cost.activation_bytes, cost.w_activation_bytes};
     }
-    for (std::size_t d = 0; d < free_at_.size(); ++d) memory_[d] = costs_.devices[d].static_memory_bytes;
-    for (int s = stages_ - 1; s >= 0; --s) held_[static_cast<std::size_t>(device_of(s))].push_back(s);
-    out_ = shape_;
-    for (auto& ops : out_.order) ops.clear();
+    // Each device's stages, later stages first, side by side in held_; its W queue holds at
+    // most one W per micro-batch of each of its stages.
+    std::size_t w_slots = 0;
+    for (std::size_t d = 0; d < device_.size(); ++d) {
+      Device& dev = device_[d];
+      dev.memory = p.costs.devices[d].static_memory_bytes;
+      dev.limit = p.limit[d];
+      dev.held_begin = held_.size();
+      for (int s = stages_ - 1; s >= 0; --s) {
+        if (stage(s).device == static_cast<int>(d)) held_.push_back(s);
+      }
+      dev.held_end = held_.size();
+      dev.w_head = dev.w_tail = w_slots;
+      w_slots += (dev.held_end - dev.held_begin) * static_cast<std::size_t>(m_);
+    }
+    pending_w_.resize(w_slots);
+    out_ = p.shape;
+    for (std::size_t d = 0; d < out_.order.size(); ++d) {
+      out_.order[d].clear();
+      out_.order[d].reserve(3 * (device_[d].held_end - device_[d].held_begin) * static_cast<std::size_t>(m_));
+    }
   }
 
-  std::optional<Schedule> run() {
-    for (int d = 0; d < shape_.devices; ++d) decisions_.push({0, d});
-    const std::size_t total = 3 * static_cast<std::size_t>(stages_) * static_cast<std::size_t>(m_);
-    while (!decisions_.empty()) {
-      auto [now, d] = decisions_.top();
-      decisions_.pop();
-      if (free_at_[static_cast<std::size_t>(d)] <= now) decide(now, d);
+  std::optional<GreedySchedule> run() {
+    // Every decision sets the device's next wake-up: the end of what it runs, or its next input.
+    while (wake_.time() != WakeQueue::kNever) decide(wake_.time(), wake_.device());
+    if (scheduled_ != 3 * static_cast<std::size_t>(stages_) * static_cast<std::size_t>(m_)) return std::nullopt;
+    GreedySchedule planned{std::move(out_), !ran_late_, 0, 0};
+    for (const Device& dev : device_) {
+      if (dev.first_start == kUnknown) continue;  // a device without stages
+      planned.makespan = std::max(planned.makespan, dev.free_at);
+      planned.longest_span = std::max(planned.longest_span, dev.free_at - dev.first_start);
     }
-    if (scheduled_ != total) return std::nullopt;
-    return std::move(out_);
+    return planned;
   }
 
  private:
-  std::size_t at(int stage, int mb) const {
-    return static_cast<std::size_t>(stage) * static_cast<std::size_t>(m_) + static_cast<std::size_t>(mb);
-  }
-  int device_of(int stage) const { return shape_.placement[static_cast<std::size_t>(stage)]; }
-  const StageCost& cost(int stage) const { return costs_.stages[static_cast<std::size_t>(stage)]; }
+  struct Stage {
+    int device;
+    int next_f;  // the micro-batch of its next F, B
+    int next_b;
+    SimTime f, b, w;  // durations
+    Bytes activation, w_activation;
+  };
+  struct Device {
+    SimTime free_at = 0;
+    SimTime first_start = kUnknown;
+    Bytes memory = 0;
+    Bytes limit = 0;
+    std::size_t held_begin = 0, held_end = 0;  // its stages in held_
+    std::size_t w_head = 0, w_tail = 0;        // its pending W ops in pending_w_, oldest first
+  };
+  struct Ends {
+    SimTime f, b;  // when the F and the B of a (stage, micro-batch) ended; kUnknown until run
+  };
+  struct PendingW {
+    int stage, microbatch;
+  };
 
-  // When the output that ended at `end` on the device of `stage` is on `device`.
-  SimTime arrival(SimTime end, int stage, int device) const {
+  Stage& stage(int s) { return stage_[static_cast<std::size_t>(s)]; }
+  const Stage& stage(int s) const { return stage_[static_cast<std::size_t>(s)]; }
+  Device& device(int d) { return device_[static_cast<std::size_t>(d)]; }
+  const Device& device(int d) const { return device_[static_cast<std::size_t>(d)]; }
+  std::span<const int> held(int d) const {
+    return std::span<const int>(held_).subspan(device(d).held_begin, device(d).held_end - device(d).held_begin);
+  }
+  bool has_pending_w(int d) const { return device(d).w_head != device(d).w_tail; }
+  SimTime pending_w_time(int d) const { return stage(pending_w_[device(d).w_head].stage).w; }
+
+  // Micro-batch major: the ends a decision reads (stage s and its neighbours, one micro-batch)
+  // share a cache line or two.
+  std::size_t at(int stage, int mb) const {
+    return static_cast<std::size_t>(mb) * static_cast<std::size_t>(stages_) + static_cast<std::size_t>(stage);
+  }
+
+  // When the output that ended at `end` on the device of stage `s` is on `d`.
+  SimTime arrival(SimTime end, int s, int d) const {
     if (end == kUnknown) return kNoArrival;
-    return device_of(stage) == device ? end : end + transfer_;
+    return stage(s).device == d ? end : end + transfer_;
   }
 
   SimTime forward_input(int s, int mb, int d) const {
-    return s == 0 ? 0 : arrival(f_end_[at(s - 1, mb)], s - 1, d);
+    return s == 0 ? 0 : arrival(end_[at(s - 1, mb)].f, s - 1, d);
   }
   SimTime backward_input(int s, int mb, int d) const {
-    SimTime own = arrival(f_end_[at(s, mb)], s, d);
+    SimTime own = arrival(end_[at(s, mb)].f, s, d);
     if (s + 1 == stages_) return own;
-    return std::max(own, arrival(b_end_[at(s + 1, mb)], s + 1, d));
+    return std::max(own, arrival(end_[at(s + 1, mb)].b, s + 1, d));
   }
 
-  // Room for F of `stage`, keeping one forward's room for each later stage of this device that
+  // Room for F of stage `s`, keeping one forward's room for each later stage of this device that
   // still has forwards to run, so a V-shaped device cannot fill up with its first chunk.
-  bool fits(int d, int stage) const {
-    Bytes need = memory_[static_cast<std::size_t>(d)] + cost(stage).activation_bytes;
-    for (int later : held_[static_cast<std::size_t>(d)]) {
-      if (later > stage && next_f_[static_cast<std::size_t>(later)] < m_) need += cost(later).activation_bytes;
+  bool fits(int d, int s) const {
+    Bytes need = device(d).memory + stage(s).activation;
+    for (int later : held(d)) {
+      if (later > s && stage(later).next_f < m_) need += stage(later).activation;
     }
-    return need <= limit_[static_cast<std::size_t>(d)];
+    return need <= device(d).limit;
   }
 
   SimTime next_arrival(int d, SimTime now) {
@@ -96,125 +140,128 @@ class GreedyPass {
   }
 
   void decide(SimTime now, int d) {
-    const auto& held = held_[static_cast<std::size_t>(d)];  // later stages first
-    for (int s : held) {
-      int mb = next_b_[static_cast<std::size_t>(s)];
-      if (mb < m_ && backward_input(s, mb, d) <= now) return run(now, d, OpKind::B, s, mb);
+    if (!run_next(now, d)) wake_.set(d, next_arrival(d, now));
+  }
+
+  // Runs d's next op, if any, and says whether it did.
+  bool run_next(SimTime now, int d) {
+    for (int s : held(d)) {
+      const int mb = stage(s).next_b;
+      if (mb >= m_) continue;
+      const SimTime input = backward_input(s, mb, d);
+      if (input <= now) return run(now, input, d, OpKind::B, s, mb), true;
     }
-    auto& pending = pending_w_[static_cast<std::size_t>(d)];
     int forward_stage = -1;
+    SimTime forward_ready = 0;
     bool memory_full = false;
-    for (int s : held) {
-      int mb = next_f_[static_cast<std::size_t>(s)];
-      if (mb >= m_ || forward_input(s, mb, d) > now) continue;
+    for (int s : held(d)) {
+      const int mb = stage(s).next_f;
+      if (mb >= m_) continue;
+      const SimTime input = forward_input(s, mb, d);
+      if (input > now) continue;
       if (fits(d, s)) {
         forward_stage = s;
+        forward_ready = input;
         break;
       }
       memory_full = true;
     }
-    if (forward_stage < 0 && memory_full && !pending.empty()) return run_w(now, d);
-    SimTime next = next_arrival(d, now);
+    const bool pending = has_pending_w(d);
+    if (forward_stage < 0 && memory_full && pending) return run_w(now, d), true;
     if (forward_stage >= 0) {
-      SimTime f_end = now + f_[static_cast<std::size_t>(forward_stage)];
-      SimTime b_next = next_backward_input(d);
-      if (!choices_.hold_forward_for_backward || b_next >= f_end) {
-        return run(now, d, OpKind::F, forward_stage, next_f_[static_cast<std::size_t>(forward_stage)]);
-      }
-      if (!pending.empty() && now + w_time(pending.front()) <= b_next) return run_w(now, d);
-      decisions_.push({b_next, d});
-      return;
+      const Stage& f = stage(forward_stage);
+      if (!choices_.hold_forward_for_backward) return run(now, forward_ready, d, OpKind::F, forward_stage, f.next_f), true;
+      const SimTime b_next = next_backward_input(d);
+      if (b_next >= now + f.f) return run(now, forward_ready, d, OpKind::F, forward_stage, f.next_f), true;
+      if (pending && now + pending_w_time(d) <= b_next) return run_w(now, d), true;
+      return false;  // b_next is one of the arrivals: the device wakes by then
     }
-    if (pending.empty()) return;  // a wake-up comes with the next input
-    if (next == kNoArrival || now + w_time(pending.front()) <= next || choices_.fill_short_gaps) return run_w(now, d);
+    if (!pending) return false;
+    if (choices_.fill_short_gaps || now + pending_w_time(d) <= next_arrival(d, now)) return run_w(now, d), true;
+    return false;
   }
 
   // The earliest known arrival of a backward input on device d (kNoArrival when none is known).
   SimTime next_backward_input(int d) const {
     SimTime best = kNoArrival;
-    for (int s : held_[static_cast<std::size_t>(d)]) {
-      int mb = next_b_[static_cast<std::size_t>(s)];
+    for (int s : held(d)) {
+      int mb = stage(s).next_b;
       if (mb < m_) best = std::min(best, backward_input(s, mb, d));
     }
     return best;
   }
 
-  SimTime w_time(std::pair<int, int> w) const { return w_[static_cast<std::size_t>(w.first)]; }
-
+  // A W's input, its B, ran earlier on the same device: it is ready once the device is free.
   void run_w(SimTime now, int d) {
-    auto [s, mb] = pending_w_[static_cast<std::size_t>(d)].front();
-    pending_w_[static_cast<std::size_t>(d)].pop_front();
-    run(now, d, OpKind::W, s, mb);
+    const PendingW w = pending_w_[device(d).w_head++];
+    run(now, 0, d, OpKind::W, w.stage, w.microbatch);
   }
 
-  void run(SimTime now, int d, OpKind kind, int s, int mb) {
-    const auto ds = static_cast<std::size_t>(d);
-    const auto ss = static_cast<std::size_t>(s);
-    out_.order[ds].push_back({kind, s, mb});
+  // Runs an op at `now` whose inputs arrived at `input`.
+  void run(SimTime now, SimTime input, int d, OpKind kind, int s, int mb) {
+    Device& dev = device(d);
+    Stage& st = stage(s);
+    ran_late_ = ran_late_ || now != std::max(dev.free_at, input);
+    if (dev.first_start == kUnknown) dev.first_start = now;
+    out_.order[static_cast<std::size_t>(d)].push_back({kind, s, mb});
     ++scheduled_;
-    const StageCost& c = cost(s);
     SimTime end = now;
     switch (kind) {
       case OpKind::F:
-        end += f_[ss];
-        memory_[ds] += c.activation_bytes;
-        f_end_[at(s, mb)] = end;
-        ++next_f_[ss];
+        end += st.f;
+        dev.memory += st.activation;
+        end_[at(s, mb)].f = end;
+        ++st.next_f;
         if (s + 1 < stages_) notify(end, s + 1, d);
         break;
       case OpKind::B:
-        end += b_[ss];
-        memory_[ds] -= c.activation_bytes - c.w_activation_bytes;
-        b_end_[at(s, mb)] = end;
-        ++next_b_[ss];
-        pending_w_[ds].emplace_back(s, mb);
+        end += st.b;
+        dev.memory -= st.activation - st.w_activation;
+        end_[at(s, mb)].b = end;
+        ++st.next_b;
+        pending_w_[dev.w_tail++] = PendingW{s, mb};
         if (s > 0) notify(end, s - 1, d);
         break;
       case OpKind::W:
-        end += w_[ss];
-        memory_[ds] -= c.w_activation_bytes;
+        end += st.w;
+        dev.memory -= st.w_activation;
         break;
       case OpKind::BW:
       case OpKind::FB:
         break;  // a pass plans split backwards only, never these
     }
-    free_at_[ds] = end;
-    decisions_.push({end, d});
+    dev.free_at = end;
+    wake_.set(d, end);
   }
 
   // The consumer of an output ended at `end` on device `from` may decide again once it arrives.
-  void notify(SimTime end, int stage, int from) {
-    int to = device_of(stage);
-    SimTime when = to == from ? end : end + transfer_;
+  void notify(SimTime end, int s, int from) {
+    const int to = stage(s).device;
+    const SimTime when = to == from ? end : end + transfer_;
     arrivals_[static_cast<std::size_t>(to)].push(when);
-    // A device busy past the arrival decides at its own end, which is queued already.
-    if (free_at_[static_cast<std::size_t>(to)] < when) decisions_.push({when, to});
+    // A device busy past the arrival decides at its own end, which is set already.
+    if (device(to).free_at < when && when < wake_.time_of(to)) wake_.set(to, when);
   }
 
-  const Schedule& shape_;
-  const CostModel& costs_;
-  const std::vector<Bytes>& limit_;
   GreedyChoices choices_;
   int stages_;
   int m_;
   SimTime transfer_;
-  std::vector<SimTime> f_, b_, w_;
-  std::vector<int> next_f_, next_b_;
-  std::vector<SimTime> f_end_, b_end_;
-  std::vector<SimTime> free_at_;
-  std::vector<Bytes> memory_;
-  std::vector<std::deque<std::pair<int, int>>> pending_w_;
+  std::vector<Stage> stage_;
+  std::vector<Device> device_;
+  std::vector<int> held_;  // each device's stages, later stages first, device after device
+  std::vector<Ends> end_;
+  std::vector<PendingW> pending_w_;
   std::vector<std::priority_queue<SimTime, std::vector<SimTime>, std::greater<>>> arrivals_;
-  std::vector<std::vector<int>> held_;  // stages of each device, later stages first
-  // Decision points, ordered by (time, device): deterministic.
-  std::priority_queue<std::pair<SimTime, int>, std::vector<std::pair<SimTime, int>>, std::greater<>> decisions_;
+  WakeQueue wake_;  // decisions in (time, device) order: deterministic
   std::size_t scheduled_ = 0;
+  bool ran_late_ = false;  // some op started after the moment its device and inputs allowed
   Schedule out_;
 };
 
 }  // namespace
 
-std::optional<Schedule> greedy_zero_bubble(const GreedyProblem& problem, const GreedyChoices& choices) {
+std::optional<GreedySchedule> greedy_zero_bubble(const GreedyProblem& problem, const GreedyChoices& choices) {
   return GreedyPass(problem, choices).run();
 }
 

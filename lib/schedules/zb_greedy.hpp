@@ -29,10 +29,22 @@ struct GreedyProblem {
   std::vector<Bytes> limit;
 };
 
+/// What one pass planned: the order, and the times the pass gave it.
+struct GreedySchedule {
+  Schedule schedule;
+  /// Every op started as soon as its device and its inputs allowed. The simulator then gives the
+  /// same times (it starts each op at exactly that moment), so the makespan and the longest
+  /// per-device span below are the simulated ones. A pass that let a device idle before an op
+  /// it could have run (a W held back for a gap) leaves this false: simulate to know.
+  bool as_early_as_possible = false;
+  SimTime makespan = 0;
+  SimTime longest_span = 0;
+};
+
 /// Each device's op order from one greedy pass: B as soon as it can run; else F when its input
 /// has arrived and memory allows (leaving room for one forward of each later stage the device
 /// holds); else W when memory is full, when the idle gap fits it, or when the pass allows short
 /// gaps. nullopt when the pass gets stuck: every device waits and none can run within its limit.
-[[nodiscard]] std::optional<Schedule> greedy_zero_bubble(const GreedyProblem& problem, const GreedyChoices& choices);
+[[nodiscard]] std::optional<GreedySchedule> greedy_zero_bubble(const GreedyProblem& problem, const GreedyChoices& choices);
 
 }  // namespace pipeplan

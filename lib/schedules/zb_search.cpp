@@ -1,6 +1,7 @@
 #include "schedules/zb_search.hpp"
 
 #include <algorithm>
+#include <mutex>
 
 #include "model/parallel_for.hpp"
 #include "sim/simulator.hpp"
@@ -55,22 +56,28 @@ std::optional<ScheduleSearch::Score> ScheduleSearch::score(const Schedule& s) {
   return timed_score(s, costs_, workspace_);
 }
 
-void ScheduleSearch::offer_all(std::vector<std::optional<Schedule>> candidates) {
-  std::vector<char> fits(candidates.size(), 0);
-  std::vector<std::optional<Score>> scores(candidates.size());
-  parallel_for(candidates.size(), [&](std::size_t i) {
-    if (!candidates[i] || !fits_limits(*candidates[i], costs_, limits_)) return;
-    fits[i] = 1;
-    SimWorkspace workspace;
-    scores[i] = timed_score(*candidates[i], costs_, workspace);
+void ScheduleSearch::offer_all(std::size_t count, const std::function<Candidate(std::size_t)>& make) {
+  // Ranks keep the sequential order's ties: the best so far (rank 0) beats an equal candidate,
+  // and of equal candidates the lower index wins, whichever finishes first.
+  std::size_t best_rank = 0;
+  std::mutex mutex;
+  std::vector<SimWorkspace> workspaces(parallel_workers(count));
+  parallel_for_with_worker(count, [&](std::size_t i, std::size_t worker) {
+    Candidate made = make(i);
+    std::optional<Schedule>& candidate = made.schedule;
+    if (!candidate || !fits_limits(*candidate, costs_, limits_)) return;
+    const std::optional<Score> s =
+        made.known_score ? made.known_score : timed_score(*candidate, costs_, workspaces[worker]);
+    const std::lock_guard lock(mutex);
+    budget_ -= static_cast<long long>(candidate->op_count());
+    if (!s) return;
+    const std::size_t rank = i + 1;
+    const bool better = !best_ || *s < best_score_ || (!(best_score_ < *s) && rank < best_rank);
+    if (!better) return;
+    best_ = std::move(*candidate);
+    best_score_ = *s;
+    best_rank = rank;
   });
-  for (std::size_t i = 0; i < candidates.size(); ++i) {
-    if (!fits[i]) continue;
-    budget_ -= static_cast<long long>(candidates[i]->op_count());
-    if (!scores[i] || (best_ && !(*scores[i] < best_score_))) continue;
-    best_ = std::move(*candidates[i]);
-    best_score_ = *scores[i];
-  }
 }
 
 void ScheduleSearch::offer(Schedule candidate) {

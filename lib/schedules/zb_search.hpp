@@ -1,6 +1,8 @@
 #pragma once
 // The search behind the automatic schedules: candidates are simulated and kept only when they
 // fit the memory limits and beat the best so far; then a local search moves W ops.
+#include <cstddef>
+#include <functional>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -32,9 +34,17 @@ class ScheduleSearch {
   /// better than the best so far: a shorter makespan, or as short with a shorter longest span.
   void offer(Schedule candidate);
 
-  /// offer() for each candidate present, in order, with the scoring done on every core: the
-  /// same best schedule and remaining budget as offering them one by one.
-  void offer_all(std::vector<std::optional<Schedule>> candidates);
+  /// A schedule to offer, with its score when its maker already knows it (a greedy pass whose
+  /// ops all ran as early as possible): then it is not simulated again.
+  struct Candidate {
+    std::optional<Schedule> schedule;  ///< nullopt: none
+    std::optional<Score> known_score;
+  };
+
+  /// offer() for `count` candidates made by make(i), made and scored on every core: the same
+  /// best schedule and remaining budget as offering them one by one in index order. A candidate
+  /// is dropped as soon as it loses, so few are alive at a time.
+  void offer_all(std::size_t count, const std::function<Candidate(std::size_t)>& make);
 
   /// The best schedule after a local search that moves each W one place earlier or later while
   /// that makes the schedule better, until no move helps or the budget is spent. nullopt when no

@@ -9,7 +9,6 @@
 #include <utility>
 
 #include "model/error.hpp"
-#include "model/parallel_for.hpp"
 #include "model/size_string.hpp"
 #include "model/placement.hpp"
 #include "schedules/builder.hpp"
@@ -91,25 +90,26 @@ Schedule auto_schedule(std::string_view name, const GenerateRequest& r, std::vec
   std::vector<Bytes> limits = device_limits(name, r, shape, working, limit);
 
   // The candidates: four greedy passes and every handcrafted schedule of this placement, made
-  // and scored on every core; the search then takes them in this fixed order, as if one by one.
+  // and scored on every core; the search takes them as if one by one, in this fixed order.
   const std::vector<GreedyChoices> passes = {{false, false}, {false, true}, {true, false}, {true, true}};
   GenerateRequest plain = r;
   plain.costs = nullptr;
   const std::vector<Handcrafted> others(handcrafted);
-  std::vector<std::optional<Schedule>> candidates(passes.size() + others.size());
-  parallel_for(candidates.size(), [&](std::size_t i) {
+  ScheduleSearch search(working, limits);
+  search.offer_all(passes.size() + others.size(), [&](std::size_t i) -> ScheduleSearch::Candidate {
     if (i < passes.size()) {
-      candidates[i] = greedy_zero_bubble({shape, working, limits}, passes[i]);
-      return;
+      std::optional<GreedySchedule> pass = greedy_zero_bubble({shape, working, limits}, passes[i]);
+      if (!pass) return {};
+      std::optional<ScheduleSearch::Score> known;
+      if (pass->as_early_as_possible) known = ScheduleSearch::Score{pass->makespan, pass->longest_span};
+      return {std::move(pass->schedule), known};
     }
     try {
-      candidates[i] = others[i - passes.size()](plain);
+      return {others[i - passes.size()](plain), std::nullopt};
     } catch (const Error&) {
-      // This handcrafted schedule does not apply to this P and M.
+      return {};  // this handcrafted schedule does not apply to this P and M
     }
   });
-  ScheduleSearch search(working, limits);
-  search.offer_all(std::move(candidates));
   std::optional<Schedule> best = search.improve();
   if (!best) {
     throw Error(std::string(name) + ": no schedule found within the memory limit; raise the limit");
