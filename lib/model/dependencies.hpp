@@ -21,15 +21,42 @@ struct Dependency {
 
 /// At most four dependencies of one op (an FB has those of its forward and its backward).
 struct Dependencies {
-  std::array<Dependency, 4> items{};
+  std::array<Dependency, 4> items;  // the first `count` are set
   std::size_t count = 0;
 
   [[nodiscard]] const Dependency* begin() const { return items.data(); }
   [[nodiscard]] const Dependency* end() const { return items.data() + count; }
 };
 
-/// The dependencies of `op` in a pipeline of `stages` stages.
-[[nodiscard]] Dependencies dependencies_of(const Op& op, int stages);
+namespace detail {
+/// An FB's dependencies: those of its forward and of its fused backward.
+[[nodiscard]] Dependencies compound_dependencies(const Op& op, int stages);
+}  // namespace detail
+
+/// The dependencies of `op` in a pipeline of `stages` stages. Inline: both simulators and the
+/// structural check ask it for every op.
+[[nodiscard]] inline Dependencies dependencies_of(const Op& op, int stages) {
+  Dependencies deps;
+  auto add = [&deps](Need need, int stage, int microbatch) {
+    deps.items[deps.count++] = Dependency{need, stage, microbatch};
+  };
+  switch (op.kind) {
+    case OpKind::F:
+      if (op.stage > 0) add(Need::Forward, op.stage - 1, op.microbatch);
+      break;
+    case OpKind::B:
+    case OpKind::BW:
+      add(Need::Forward, op.stage, op.microbatch);
+      if (op.stage + 1 < stages) add(Need::InputGradient, op.stage + 1, op.microbatch);
+      break;
+    case OpKind::W:
+      add(Need::SplitB, op.stage, op.microbatch);
+      break;
+    case OpKind::FB:
+      return detail::compound_dependencies(op, stages);
+  }
+  return deps;
+}
 
 /// True when an op of kind `kind` satisfies `need`.
 [[nodiscard]] constexpr bool satisfies(OpKind kind, Need need) {

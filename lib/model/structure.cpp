@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "model/dependencies.hpp"
+#include "model/large_allocator.hpp"
 
 namespace pipeplan {
 
@@ -72,7 +73,7 @@ class OpCensus {
 
  private:
   int microbatches_;
-  std::vector<Seen> seen_;
+  LargeVector<Seen> seen_;  // 60 bytes per stage and micro-batch
 };
 
 void count_problems(const Schedule& s, OpCensus& census, std::vector<Problem>& out) {

@@ -410,7 +410,7 @@ class CommSimulation {
   std::vector<std::vector<TransferState>> transfers_;  // per link, every iteration's in order
   std::vector<std::size_t> per_link_;                  // transfers of a link in one iteration
   std::vector<std::pair<int, int>> link_ends_;         // sender and receiver of each link
-  std::vector<SimTime> forward_end_, gradient_end_, split_b_end_;
+  LargeVector<SimTime> forward_end_, gradient_end_, split_b_end_;
   std::vector<SimTime> optimizer_;
   std::vector<int> work_;
   int at_barrier_ = 0;

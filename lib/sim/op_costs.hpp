@@ -6,6 +6,7 @@
 
 #include "costs/cost_model.hpp"
 #include "model/op.hpp"
+#include "model/large_allocator.hpp"
 #include "model/units.hpp"
 
 namespace pipeplan::sim {
@@ -24,9 +25,9 @@ struct StageTimes {
 /// When each op's output is ready, per iteration, stage and micro-batch (-1: not yet): the
 /// forward's, the input gradient's (B or BW) and the split B's.
 struct OutputEnds {
-  std::vector<SimTime>& forward;
-  std::vector<SimTime>& gradient;
-  std::vector<SimTime>& split_b;
+  LargeVector<SimTime>& forward;
+  LargeVector<SimTime>& gradient;
+  LargeVector<SimTime>& split_b;
 
   /// Every slot unknown again, for `slots` slots.
   void reset(std::size_t slots) const {

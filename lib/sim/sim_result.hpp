@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "model/dependencies.hpp"
+#include "model/large_allocator.hpp"
 #include "model/op.hpp"
 #include "model/units.hpp"
 
@@ -54,11 +55,11 @@ struct IterationTimes {
 
 struct DeviceTimeline {
   std::vector<IterationTimes> iterations;  ///< one per simulated iteration
-  std::vector<OpTiming> ops;               ///< every op it ran, in start order
+  LargeVector<OpTiming> ops;               ///< every op it ran, in start order
   Bytes static_memory = 0;
   Bytes peak_memory = 0;    ///< static memory plus the most activations held at once
   SimTime peak_time = 0;    ///< when the peak is first reached
-  std::vector<MemoryPoint> memory;  ///< every change, in time order, starting at (0, static)
+  LargeVector<MemoryPoint> memory;  ///< every change, in time order, starting at (0, static)
 
   /// The first iteration's busy time, first start and last end.
   [[nodiscard]] SimTime busy() const { return iterations.front().busy; }

@@ -209,9 +209,9 @@ class Simulation {
   SimTime transfer_;
   std::size_t per_iteration_;  // slots of one iteration: stages x micro-batches
   std::vector<SimTime> optimizer_;
-  std::vector<SimTime>& forward_end_;   // end of F, per iteration, stage and micro-batch
-  std::vector<SimTime>& gradient_end_;  // end of B or BW
-  std::vector<SimTime>& split_b_end_;   // end of B only
+  LargeVector<SimTime>& forward_end_;   // end of F, per iteration, stage and micro-batch
+  LargeVector<SimTime>& gradient_end_;  // end of B or BW
+  LargeVector<SimTime>& split_b_end_;   // end of B only
   std::vector<DeviceState> state_;
   std::vector<sim::StageTimes> times_;
   sim::TimelineRecorder recorder_;

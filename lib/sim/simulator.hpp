@@ -25,9 +25,9 @@ namespace pipeplan {
 /// Buffers a caller that simulates many schedules keeps between runs, so that each run reuses
 /// memory instead of touching fresh pages (which costs more than the simulation itself).
 struct SimWorkspace {
-  std::vector<SimTime> forward_end;
-  std::vector<SimTime> gradient_end;
-  std::vector<SimTime> split_b_end;
+  LargeVector<SimTime> forward_end;
+  LargeVector<SimTime> gradient_end;
+  LargeVector<SimTime> split_b_end;
 };
 
 /// simulate() without the structural check and the checks of the costs, for code that builds
