@@ -1,16 +1,38 @@
 #!/usr/bin/env bash
-# One call on a machine with GPUs (docs/gpu.md): build pipeplan and pipeplan-gpu, list the
-# devices, calibrate Llama-2-7B's layer on them, replay 1F1B (and ZB-H1 with two GPUs or more)
-# with the measured profile, and print a short table last. Within 8 minutes on one GPU. Files go
-# to $OUT (the device tool's folder) or a fresh temporary folder.
+# One call on a machine with GPUs (docs/gpu.md): build pipeplan and pipeplan-gpu (or take the
+# programs scripts/gpu-bundle.sh built elsewhere, from build-gpu-bundle/), list the devices,
+# calibrate Llama-2-7B's layer on them, replay 1F1B (and ZB-H1 with two GPUs or more) with the
+# measured profile, and print a short table last. Within 8 minutes on one GPU. Files go to $OUT
+# (the device tool's folder) or a fresh temporary folder.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-$(mktemp -d)}
 mkdir -p "$out"
-cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DPIPEPLAN_BUILD_TESTS=OFF -DPIPEPLAN_BUILD_BENCH=OFF >/dev/null
-cmake --build build-gpu -j "$(nproc)" --target pipeplan pipeplan-gpu >/dev/null
-gpu=build-gpu/pipeplan-gpu
-pp=build-gpu/pipeplan
+if [ -x build-gpu-bundle/pipeplan-gpu ] && [ -x build-gpu-bundle/pipeplan ]; then
+  bin=build-gpu-bundle
+  echo "== using the programs carried in $bin"
+else
+  cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DPIPEPLAN_BUILD_TESTS=OFF -DPIPEPLAN_BUILD_BENCH=OFF >/dev/null
+  cmake --build build-gpu -j "$(nproc)" --target pipeplan pipeplan-gpu >/dev/null
+  bin=build-gpu
+fi
+gpu=$bin/pipeplan-gpu
+pp=$bin/pipeplan
+
+# The libraries the programs load: the bundle's own (fmt), the CUDA toolkit's, and where the
+# toolkit lacks one, the copy a Python wheel brought (PyTorch's nvidia-* packages).
+paths=$bin:/usr/local/cuda/lib64:/usr/local/cuda/lib
+for lib in libcudart.so.13 libcublas.so.13 libcublasLt.so.13 libnccl.so.2; do
+  if [ ! -e "/usr/local/cuda/lib64/$lib" ] && [ ! -e "/usr/local/cuda/lib/$lib" ]; then
+    found=$(find /usr/local /opt /usr/lib -name "$lib" 2>/dev/null | head -1 || true)
+    [ -n "$found" ] && paths=$paths:$(dirname "$found")
+  fi
+done
+export LD_LIBRARY_PATH=$paths${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+if ldd "$gpu" | grep 'not found'; then
+  echo "gpu-check: $gpu cannot load the libraries above (LD_LIBRARY_PATH=$LD_LIBRARY_PATH)" >&2
+  exit 1
+fi
 
 "$gpu" info | tee "$out/info.txt"
 devices=$(grep -c '^device ' "$out/info.txt")
