@@ -76,3 +76,18 @@ TEST_CASE("large arrays can be made and given back from several threads at once"
   for (std::thread& t : threads) t.join();
   for (int f : failures) CHECK(f == 0);
 }
+
+TEST_CASE("the large array given back last is reused at once, so scratch arrays do not pile up") {
+  // A simulation's result arrays stay while its scratch arrays (made after them) die: the next
+  // simulation's arrays must take the scratch arrays' place, not fresh memory.
+  LargeVector<std::int64_t> result = indexes(std::size_t{1} << 18);
+  const std::int64_t* scratch_at = nullptr;
+  {
+    LargeVector<std::int64_t> scratch = indexes(std::size_t{1} << 18);
+    scratch_at = scratch.data();
+  }
+  LargeVector<std::int64_t> next = indexes(std::size_t{1} << 18);
+  CHECK(next.data() == scratch_at);
+  CHECK(holds_indexes(result));
+  CHECK(holds_indexes(next));
+}

@@ -25,9 +25,9 @@ constexpr std::size_t kChunk = 64 * 1024 * 1024;
 // Empty chunks kept for the next simulation: a run of 1.6 million ops uses about 150 MiB.
 constexpr std::size_t kKept = 256 * 1024 * 1024;
 
-// A run of huge-page-aligned memory that arrays are carved from, front to back. It is not
-// reused piecemeal: arrays of one simulation are made together and die together, so a chunk is
-// reused whole once its last array is given back.
+// A run of huge-page-aligned memory that arrays are carved from, front to back, like a stack:
+// the last array carved is reused as soon as it is given back, the others once the whole chunk
+// is empty. Arrays of one simulation are made together and die together, so little waits.
 struct Chunk {
   char* base = nullptr;
   std::size_t size = 0;
@@ -64,12 +64,16 @@ class Pool {
     return p;
   }
 
-  void deallocate(void* p) noexcept {
+  void deallocate(void* p, std::size_t bytes) noexcept {
     const std::lock_guard lock(mutex_);
     char* at = static_cast<char*>(p);
     auto it = std::find_if(chunks_.begin(), chunks_.end(),
                            [&](const Chunk& c) { return at >= c.base && at < c.base + c.size; });
-    if (it == chunks_.end() || --it->live > 0) return;
+    if (it == chunks_.end()) return;
+    // The array carved last is carved again next (a simulation's scratch arrays die before its
+    // results); any other waits for its chunk to empty.
+    if (at + round_up(bytes, kAlign) == it->base + it->used) it->used -= round_up(bytes, kAlign);
+    if (--it->live > 0) return;
     it->used = 0;  // empty: kept, its pages mapped, for the next simulation's arrays
     release_beyond(kKept);
   }
@@ -126,7 +130,7 @@ void* allocate(std::size_t bytes) {
 void deallocate(void* p, std::size_t bytes) noexcept {
 #if defined(__linux__)
   if (bytes >= kThreshold) {
-    pool().deallocate(p);
+    pool().deallocate(p, bytes);
     return;
   }
 #endif

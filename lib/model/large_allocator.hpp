@@ -18,8 +18,9 @@ inline constexpr std::size_t kThreshold = 64 * 1024;
 /// `bytes` bytes aligned to 64; throws std::bad_alloc when the system has no memory left.
 [[nodiscard]] void* allocate(std::size_t bytes);
 
-/// Gives back what allocate(bytes) returned. A chunk whose arrays are all given back is kept for
-/// the next arrays, up to 256 MiB of such chunks; beyond that they go back to the system.
+/// Gives back what allocate(bytes) returned. The array allocated last is reused at once; others
+/// when every array of their chunk is given back. Empty chunks are kept for the next arrays, up
+/// to 256 MiB of them; beyond that they go back to the system.
 void deallocate(void* p, std::size_t bytes) noexcept;
 
 }  // namespace large_memory
