@@ -2,13 +2,12 @@
 
 #include <algorithm>
 #include <array>
-#include <map>
-#include <unordered_map>
-#include <unordered_set>
+#include <cstdint>
 #include <tuple>
 
 #include "model/dependencies.hpp"
 #include "model/error.hpp"
+#include "model/large_allocator.hpp"
 #include "sim/simulator.hpp"
 
 namespace pipeplan {
@@ -21,9 +20,19 @@ constexpr std::array<std::string_view, 5> kPolicyNames = {"just-before", "early"
 
 int device_of(const Schedule& s, int stage) { return s.placement[static_cast<std::size_t>(stage)]; }
 
+// The sends or receives of one op: at most two (an FB's forward output and input gradient, or
+// its two inputs from other devices); no allocation, since the checks ask for every op.
+struct CommOps {
+  std::array<CommOp, 4> items;
+  std::size_t count = 0;
+  void push_back(const CommOp& c) { items[count++] = c; }
+  [[nodiscard]] const CommOp* begin() const { return items.data(); }
+  [[nodiscard]] const CommOp* end() const { return items.data() + count; }
+};
+
 // The receives `op` needs on `device`: one per input produced on another device.
-std::vector<CommOp> receives_of(const Schedule& s, const Op& op, int device) {
-  std::vector<CommOp> out;
+CommOps receives_of(const Schedule& s, const Op& op, int device) {
+  CommOps out;
   for (const Dependency& dep : dependencies_of(op, s.stages)) {
     if (device_of(s, dep.stage) == device) continue;
     if (dep.need == Need::Forward) {
@@ -37,8 +46,8 @@ std::vector<CommOp> receives_of(const Schedule& s, const Op& op, int device) {
 
 // The sends after `op` on `device`: its forward output and its input gradient, when the stage
 // that takes them lives elsewhere.
-std::vector<CommOp> sends_of(const Schedule& s, const Op& op, int device) {
-  std::vector<CommOp> out;
+CommOps sends_of(const Schedule& s, const Op& op, int device) {
+  CommOps out;
   const bool forward = op.kind == OpKind::F || op.kind == OpKind::FB;
   if (forward && op.stage + 1 < s.stages && device_of(s, op.stage + 1) != device) {
     out.push_back({CommKind::SendF, op.stage, op.microbatch});
@@ -174,7 +183,9 @@ LoweredSchedule lower(const Schedule& schedule, LowerPolicy policy, const CostMo
       // The gap before op i: the sends of op i-1, then the receives of op i + lead (and, in the
       // first gap, of every op the lead skips).
       std::vector<CommOp> gap;
-      if (i > 0) gap = sends_of(schedule, ops[i - 1], device);
+      if (i > 0) {
+        for (const CommOp& c : sends_of(schedule, ops[i - 1], device)) gap.push_back(c);
+      }
       const std::size_t first = i == 0 ? 0 : i + lead;
       for (std::size_t j = first; j <= i + lead && j < ops.size(); ++j) {
         for (const CommOp& r : receives_of(schedule, ops[j], device)) gap.push_back(r);
@@ -186,26 +197,74 @@ LoweredSchedule lower(const Schedule& schedule, LowerPolicy policy, const CostMo
   return out;
 }
 
+namespace {
+
+// What lowering_problems knows of each send and receive, one byte each in a flat table.
+enum CommFlag : std::uint8_t {
+  kPosted = 1,       // posted once
+  kPostedAgain = 2,  // posted twice or more
+  kProduced = 4,     // a send whose data an op before it on its device made
+  kReceived = 8,     // a receive posted (before the op being checked)
+  kAtPeer = 16,      // posted at the other end of the device pair being paired
+};
+
+// The posts between one ordered pair of devices, sender first, in posting order.
+struct PairPosts {
+  int from = 0, to = 0;
+  std::vector<CommOp> sends, receives;
+};
+
+// Each ordered device pair's posts, found through a short list per sender: a device talks to
+// few others, so the search is a handful of comparisons and no hashing.
+class PairTable {
+ public:
+  explicit PairTable(int devices) : by_sender_(static_cast<std::size_t>(devices)) {}
+
+  PairPosts& operator()(int from, int to) {
+    auto& mine = by_sender_[static_cast<std::size_t>(from)];
+    for (const auto& [peer, index] : mine) {
+      if (peer == to) return pairs_[index];
+    }
+    mine.emplace_back(to, pairs_.size());
+    pairs_.push_back({from, to, {}, {}});
+    return pairs_.back();
+  }
+
+  // Every pair, ordered by sender, then receiver.
+  std::vector<PairPosts>& sorted() {
+    std::sort(pairs_.begin(), pairs_.end(),
+              [](const PairPosts& a, const PairPosts& b) { return std::tie(a.from, a.to) < std::tie(b.from, b.to); });
+    by_sender_.clear();  // the indexes no longer hold
+    return pairs_;
+  }
+
+ private:
+  std::vector<std::vector<std::pair<int, std::size_t>>> by_sender_;
+  std::vector<PairPosts> pairs_;
+};
+
+}  // namespace
+
 std::vector<Problem> lowering_problems(const LoweredSchedule& lowered) {
   const Schedule& s = lowered.schedule;
   std::vector<Problem> problems;
-  std::unordered_map<std::uint64_t, int> posted;  // how many times each send or receive was posted
-  // Sends and receives per ordered device pair, in posting order.
-  std::map<std::pair<int, int>, std::vector<CommOp>> sends, receives;
+  const CommIndex index(s.stages, s.microbatches);
+  // A send or receive's stage names its device, so one table serves every device: a device's
+  // ops only ever look up the posts of its own stages.
+  LargeVector<std::uint8_t> flags(index.size(), 0);
+  PairTable pairs(std::max(s.devices, static_cast<int>(lowered.actions.size())));
   for (std::size_t d = 0; d < lowered.actions.size(); ++d) {
     const int device = static_cast<int>(d);
-    std::unordered_set<std::uint64_t> received;  // receives posted so far on this device
-    std::unordered_set<std::uint64_t> produced;  // the sends its ops so far have made possible
     for (const LoweredAction& a : lowered.actions[d]) {
       if (!a.is_comm) {
         for (const CommOp& r : receives_of(s, a.op, device)) {
-          if (!received.contains(comm_key(r))) {
+          if ((flags[index(r)] & kReceived) == 0) {
             problems.push_back({ProblemKind::Missing, device,
                                 describe(a.op) + " on device " + std::to_string(device) + " needs " + describe(r) +
                                     " posted before it"});
           }
         }
-        for (const CommOp& out : sends_of(s, a.op, device)) produced.insert(comm_key(out));
+        for (const CommOp& out : sends_of(s, a.op, device)) flags[index(out)] |= kProduced;
         continue;
       }
       const CommOp& c = a.comm;
@@ -226,36 +285,35 @@ std::vector<Problem> lowering_problems(const LoweredSchedule& lowered) {
                                                              std::to_string(c.peer_stage()) + " is on the same device"});
         continue;
       }
-      if (++posted[comm_key(c)] == 2) {
+      std::uint8_t& flag = flags[index(c)];
+      if ((flag & kPosted) != 0 && (flag & kPostedAgain) == 0) {
+        flag |= kPostedAgain;
         problems.push_back({ProblemKind::Repeated, device, describe(c) + " is posted more than once on device " + std::to_string(device)});
       }
+      flag |= kPosted;
       if (c.is_send()) {
-        if (!produced.contains(comm_key(c))) {
+        if ((flag & kProduced) == 0) {
           problems.push_back({ProblemKind::Misordered, device,
                               describe(c) + " is posted on device " + std::to_string(device) +
                                   " before the op that produces what it sends"});
         }
-        sends[{device, peer}].push_back(c);
+        pairs(device, peer).sends.push_back(c);
       } else {
-        received.insert(comm_key(c));
-        receives[{peer, device}].push_back(c);
+        flag |= kReceived;
+        pairs(peer, device).receives.push_back(c);
       }
     }
   }
   // NCCL pairs the k-th send from A to B with the k-th receive on B from A.
-  std::map<std::pair<int, int>, bool> pairs;
-  for (const auto& [pair, list] : sends) pairs[pair] = true;
-  for (const auto& [pair, list] : receives) pairs[pair] = true;
-  for (const auto& [pair, present] : pairs) {
-    std::vector<CommOp> out = sends[pair];
-    std::vector<CommOp> in = receives[pair];
+  for (PairPosts& pair : pairs.sorted()) {
+    std::vector<CommOp>& out = pair.sends;
+    std::vector<CommOp>& in = pair.receives;
     // A post whose partner is nowhere at the other end.
     const auto unpaired = [&](std::vector<CommOp>& mine, const std::vector<CommOp>& theirs, int device, int peer) {
-      std::unordered_set<std::uint64_t> posted_there;
-      for (const CommOp& c : theirs) posted_there.insert(comm_key(c));
+      for (const CommOp& c : theirs) flags[index(c)] |= kAtPeer;
       std::vector<CommOp> kept;
       for (const CommOp& c : mine) {
-        if (posted_there.contains(comm_key(c.matching()))) {
+        if ((flags[index(c.matching())] & kAtPeer) != 0) {
           kept.push_back(c);
           continue;
         }
@@ -263,17 +321,18 @@ std::vector<Problem> lowering_problems(const LoweredSchedule& lowered) {
                             describe(c) + " on device " + std::to_string(device) + " has no matching " +
                                 describe(c.matching()) + " on device " + std::to_string(peer)});
       }
+      for (const CommOp& c : theirs) flags[index(c)] &= static_cast<std::uint8_t>(~kAtPeer);
       mine = std::move(kept);
     };
     const std::vector<CommOp> all_in = in;
-    unpaired(in, out, pair.second, pair.first);
-    unpaired(out, all_in, pair.first, pair.second);
+    unpaired(in, out, pair.to, pair.from);
+    unpaired(out, all_in, pair.from, pair.to);
     for (std::size_t k = 0; k < out.size() && k < in.size(); ++k) {
       if (out[k].matching() == in[k]) continue;
-      problems.push_back({ProblemKind::Unmatched, pair.first,
-                          "device " + std::to_string(pair.first) + "'s send #" + std::to_string(k + 1) + " to device " +
-                              std::to_string(pair.second) + " is " + describe(out[k]) + " but device " +
-                              std::to_string(pair.second) + "'s receive #" + std::to_string(k + 1) + " from it is " +
+      problems.push_back({ProblemKind::Unmatched, pair.from,
+                          "device " + std::to_string(pair.from) + "'s send #" + std::to_string(k + 1) + " to device " +
+                              std::to_string(pair.to) + " is " + describe(out[k]) + " but device " +
+                              std::to_string(pair.to) + "'s receive #" + std::to_string(k + 1) + " from it is " +
                               describe(in[k]) + ": posted in different orders, they would pair the wrong tensors"});
       break;  // after the first mispairing every later one follows
     }

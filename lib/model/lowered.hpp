@@ -4,6 +4,7 @@
 // vocabulary of PyTorch pipelining's CSV: SEND_F(s,m) sends stage s's forward output of
 // micro-batch m to stage s+1, RECV_F(s,m) receives stage s's forward input from stage s-1,
 // SEND_B(s,m) sends stage s's input gradient to stage s-1, RECV_B(s,m) receives it from s+1.
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -45,6 +46,24 @@ struct CommOp {
   return (static_cast<std::uint64_t>(c.kind) << 48) | (static_cast<std::uint64_t>(static_cast<std::uint32_t>(c.stage)) << 24) |
          static_cast<std::uint64_t>(static_cast<std::uint32_t>(c.microbatch));
 }
+
+/// Numbers every send and receive of a schedule 0 .. size() - 1 by kind, stage and micro-batch,
+/// for flat tables where a hash table of comm_key would allocate per entry. Only for comm ops whose
+/// stage and micro-batch are in range.
+class CommIndex {
+ public:
+  CommIndex(int stages, int microbatches)
+      : stages_(static_cast<std::size_t>(stages)), microbatches_(static_cast<std::size_t>(microbatches)) {}
+  [[nodiscard]] std::size_t size() const { return 4 * stages_ * microbatches_; }
+  [[nodiscard]] std::size_t operator()(const CommOp& c) const {
+    return (static_cast<std::size_t>(c.kind) * stages_ + static_cast<std::size_t>(c.stage)) * microbatches_ +
+           static_cast<std::size_t>(c.microbatch);
+  }
+
+ private:
+  std::size_t stages_;
+  std::size_t microbatches_;
+};
 
 /// One entry of a device's lowered list: a compute op or a send or receive. A send or receive
 /// with `batched` set is posted in one group with the entry before it (ncclGroupStart/End,

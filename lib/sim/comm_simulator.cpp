@@ -1,8 +1,7 @@
 #include "sim/comm_simulator.hpp"
 
 #include <algorithm>
-#include <map>
-#include <unordered_map>
+#include <cstdint>
 
 #include "lower/lowering.hpp"
 #include "model/dependencies.hpp"
@@ -36,9 +35,8 @@ struct Item {
 
 
 struct DevicePlan {
-  std::vector<Item> items;
-  std::vector<CommSlot> slots;
-  std::unordered_map<std::uint64_t, std::size_t> receive_slot;  // comm_key of each receive -> its slot
+  LargeVector<Item> items;
+  LargeVector<CommSlot> slots;
 };
 
 struct TransferState {
@@ -74,7 +72,9 @@ class CommSimulation {
         per_iteration_(static_cast<std::size_t>(s_.stages) * static_cast<std::size_t>(s_.microbatches)),
         times_(sim::stage_times(costs)),
         recorder_(s_, costs, options),
-        state_(static_cast<std::size_t>(s_.devices)) {
+        state_(static_cast<std::size_t>(s_.devices)),
+        comm_index_(s_.stages, s_.microbatches),
+        receive_slot_(comm_index_.size(), 0) {
     plan(lowered);
     sim::OutputEnds{forward_end_, gradient_end_, split_b_end_}.reset(per_iteration_ *
                                                                      static_cast<std::size_t>(options.iterations));
@@ -90,6 +90,9 @@ class CommSimulation {
       advance(d);
     }
     CommSimResult out;
+    std::size_t transfers = 0;
+    for (const auto& link : transfers_) transfers += link.size();
+    out.transfers.reserve(transfers);
     for (const auto& link : transfers_) {
       for (const TransferState& t : link) {
         if (t.end != kNever) out.transfers.push_back({t.from, t.to, t.iteration, t.send, t.end - transfer_, t.end});
@@ -123,32 +126,43 @@ class CommSimulation {
   // Items, groups and the link position of every send and receive.
   void plan(const LoweredSchedule& lowered) {
     plans_.resize(static_cast<std::size_t>(s_.devices));
-    std::map<std::pair<int, int>, std::size_t> link_ids;
+    // Each link's id, found through a short list per sender: a device talks to few others.
+    std::vector<std::vector<std::pair<int, std::size_t>>> links_from(static_cast<std::size_t>(s_.devices));
+    const auto link_id = [&](int from, int to) {
+      auto& mine = links_from[static_cast<std::size_t>(from)];
+      for (const auto& [peer, id] : mine) {
+        if (peer == to) return std::pair{id, false};
+      }
+      mine.emplace_back(to, link_ends_.size());
+      link_ends_.emplace_back(from, to);
+      return std::pair{link_ends_.size() - 1, true};
+    };
     std::vector<std::size_t> sent, received;  // per link, within one iteration
     for (std::size_t d = 0; d < lowered.actions.size(); ++d) {
       DevicePlan& p = plans_[d];
       const int device = static_cast<int>(d);
+      p.items.reserve(lowered.actions[d].size());
+      p.slots.reserve(lowered.actions[d].size());
       for (const LoweredAction& a : lowered.actions[d]) {
         if (!a.is_comm) {
           p.items.push_back({false, a.op, 0, 0});
           continue;
         }
         const int peer = device_of(a.comm.peer_stage());
-        const std::pair<int, int> key = a.comm.is_send() ? std::pair{device, peer} : std::pair{peer, device};
-        auto [it, added] = link_ids.try_emplace(key, link_ids.size());
+        const auto [link, added] = a.comm.is_send() ? link_id(device, peer) : link_id(peer, device);
         if (added) {
           sent.push_back(0);
           received.push_back(0);
-          link_ends_.push_back(key);
         }
-        const std::size_t index = a.comm.is_send() ? sent[it->second]++ : received[it->second]++;
-        if (!a.comm.is_send()) p.receive_slot[comm_key(a.comm)] = p.slots.size();
-        p.slots.push_back({a.comm, peer, it->second, index});
+        const std::size_t index = a.comm.is_send() ? sent[link]++ : received[link]++;
+        // A device posts at most two sends or receives per op, and ops are at most kMaxOps.
+        if (!a.comm.is_send()) receive_slot_[comm_index_(a.comm)] = static_cast<std::uint32_t>(p.slots.size());
+        p.slots.push_back({a.comm, peer, link, index});
         if (!a.batched || p.items.empty() || !p.items.back().group) p.items.push_back({true, {}, p.slots.size() - 1, 0});
         p.items.back().last = p.slots.size();
       }
     }
-    transfers_.resize(link_ids.size());
+    transfers_.resize(link_ends_.size());
     for (std::size_t l = 0; l < transfers_.size(); ++l) {
       transfers_[l].resize(sent[l] * static_cast<std::size_t>(options_.iterations));
       per_link_.push_back(sent[l]);
@@ -167,8 +181,7 @@ class CommSimulation {
     }
     const CommOp receive = dep.need == Need::Forward ? CommOp{CommKind::RecvF, dep.stage + 1, dep.microbatch}
                                                       : CommOp{CommKind::RecvB, dep.stage - 1, dep.microbatch};
-    DevicePlan& p = plan_of(device);
-    const CommSlot& c = p.slots[p.receive_slot.at(comm_key(receive))];
+    const CommSlot& c = plan_of(device).slots[receive_slot_[comm_index_(receive)]];
     return transfer(c, iteration).end;
   }
 
@@ -196,7 +209,7 @@ class CommSimulation {
   // The next item of stream k, skipping those of the other stream.
   const Item* head(int device, int k) {
     Stream& stream = state(device).streams[k];
-    const std::vector<Item>& items = plan_of(device).items;
+    const LargeVector<Item>& items = plan_of(device).items;
     while (stream.next < items.size() && stream_of(items[stream.next]) != k) ++stream.next;
     return stream.next < items.size() ? &items[stream.next] : nullptr;
   }
@@ -407,9 +420,13 @@ class CommSimulation {
   sim::TimelineRecorder recorder_;
   std::vector<DeviceState> state_;
   std::vector<DevicePlan> plans_;
-  std::vector<std::vector<TransferState>> transfers_;  // per link, every iteration's in order
+  std::vector<LargeVector<TransferState>> transfers_;  // per link, every iteration's in order
   std::vector<std::size_t> per_link_;                  // transfers of a link in one iteration
   std::vector<std::pair<int, int>> link_ends_;         // sender and receiver of each link
+  CommIndex comm_index_;
+  // Each receive's slot in its device's plan; lowering_problems has checked that every input
+  // from another device has its receive, posted once.
+  LargeVector<std::uint32_t> receive_slot_;
   LargeVector<SimTime> forward_end_, gradient_end_, split_b_end_;
   std::vector<SimTime> optimizer_;
   std::vector<int> work_;
