@@ -3,7 +3,6 @@
 // pass used to keep every wake-up in a heap, most of them stale (a device busy past them) and
 // sifting them cost half of the pass; a device needs only its earliest one, so this keeps one
 // per device in a tournament tree: an update climbs log2(P) levels, the earliest is the root.
-#include <algorithm>
 #include <cstddef>
 #include <limits>
 #include <vector>
