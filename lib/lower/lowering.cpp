@@ -21,7 +21,8 @@ constexpr std::array<std::string_view, 5> kPolicyNames = {"just-before", "early"
 int device_of(const Schedule& s, int stage) { return s.placement[static_cast<std::size_t>(stage)]; }
 
 // The sends or receives of one op: at most two (an FB's forward output and input gradient, or
-// its two inputs from other devices); no allocation, since the checks ask for every op.
+// its two inputs from other devices), with room for one per dependency so that no schedule can
+// overflow it; no allocation, since the checks ask for every op.
 struct CommOps {
   std::array<CommOp, 4> items;
   std::size_t count = 0;
