@@ -31,10 +31,10 @@ TEST_CASE("the planner ranks every configuration that fits by tokens per second 
   const PlanOutcome out = plan(r);
   REQUIRE(!out.rows.empty());
   CHECK(out.over_memory.empty());  // a tiny model on 80 GB cards
-  // pp 1, 2, 4 (dp 4, 2, 1): 1F1B, ZB-H1 and zb once each, interleaved with V = 2, 3, 4 where
-  // pp*V stages fit the 10 pieces (E, 8 layers, H), ZB-V with V = 2: pp 1 gives 3 + 3 + 1,
-  // pp 2 gives 3 + 3 + 1, pp 4 gives 3 + 1 (V = 2 only) + 1.
-  CHECK(out.considered == 7 + 7 + 5);
+  // pp 1, 2, 4 (dp 4, 2, 1): 1F1B and ZB-H1 once each, interleaved with V = 2, 3, 4 and zb with
+  // V = 1, 2, 3, 4 where pp*V stages fit the 10 pieces (E, 8 layers, H), ZB-V with V = 2: pp 1
+  // gives 2 + 3 + 4 + 1, pp 2 gives 2 + 3 + 4 + 1, pp 4 gives 2 + 1 + 2 (V = 1, 2) + 1.
+  CHECK(out.considered == 10 + 10 + 6);
   std::size_t refused = 0;
   for (const auto& [reason, count] : out.refused) refused += std::size_t(count);
   CHECK(out.rows.size() + refused == std::size_t(out.considered));

@@ -61,7 +61,7 @@ Runner add_compare(CLI::App& sub) {
     std::vector<ComparisonRow> rows;
     std::vector<Schedule> schedules;
     for (const Generator* g : chosen) {
-      Generated generated = generate_for(*g, o->request, given, o->costs);
+      Generated generated = generate_for(*g, o->request, given, o->costs, sim_options(o->sim));
       const LoweredSchedule plain{generated.schedule, "", {}};
       SimResult result = simulate_under(plain, generated.costs, sim_options(o->sim), o->comm, std::string(g->name));
       if (result.deadlocked()) throw Error(std::string(g->name) + ": the generated schedule deadlocks");

@@ -6,6 +6,7 @@
 #include "io/schedule_text.hpp"
 #include "output.hpp"
 #include "schedule_request.hpp"
+#include "sim_options.hpp"
 
 namespace pipeplan::cli {
 
@@ -15,6 +16,7 @@ struct GenerateOptions {
   std::string schedule;
   RequestFlags request;
   CostOptions costs;
+  SimFlags objective;
   std::string output;
 };
 
@@ -25,10 +27,23 @@ Runner add_generate(CLI::App& sub) {
   sub.add_option("--schedule", o->schedule, "Generator name (see 'pipeplan list')")->required()->type_name("NAME");
   add_request_options(sub, o->request);
   add_cost_options(sub, o->costs);
+  add_sim_options(sub, o->objective);
+  sub.get_option("--optimizer-mode")
+      ->description("Automatic schedules: minimise the step under this mode (default sync; zero bubble needs post-validation)");
+  sub.get_option("--iterations")
+      ->description("Automatic schedules: minimise the steady state's step over K back-to-back steps (default 1)");
   sub.add_option("-o,--output", o->output, "Write the schedule here instead of stdout")->type_name("FILE");
-  return [o] {
+  const CLI::Option* mode_flag = sub.get_option("--optimizer-mode");
+  const CLI::Option* iterations_flag = sub.get_option("--iterations");
+  return [o, mode_flag, iterations_flag] {
     const Generator& generator = generator_named(o->schedule);
-    Generated g = generate_for(generator, o->request, given_costs(o->costs, o->request.request.devices), o->costs);
+    if (!generator.automatic && (mode_flag->count() > 0 || iterations_flag->count() > 0)) {
+      throw UsageError(std::string(mode_flag->count() > 0 ? "--optimizer-mode" : "--iterations") +
+                       " applies to the automatic schedules (" + automatic_generator_names() + "), not to " +
+                       std::string(generator.name) + ", whose order does not depend on costs");
+    }
+    Generated g = generate_for(generator, o->request, given_costs(o->costs, o->request.request.devices), o->costs,
+                               sim_options(o->objective));
     emit(o->output, schedule_json_text(g.schedule));
     return kExitOk;
   };

@@ -20,6 +20,7 @@
 #include "plan/planner.hpp"
 #include "plan/plan_report.hpp"
 #include "schedule_request.hpp"
+#include "sim_options.hpp"
 
 namespace pipeplan::cli {
 
@@ -38,6 +39,7 @@ struct PlanOptions {
   std::string emit_dir;
   std::string output;
   std::string calibration;
+  SimFlags sim;
 };
 
 // The measured pieces of a calibrated profile, when its settings and shapes are the plan's.
@@ -109,7 +111,7 @@ Runner add_plan(CLI::App& sub) {
       ->type_name("A,B,...");
   sub.add_option("--layout", o->layout, "Use this layout (E,t*N|...|t*N,H) instead of balancing by cost")->type_name("LAYOUT");
   sub.add_option("--top", o->top, "Rows to show")->type_name("K")->check(CLI::Range(1, 1000))->capture_default_str();
-  sub.add_option("--max-chunks", o->max_chunks, "Most chunks per device tried for interleaved schedules")
+  sub.add_option("--max-chunks", o->max_chunks, "Most chunks per device tried for the interleaved and automatic schedules")
       ->type_name("V")
       ->check(CLI::Range(2, 16))
       ->capture_default_str();
@@ -119,6 +121,10 @@ Runner add_plan(CLI::App& sub) {
   sub.add_option("--calibration", o->calibration,
                  "A profile from 'pipeplan-gpu calibrate': its measured layer, head and embedding times replace the estimates")
       ->type_name("FILE");
+  add_sim_options(sub, o->sim);
+  o->sim.iterations = 0;  // unset: chosen by the mode below
+  sub.get_option("--iterations")
+      ->description("Steps simulated back to back (default 1 under sync; 3 under post-validation, whose gain is in the steady state)");
   sub.add_option("--emit-schedule", o->emit_dir, "Write the winner's schedule.json and profile.json into DIR")->type_name("DIR");
   return [o] {
     const ModelInput in = read_model_input(o->model);
@@ -143,6 +149,10 @@ Runner add_plan(CLI::App& sub) {
     if (!o->calibration.empty()) request.measured = measured_pieces(o->calibration, in);
     request.max_chunks = o->max_chunks;
     request.threads = o->threads;
+    SimFlags sim = o->sim;
+    if (sim.iterations == 0) sim.iterations = sim.optimizer_mode == "sync" ? 1 : 3;
+    request.optimizer_mode = sim_options(sim).optimizer_mode;
+    request.iterations = sim.iterations;
     PlanOutcome outcome;
     {
       Progress progress;

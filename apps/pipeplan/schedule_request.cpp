@@ -55,8 +55,10 @@ std::vector<Bytes> memory_limits(const RequestFlags& flags) {
 }
 
 Generated generate_for(const Generator& generator, const RequestFlags& flags, const CostModel& given,
-                       const CostOptions& cost_options) {
+                       const CostOptions& cost_options, const SimOptions& objective) {
   GenerateRequest request = flags.request;
+  request.objective = objective.optimizer_mode;
+  request.iterations = objective.iterations;
   request.chunks = generator.chunks_for(request.chunks);
   request.memory_limit = parse_limits(flags.memory_limit, request.devices);
   CostModel costs = fit_costs(given, cost_options, request.devices * request.chunks, request.devices);

@@ -7,6 +7,7 @@
 
 #include "cost_options.hpp"
 #include "schedules/generator.hpp"
+#include "sim/sim_result.hpp"
 
 namespace pipeplan::cli {
 
@@ -31,10 +32,11 @@ struct Generated {
 
 /// The schedule `generator` builds for the flags, with the chunks it takes
 /// (Generator::chunks_for), the costs `given` (from given_costs, so a comparison reads its profile
-/// once) fitted to those chunks, and the memory limit. Throws UsageError for a malformed flag,
-/// Error when the generator refuses.
+/// once) fitted to those chunks, and the memory limit; an automatic schedule minimises the step
+/// time under `objective` (its optimizer mode and iterations). Throws UsageError for a malformed
+/// flag, Error when the generator refuses.
 [[nodiscard]] Generated generate_for(const Generator& generator, const RequestFlags& flags, const CostModel& given,
-                                     const CostOptions& costs);
+                                     const CostOptions& costs, const SimOptions& objective = {});
 
 /// The generator called `name`; throws UsageError listing the closest names when there is none.
 [[nodiscard]] const Generator& generator_named(const std::string& name);

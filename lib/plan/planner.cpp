@@ -28,11 +28,13 @@ struct Evaluated {
 int gpus_per_node(const PlanRequest& r) { return r.gpus_per_node > 0 ? r.gpus_per_node : r.gpu->gpus_per_node; }
 Bytes memory_limit(const PlanRequest& r) { return r.memory_limit > 0 ? r.memory_limit : r.gpu->memory_bytes; }
 
-// The chunk counts worth trying for a generator: its only one, or 2 up to max_chunks.
+// The chunk counts worth trying for a generator: its only one, or 2 up to max_chunks (1 too for
+// an automatic schedule, whose single chunk is not another generator's schedule).
 std::vector<int> chunk_choices(const Generator& g, int max_chunks) {
   std::vector<int> out;
   if (g.min_chunks == g.max_chunks) return {g.min_chunks};
-  for (int v = std::max(2, g.min_chunks); v <= std::min(g.max_chunks, max_chunks); ++v) out.push_back(v);
+  const int first = g.automatic ? g.min_chunks : std::max(2, g.min_chunks);
+  for (int v = first; v <= std::min(g.max_chunks, max_chunks); ++v) out.push_back(v);
   return out;
 }
 
@@ -62,7 +64,8 @@ Evaluated evaluate_layout(const PlanRequest& r, const Job& job, const Layout& la
                             {where, job.pp, job.dp, gpus_per_node(r)}, measured_of(r));
   };
   AnalyticProfile profile = profile_for(placement);
-  GenerateRequest request{job.pp, job.microbatches, job.chunks, 0, &profile.costs, {memory_limit(r)}};
+  GenerateRequest request{job.pp, job.microbatches, job.chunks, 0, &profile.costs, {memory_limit(r)},
+                          r.optimizer_mode, r.iterations};
   Schedule schedule = job.generator->generate(request);
   if (schedule.placement != placement) {  // a V-shaped schedule: its devices hold other stages
     placement = schedule.placement;
@@ -72,6 +75,8 @@ Evaluated evaluate_layout(const PlanRequest& r, const Job& job, const Layout& la
   }
   SimOptions options;
   options.record_timeline = false;
+  options.optimizer_mode = r.optimizer_mode;
+  options.iterations = r.iterations;
   const SimResult result = simulate(schedule, profile.costs, options);
   if (result.deadlocked()) throw Error(std::string(job.generator->name) + ": the generated schedule deadlocks");
 

@@ -28,6 +28,11 @@ struct PlanRequest {
   int max_chunks = 4;                 ///< the most chunks per device tried for the interleaved schedules
   int threads = 0;                    ///< 0: every core
   std::optional<MeasuredPieces> measured;  ///< piece times from pipeplan-gpu calibrate
+  /// How each device steps its optimizer: the rows' step time is simulated under it, and the
+  /// automatic schedules minimise that step. `iterations` back-to-back steps (1: one step, fill
+  /// and drain included; 2 or more: the steady state).
+  OptimizerMode optimizer_mode = OptimizerMode::Sync;
+  int iterations = 1;
 };
 
 /// One configuration and what the simulation predicts for it.

@@ -9,6 +9,7 @@
 #include "costs/cost_model.hpp"
 #include "model/limits.hpp"
 #include "model/schedule.hpp"
+#include "sim/sim_result.hpp"
 
 namespace pipeplan {
 
@@ -22,6 +23,10 @@ struct GenerateRequest {
   int group = 0;
   const CostModel* costs = nullptr;  ///< needed by the cost-aware generators, ignored by the rest
   std::vector<Bytes> memory_limit;   ///< per device, static memory included; one value: every device
+  /// The automatic schedules minimise the step time under this optimizer mode (see
+  /// ScheduleSearch); the handcrafted ones ignore it, as their order does not depend on costs.
+  OptimizerMode objective = OptimizerMode::Sync;
+  int iterations = 1;  ///< with more than one, the automatic schedules minimise the steady state's step
 };
 
 struct Generator {
@@ -32,6 +37,9 @@ struct Generator {
   int min_chunks = 1;      ///< the chunks per device it can build
   int max_chunks = 1;
   int default_chunks = 1;  ///< when the request leaves chunks at 0
+  /// Plans with the costs (the search behind zb): the objective (optimizer mode, iterations)
+  /// and the memory limit apply to it.
+  bool automatic = false;
 
   /// The chunks to build for a request of `chunks` (0: the default), kept within its range, so
   /// that one --chunks can serve a comparison of schedules with different needs.
@@ -40,6 +48,9 @@ struct Generator {
 
 /// Every generator, in a fixed order.
 [[nodiscard]] std::span<const Generator> generators();
+
+/// The automatic generators' names, comma-separated, for messages.
+[[nodiscard]] std::string automatic_generator_names();
 
 /// The generator called `name`, or nullptr.
 [[nodiscard]] const Generator* find_generator(std::string_view name);

@@ -33,12 +33,14 @@ const std::array kGenerators = {
               "V = 2", generate_v_min, 2, 2, 2},
     Generator{"dualpipev", "DualPipeV (DeepSeek): the V with each forward overlapped with the other chunk's backward (FB)",
               "V = 2, M >= 2P", generate_dualpipev, 2, 2, 2},
-    Generator{"zb", "Automatic zero bubble (Qi et al. 2024, section 3): greedy passes and local search under --memory-limit",
-              "costs, --memory-limit", generate_zb},
-    Generator{"zb-1p", "zb under the memory of P micro-batches per device (1F1B's device 0)", "costs", generate_zb_1p},
-    Generator{"zb-2p", "zb under the memory of 2P micro-batches per device", "costs", generate_zb_2p},
+    Generator{"zb", "Automatic zero bubble (Qi et al. 2024, section 3): the paper's heuristic, greedy passes and local search under --memory-limit",
+              "costs, --memory-limit, V >= 1 (1)", generate_zb, 1, 64, 1, true},
+    Generator{"zb-1p", "zb under the memory of P micro-batches per device (1F1B's device 0)", "costs, V >= 1 (1)",
+              generate_zb_1p, 1, 64, 1, true},
+    Generator{"zb-2p", "zb under the memory of 2P micro-batches per device", "costs, V >= 1 (1)", generate_zb_2p, 1, 64,
+              1, true},
     Generator{"zbv-auto", "zb on the V-shaped placement, 2 chunks per device; limit defaults to ZB-V's",
-              "costs, V = 2", generate_zbv_auto, 2, 2, 2},
+              "costs, V = 2", generate_zbv_auto, 2, 2, 2, true},
     Generator{"zbh1-paddle", "ZB-H1 as PaddlePaddle PR 62865 ships it: fused BW in the steady state, first d backwards split",
               "M >= P", generate_zbh1_paddle},
 };
@@ -50,6 +52,16 @@ int Generator::chunks_for(int chunks) const {
 }
 
 std::span<const Generator> generators() { return kGenerators; }
+
+std::string automatic_generator_names() {
+  std::string names;
+  for (const Generator& g : kGenerators) {
+    if (!g.automatic) continue;
+    if (!names.empty()) names += ", ";
+    names += g.name;
+  }
+  return names;
+}
 
 const Generator* find_generator(std::string_view name) {
   auto it = std::find_if(kGenerators.begin(), kGenerators.end(),

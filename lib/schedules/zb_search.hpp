@@ -13,25 +13,43 @@
 
 namespace pipeplan {
 
+/// What the search minimises: the step time the schedule costs under an optimizer mode, over
+/// `iterations` back-to-back steps.
+struct SearchObjective {
+  OptimizerMode mode = OptimizerMode::Sync;
+  int iterations = 1;
+};
+
 class ScheduleSearch {
  public:
   /// Budget of the local search, in simulated ops (each trial simulates the whole schedule).
-  static constexpr long long kDefaultBudget = 100'000;
+  static constexpr long long kDefaultBudget = 1'000'000;
 
-  /// How good a schedule is: a shorter makespan, then a shorter longest per-device span.
+  /// How good a schedule is. `step` is what a training step costs under the objective. With one
+  /// iteration, sync makes every device wait for the last before stepping, so the step is the
+  /// makespan; post-validation lets each device step on its own and start the next iteration at
+  /// once, so the staggered start is not paid and the longest per-device span (first op to last
+  /// op of one device, the paper's Table 5 metric) is the step. With several iterations, the
+  /// simulated steady state (SimResult::step_time). Ties go to the shorter makespan, then span.
   struct Score {
+    long long step;
     long long makespan;
     long long span;
-    friend bool operator<(const Score& a, const Score& b) {
-      return a.makespan != b.makespan ? a.makespan < b.makespan : a.span < b.span;
-    }
   };
 
-  ScheduleSearch(const CostModel& costs, std::vector<Bytes> limits, long long budget = kDefaultBudget)
-      : costs_(costs), limits_(std::move(limits)), budget_(budget) {}
+  ScheduleSearch(const CostModel& costs, std::vector<Bytes> limits, long long budget = kDefaultBudget,
+                 SearchObjective objective = SearchObjective())
+      : costs_(costs), limits_(std::move(limits)), budget_(budget), objective_(objective) {}
+
+  /// The score of a one-iteration run with this makespan and longest span, when the objective
+  /// needs nothing more (one iteration); nullopt when it needs the steady state simulated.
+  [[nodiscard]] std::optional<Score> score_of(long long makespan, long long span) const;
+
+  /// Whether `a` is strictly better than `b` under the objective.
+  [[nodiscard]] bool better(const Score& a, const Score& b) const;
 
   /// Simulates `candidate`, which must hold every op once on the right device; keeps it when it runs to the end within every device's limit and is
-  /// better than the best so far: a shorter makespan, or as short with a shorter longest span.
+  /// better than the best so far under the objective.
   void offer(Schedule candidate);
 
   /// A schedule to offer, with its score when its maker already knows it (a greedy pass whose
@@ -46,21 +64,48 @@ class ScheduleSearch {
   /// is dropped as soon as it loses, so few are alive at a time.
   void offer_all(std::size_t count, const std::function<Candidate(std::size_t)>& make);
 
-  /// The best schedule after a local search that moves each W one place earlier or later while
-  /// that makes the schedule better, until no move helps or the budget is spent. nullopt when no
-  /// candidate fitted.
+  /// The best schedule after a local search from the best candidate, with moves aimed at the
+  /// idle gaps of the devices that set the step (zb_local_search.cpp), until no move helps or
+  /// the budget is spent. nullopt when no candidate fitted.
   [[nodiscard]] std::optional<Schedule> improve();
 
  private:
+  /// The score of a simulated run under the objective.
+  [[nodiscard]] Score score_of_result(const SimResult& r) const;
+
+  /// A state of the local search: its score, and under the mode that steers the walk its step
+  /// and the sum over devices of what each weighs in it (span under post-validation, end under
+  /// sync).
+  struct Walk {
+    Score score;
+    long long step;   ///< what the walk minimises first (see walk_from)
+    long long total;
+    long long ends;  ///< the sum of every op's end: less when work moves earlier
+  };
+
   std::optional<Score> score(const Schedule& s);
-  bool try_swap(Schedule& s, std::size_t device, std::size_t i, std::size_t j);
+  /// Simulates `s` (spending budget); nullopt when it deadlocks. Keeps the run in `timeline`
+  /// with every op's times when given.
+  std::optional<Walk> walk(const Schedule& s, OptimizerMode steer, SimResult* timeline);
+  [[nodiscard]] bool walk_better(const Walk& a, const Walk& b) const;
+  [[nodiscard]] bool better_in_other_mode(const Score& a, const Score& b) const;
+  /// Walks from `start` while the budget stays above `stop`, accepting moves that are better
+  /// under `steer`, and keeps the best schedule met under the objective.
+  void walk_from(Schedule start, long long stop, OptimizerMode steer);
+  /// Whether device d's ops keep its memory within its limit.
+  [[nodiscard]] bool fits_device(const Schedule& s, std::size_t device) const;
 
   const CostModel& costs_;
   std::vector<Bytes> limits_;
   long long budget_;
+  SearchObjective objective_;
   SimWorkspace workspace_;
   std::optional<Schedule> best_;
-  Score best_score_{0, 0};
+  Score best_score_{0, 0, 0};
+  /// The best candidate by the other mode's measure: a second start for the local search,
+  /// whose walks from the two often end in different places.
+  std::optional<Schedule> second_;
+  Score second_score_{0, 0, 0};
 };
 
 }  // namespace pipeplan

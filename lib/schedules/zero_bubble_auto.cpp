@@ -14,6 +14,7 @@
 #include "schedules/builder.hpp"
 #include "schedules/handcrafted.hpp"
 #include "schedules/zb_greedy.hpp"
+#include "schedules/zb_paper_greedy.hpp"
 #include "schedules/zb_search.hpp"
 
 namespace pipeplan {
@@ -65,12 +66,36 @@ std::vector<Bytes> device_limits(std::string_view name, const GenerateRequest& r
   return out;
 }
 
+// The limits the greedy passes plan under: the real ones, then, while the problem is small
+// enough for the budget, tighter ones (3/4 and 1/2 of the room above static memory, never
+// below one micro-batch). A pass that plans with less memory warms up less and holds fewer W
+// back; on the longest span that is sometimes better, and every such schedule fits the real limit.
+std::vector<std::vector<Bytes>> planning_limits(const Schedule& shape, const CostModel& working,
+                                                const std::vector<Bytes>& limits) {
+  std::vector<std::vector<Bytes>> out = {limits};
+  const auto ops = 3 * static_cast<long long>(shape.stages) * shape.microbatches;
+  if (ops * 24 * 3 > ScheduleSearch::kDefaultBudget) return out;
+  std::vector<Bytes> least(limits.size(), 0);
+  for (int s = 0; s < shape.stages; ++s) {
+    least[static_cast<std::size_t>(shape.placement[static_cast<std::size_t>(s)])] +=
+        working.stages[static_cast<std::size_t>(s)].activation_bytes;
+  }
+  for (int quarters : {3, 2}) {
+    std::vector<Bytes> tighter(limits.size());
+    for (std::size_t d = 0; d < limits.size(); ++d) {
+      const Bytes base = working.devices[d].static_memory_bytes;
+      tighter[d] = std::max(base + least[d], base + (limits[d] - base) * quarters / 4);
+    }
+    if (tighter != out.back()) out.push_back(std::move(tighter));
+  }
+  return out;
+}
+
 using Handcrafted = Schedule (*)(const GenerateRequest&);
 
 // Every handcrafted schedule of the same placement competes; those that break the limit drop out.
 constexpr std::initializer_list<Handcrafted> kSingleChunk = {generate_zbh1, generate_zbh2,      generate_1f1b,
                                                              generate_eager_1f1b, generate_zbh1_paddle, generate_gpipe};
-
 Schedule auto_schedule(std::string_view name, const GenerateRequest& r, std::vector<int> placement, Limit limit,
                        std::initializer_list<Handcrafted> handcrafted) {
   if (r.costs == nullptr) {
@@ -89,23 +114,35 @@ Schedule auto_schedule(std::string_view name, const GenerateRequest& r, std::vec
   const CostModel working = working_costs(*r.costs, counted);
   std::vector<Bytes> limits = device_limits(name, r, shape, working, limit);
 
-  // The candidates: four greedy passes and every handcrafted schedule of this placement, made
+  // The candidates: four greedy passes of our own, the paper's heuristic with each of its eight
+  // choices (one stage per device only), and every handcrafted schedule of this placement, made
   // and scored on every core; the search takes them as if one by one, in this fixed order.
   const std::vector<GreedyChoices> passes = {{false, false}, {false, true}, {true, false}, {true, true}};
+  std::vector<PaperGreedyChoices> paper_passes;
+  for (int bits = 0; bits < 8; ++bits) paper_passes.push_back({(bits & 4) != 0, (bits & 2) != 0, (bits & 1) != 0});
   GenerateRequest plain = r;
   plain.costs = nullptr;
   const std::vector<Handcrafted> others(handcrafted);
-  ScheduleSearch search(working, limits);
-  search.offer_all(passes.size() + others.size(), [&](std::size_t i) -> ScheduleSearch::Candidate {
-    if (i < passes.size()) {
-      std::optional<GreedySchedule> pass = greedy_zero_bubble({shape, working, limits}, passes[i]);
+  const std::vector<std::vector<Bytes>> planning = planning_limits(shape, working, limits);
+  std::vector<GreedyProblem> problems;
+  for (const std::vector<Bytes>& l : planning) problems.push_back({shape, working, l});
+  ScheduleSearch search(working, limits, ScheduleSearch::kDefaultBudget, {r.objective, r.iterations});
+  const std::size_t per_limit = passes.size() + paper_passes.size();
+  const std::size_t greedy_count = per_limit * problems.size();
+  search.offer_all(greedy_count + others.size(), [&](std::size_t i) -> ScheduleSearch::Candidate {
+    if (i < greedy_count) {
+      const GreedyProblem& problem = problems[i / per_limit];
+      const std::size_t k = i % per_limit;
+      std::optional<GreedySchedule> pass = k < passes.size()
+                                               ? greedy_zero_bubble(problem, passes[k])
+                                               : paper_greedy_zero_bubble(problem, paper_passes[k - passes.size()]);
       if (!pass) return {};
       std::optional<ScheduleSearch::Score> known;
-      if (pass->as_early_as_possible) known = ScheduleSearch::Score{pass->makespan, pass->longest_span};
+      if (pass->as_early_as_possible) known = search.score_of(pass->makespan, pass->longest_span);
       return {std::move(pass->schedule), known};
     }
     try {
-      return {others[i - passes.size()](plain), std::nullopt};
+      return {others[i - greedy_count](plain), std::nullopt};
     } catch (const Error&) {
       return {};  // this handcrafted schedule does not apply to this P and M
     }
@@ -118,22 +155,21 @@ Schedule auto_schedule(std::string_view name, const GenerateRequest& r, std::vec
   return std::move(*best);
 }
 
+// Several chunks per device on the looped placement (automatic interleaved zero bubble).
+constexpr std::initializer_list<Handcrafted> kLooped = {generate_interleaved, generate_looped_bfs};
+
+Schedule looped_auto_schedule(std::string_view name, const GenerateRequest& r, Limit limit) {
+  check_request(name, r, {1, "1", 1, 64});
+  return auto_schedule(name, r, loop_placement(r.devices, r.chunks), limit, r.chunks == 1 ? kSingleChunk : kLooped);
+}
+
 }  // namespace
 
-Schedule generate_zb(const GenerateRequest& r) {
-  check_request("zb", r, {});
-  return auto_schedule("zb", r, loop_placement(r.devices, 1), Limit::Explicit, kSingleChunk);
-}
+Schedule generate_zb(const GenerateRequest& r) { return looped_auto_schedule("zb", r, Limit::Explicit); }
 
-Schedule generate_zb_1p(const GenerateRequest& r) {
-  check_request("zb-1p", r, {});
-  return auto_schedule("zb-1p", r, loop_placement(r.devices, 1), Limit::OneP, kSingleChunk);
-}
+Schedule generate_zb_1p(const GenerateRequest& r) { return looped_auto_schedule("zb-1p", r, Limit::OneP); }
 
-Schedule generate_zb_2p(const GenerateRequest& r) {
-  check_request("zb-2p", r, {});
-  return auto_schedule("zb-2p", r, loop_placement(r.devices, 1), Limit::TwoP, kSingleChunk);
-}
+Schedule generate_zb_2p(const GenerateRequest& r) { return looped_auto_schedule("zb-2p", r, Limit::TwoP); }
 
 Schedule generate_zbv_auto(const GenerateRequest& r) {
   check_request("zbv-auto", r, {1, "1", 2, 2});

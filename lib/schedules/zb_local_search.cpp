@@ -1,0 +1,214 @@
+// ScheduleSearch::improve: the local search after the candidates. It walks from the best
+// candidate by moves aimed at the idle gaps of the devices that set the step, and keeps the best
+// schedule it meets under the objective.
+//
+// Why aimed at gaps: a move can only shorten a device's span by filling idle time inside it, so
+// every move starts from a gap before some op X on a device: a later W whose B already ran moves
+// into the gap; X trades places with the op after it, which may be ready sooner; the op that
+// produces X's input moves one place earlier on its own device (the B/F order there); when X is
+// a B, the device's warm-up gets one forward fewer before it, or one more.
+//
+// Why a walk score: the longest span is often shared by several devices (ZB-H1's are all
+// equal), so no single move shortens it. The walk accepts a move when the step gets no longer
+// and the sum of every device's span (post-validation) or end (sync) shrinks, so it can shorten
+// the devices one by one until the longest span itself falls.
+#include <algorithm>
+#include <numeric>
+#include <utility>
+
+#include "schedules/zb_search.hpp"
+
+namespace pipeplan {
+
+namespace {
+
+// Moves one op of a device from index `from` to index `to`; the ops between shift by one.
+struct Move {
+  std::size_t device, from, to;
+
+  void apply(Schedule& s) const {
+    auto& ops = s.order[device];
+    const auto at = [&](std::size_t k) { return ops.begin() + static_cast<std::ptrdiff_t>(k); };
+    if (from < to) {
+      std::rotate(at(from), at(from + 1), at(to + 1));
+    } else {
+      std::rotate(at(to), at(from), at(from + 1));
+    }
+  }
+  [[nodiscard]] Move undo() const { return {device, to, from}; }
+};
+
+// Whether `later` needs `earlier` on the same device: W after its B, B or BW after its F.
+bool needs(const Op& later, const Op& earlier) {
+  if (later.stage != earlier.stage || later.microbatch != earlier.microbatch) return false;
+  return (later.kind == OpKind::W && earlier.kind == OpKind::B) ||
+         ((later.kind == OpKind::B || later.kind == OpKind::BW) && earlier.kind == OpKind::F);
+}
+
+// Whether the move keeps every op after the ops of its own device that it needs.
+bool keeps_own_order(const Schedule& s, const Move& m) {
+  const auto& ops = s.order[m.device];
+  const Op& moved = ops[m.from];
+  if (m.to < m.from) {
+    for (std::size_t k = m.to; k < m.from; ++k) {
+      if (needs(moved, ops[k])) return false;
+    }
+  } else {
+    for (std::size_t k = m.from + 1; k <= m.to; ++k) {
+      if (needs(ops[k], moved)) return false;
+    }
+  }
+  return true;
+}
+
+std::size_t index_of(const std::vector<Op>& ops, const Op& op) {
+  return static_cast<std::size_t>(std::find(ops.begin(), ops.end(), op) - ops.begin());
+}
+
+// What a device contributes to the step: its span under post-validation, its end under sync.
+SimTime weight(const IterationTimes& t, OptimizerMode mode) {
+  return mode == OptimizerMode::PostValidation ? t.span() : t.last_end;
+}
+
+// Every idle gap inside a device's run, as (device, index of the op after it): the devices
+// that weigh most first, the longest gaps of a device first.
+std::vector<std::pair<std::size_t, std::size_t>> gaps(const SimResult& r, OptimizerMode mode) {
+  std::vector<std::size_t> devices(r.devices.size());
+  std::iota(devices.begin(), devices.end(), std::size_t{0});
+  std::stable_sort(devices.begin(), devices.end(), [&](std::size_t a, std::size_t b) {
+    return weight(r.devices[a].iterations.front(), mode) > weight(r.devices[b].iterations.front(), mode);
+  });
+  std::vector<std::pair<std::size_t, std::size_t>> out;
+  std::vector<std::pair<SimTime, std::size_t>> found;
+  for (std::size_t d : devices) {
+    const auto& ops = r.devices[d].ops;
+    found.clear();
+    for (std::size_t i = 1; i < ops.size(); ++i) {
+      const SimTime idle = ops[i].start - ops[i - 1].end;
+      if (idle > 0) found.emplace_back(idle, i);
+    }
+    std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    for (const auto& gap : found) out.emplace_back(d, gap.second);
+  }
+  return out;
+}
+
+// The moves aimed at the gap before op i of device d (see the top of this file).
+void moves_for_gap(const Schedule& s, std::size_t d, std::size_t i, std::vector<Move>& moves) {
+  moves.clear();
+  const auto& ops = s.order[d];
+  int fills = 0;
+  for (std::size_t j = i + 1; j < ops.size() && fills < 2; ++j) {
+    if (ops[j].kind == OpKind::W && index_of(ops, Op{OpKind::B, ops[j].stage, ops[j].microbatch}) < i) {
+      moves.push_back({d, j, i});
+      ++fills;
+    }
+  }
+  // An earlier W moves into the gap: what it delayed runs sooner, and the gap is filled.
+  int held = 0;
+  for (std::size_t j = i; j-- > 0 && held < 2;) {
+    if (ops[j].kind == OpKind::W) {
+      if (j + 1 < i) moves.push_back({d, j, i - 1});
+      ++held;
+    }
+  }
+  if (i + 1 < ops.size()) moves.push_back({d, i + 1, i});
+  const Op& x = ops[i];
+  const bool forward_input = x.kind == OpKind::F && x.stage > 0;
+  const bool backward_input = (x.kind == OpKind::B || x.kind == OpKind::BW) && x.stage + 1 < s.stages;
+  if (forward_input || backward_input) {
+    const Op producer = forward_input ? Op{OpKind::F, x.stage - 1, x.microbatch}
+                                      : Op{OpKind::B, x.stage + 1, x.microbatch};
+    const auto p = static_cast<std::size_t>(s.placement[static_cast<std::size_t>(producer.stage)]);
+    const std::size_t k = index_of(s.order[p], producer);
+    if (k > 0 && k < s.order[p].size()) moves.push_back({p, k, k - 1});
+  }
+  if (x.kind == OpKind::B) {
+    if (ops[i - 1].kind == OpKind::F) moves.push_back({d, i - 1, i});
+    for (std::size_t j = i + 1; j < ops.size(); ++j) {
+      if (ops[j].kind == OpKind::F) {
+        moves.push_back({d, j, i});
+        break;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::optional<Schedule> ScheduleSearch::improve() {
+  if (!best_) return std::nullopt;
+  // Half the budget from the best candidate, the rest from the best by the other mode's measure.
+  std::optional<Schedule> second = std::move(second_);
+  // Each walk is steered by its start's measure; the best under the objective is kept from both.
+  const OptimizerMode other =
+      objective_.mode == OptimizerMode::Sync ? OptimizerMode::PostValidation : OptimizerMode::Sync;
+  walk_from(*best_, budget_ / 2, objective_.mode);
+  if (second) walk_from(std::move(*second), 0, other);
+  return std::move(best_);
+}
+
+void ScheduleSearch::walk_from(Schedule current, long long stop, OptimizerMode steer) {
+  SimResult timeline;
+  std::optional<Walk> here = walk(current, steer, &timeline);
+  if (!here) return;
+  if (better(here->score, best_score_)) {
+    best_ = current;
+    best_score_ = here->score;
+  }
+  std::vector<Move> moves;
+  SimResult trial;
+  bool moved = true;
+  while (moved && budget_ > stop) {
+    moved = false;
+    for (const auto& [d, i] : gaps(timeline, steer)) {
+      moves_for_gap(current, d, i, moves);
+      for (const Move& m : moves) {
+        if (!keeps_own_order(current, m)) continue;
+        m.apply(current);
+        std::optional<Walk> there;
+        if (fits_device(current, m.device)) there = walk(current, steer, &trial);
+        if (there && walk_better(*there, *here)) {
+          here = there;
+          std::swap(timeline, trial);
+          if (better(here->score, best_score_)) {
+            best_ = current;
+            best_score_ = here->score;
+          }
+          moved = true;
+          break;
+        }
+        m.undo().apply(current);
+        if (budget_ <= stop) break;
+      }
+      if (moved || budget_ <= stop) break;
+    }
+  }
+}
+
+std::optional<ScheduleSearch::Walk> ScheduleSearch::walk(const Schedule& s, OptimizerMode steer, SimResult* timeline) {
+  SimOptions options;
+  options.record_timeline = timeline != nullptr;
+  options.iterations = objective_.iterations;
+  options.optimizer_mode = objective_.mode;
+  budget_ -= static_cast<long long>(s.op_count()) * objective_.iterations;
+  SimResult r = simulate_trusted(s, costs_, options, workspace_);
+  if (r.deadlocked()) return std::nullopt;
+  Walk w{score_of_result(r), 0, 0, 0};
+  // The walk's own step: the objective's with several iterations, else its steering mode's.
+  w.step = objective_.iterations != 1 ? w.score.step : steer == OptimizerMode::Sync ? w.score.makespan : w.score.span;
+  for (const DeviceTimeline& d : r.devices) {
+    w.total += weight(d.iterations.front(), steer);
+    for (const OpTiming& op : d.ops) w.ends += op.end;
+  }
+  if (timeline != nullptr) *timeline = std::move(r);
+  return w;
+}
+
+bool ScheduleSearch::walk_better(const Walk& a, const Walk& b) const {
+  if (a.step != b.step) return a.step < b.step;
+  if (a.total != b.total) return a.total < b.total;
+  return a.ends < b.ends;
+}
+
+}  // namespace pipeplan
