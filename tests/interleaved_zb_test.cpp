@@ -8,6 +8,7 @@
 #include "io/pytorch_csv.hpp"
 #include "model/placement.hpp"
 #include "model/structure.hpp"
+#include "model/units.hpp"
 #include "schedules/generator.hpp"
 #include "sim/simulator.hpp"
 #include "test_support.hpp"
@@ -48,6 +49,18 @@ TEST_CASE("interleaved-zb is PyTorch's own order in every generated 4-rank file"
       CHECK(expected.schedule.order[d] == s.order[d]);
     }
   }
+}
+
+TEST_CASE("interleaved-zb is PyTorch's older ZB1P test artifact for 2 ranks, 2 stages each") {
+  // Expected: PyTorch's own test file (test/distributed/pipelining/artifacts/, tests/data/pytorch/
+  // README.md), from before the commit above and in the legacy naming (B for the input gradient):
+  // P = 2, V = 2, M = 8, a second rank count and a second PyTorch version.
+  const std::string path = std::string(PIPEPLAN_TEST_DATA) + "/pytorch/zb1p_2rank_2stagep_compute_legacy.csv";
+  const CsvImport expected = schedule_from_pytorch_csv(read_text_file(path), path, CsvNaming::Legacy);
+  const Schedule s = izb(2, 8, 2);
+  CHECK(expected.schedule.placement == s.placement);
+  CHECK(expected.schedule.order == s.order);
+  CHECK(s.op_count() == 2 * 2 * 8 * 3);
 }
 
 TEST_CASE("interleaved-zb with one chunk is ZB-H1") {
@@ -115,4 +128,22 @@ TEST_CASE("interleaved-zb refuses what PyTorch refuses, naming P, M, V and what 
   for (int m : {3, 5, 6, 7, 10, 12}) CHECK(message(4, m, 2).empty());
   CHECK(message(4, 8, 65) == "interleaved-zb: runs 1 to 64 chunks per device, got 65");
   CHECK(message(0, 8, 2).find("needs 1 to") != std::string::npos);
+}
+
+TEST_CASE("interleaved-zb takes ZB-H1's makespan with the bubble cut by V (F = B = W)") {
+  // Every stage F = B = W = 1 ms, no transfer: a device works 3·M·V ms, and the bubble is
+  // ZB-H1's (P-1)(F+B-W) of one stage (Qi et al. 2024, section 3), which with V chunks is 1/V
+  // of a device's share: makespan 3·M·V + P-1, or M(F+B+W) + (P-1)(F+B-W)/V in full-stage units.
+  for (int p = 1; p <= 6; ++p) {
+    for (int v = 1; v <= 4; ++v) {
+      for (int m = p; m <= 3 * p + 2; ++m) {
+        if (m % (m / p) != 0) continue;  // refused
+        CAPTURE(p);
+        CAPTURE(m);
+        CAPTURE(v);
+        const Schedule s = izb(p, m, v);
+        CHECK(simulate(s, test::uniform(s, 1, 1, 1)).makespan == ms_to_ns(3.0 * m * v + p - 1));
+      }
+    }
+  }
 }
