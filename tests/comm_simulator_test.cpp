@@ -116,6 +116,7 @@ TEST_CASE("every generator runs under rendezvous with the policies docs/schedule
       {"zbh2", {"timed"}},
       {"eager-1f1b", {"early", "batched", "timed"}},
       {"interleaved", {"timed"}},
+      {"interleaved-zb", {"timed"}},
       {"looped-bfs", {"timed"}},
       {"zbv", {"timed"}},
       {"v-half", {"timed"}},

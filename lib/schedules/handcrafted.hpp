@@ -32,6 +32,12 @@ namespace pipeplan {
 /// groups of N (request.group, default P). Needs P <= N <= M and M mod N either 0 or >= P.
 [[nodiscard]] Schedule generate_interleaved(const GenerateRequest& request);
 
+/// PyTorch's interleaved zero bubble (ScheduleInterleavedZeroBubble, "ZB1P"): V chunks per
+/// device on the loop placement, split backward; floor(M/P) rounds of micro-batches, warm-up
+/// (V-1)·n + P-1-d forwards with n per round, then F, B and, d backwards behind, W. V = 1 is
+/// ZB-H1. Needs M < P or M a multiple of floor(M/P), as PyTorch does.
+[[nodiscard]] Schedule generate_interleaved_zero_bubble(const GenerateRequest& request);
+
 /// PyTorch's looped BFS: every forward chunk by chunk, then every fused backward in reverse.
 [[nodiscard]] Schedule generate_looped_bfs(const GenerateRequest& request);
 

@@ -184,6 +184,15 @@ pipeplan_cli_test(dualpipev_matches_pytorch
                   --then "$PIPEPLAN export d.json --format csv | cmp - $SOURCE_DIR/tests/data/pytorch/dualpipev_4rank_10mb.csv"
                   -- generate --schedule dualpipev --stages 4 --microbatches 10 -o @TMP@/d.json)
 
+# PyTorch's interleaved zero bubble for P = 4, M = 8, V = 2 is PyTorch's own file once its idle
+# cells (and its CRLF line ends) are dropped; M = 9 breaks PyTorch's round rule.
+pipeplan_cli_test(interleaved_zb_matches_pytorch
+                  --then "$PIPEPLAN export z.json --format csv | cmp - <(sed -E -e 's/\\r$//' -e 's/,+/,/g' -e 's/^,//' -e 's/,$//' $SOURCE_DIR/tests/data/pytorch/generated/InterleavedZeroBubble_P4_M8_V2.csv)"
+                  -- generate --schedule interleaved-zb --stages 4 --microbatches 8 --chunks 2 -o @TMP@/z.json)
+pipeplan_cli_test(interleaved_zb_round_rule --exit 1 --absent @TMP@/z.json
+                  --err "interleaved-zb: M = 9 micro-batches do not split into 2 equal rounds for P = 4, V = 2"
+                  -- generate --schedule interleaved-zb --stages 4 --microbatches 9 --chunks 2 -o @TMP@/z.json)
+
 # ---- The planner (issue 5): gpus, profile, plan.
 pipeplan_cli_test(gpus_table --out "^h100 +989.4 +66.9 +79.65 GiB" --out "^rtx3090 " -- gpus)
 # The seed's case: one layer per stage, fp32, no flash attention; the transfer is one
