@@ -156,7 +156,8 @@ Schedule auto_schedule(std::string_view name, const GenerateRequest& r, std::vec
 }
 
 // Several chunks per device on the looped placement (automatic interleaved zero bubble).
-constexpr std::initializer_list<Handcrafted> kLooped = {generate_interleaved, generate_looped_bfs};
+constexpr std::initializer_list<Handcrafted> kLooped = {generate_interleaved_zero_bubble, generate_interleaved,
+                                                        generate_looped_bfs};
 
 Schedule looped_auto_schedule(std::string_view name, const GenerateRequest& r, Limit limit) {
   check_request(name, r, {1, "1", 1, 64});
