@@ -222,3 +222,27 @@ TEST_CASE("zb plans on the looped placement with several chunks per device") {
   CHECK(longest_span(simulate(zb, c)) < interleaved);
 }
 
+
+TEST_CASE("with several iterations the search minimises the simulated steady state") {
+  // --iterations 3 under post-validation: candidates are scored by the steady-state step of a
+  // three-iteration run, and the walk's moves index the first iteration's ops only (the run
+  // holds all three). ZB-H1 is a candidate within P micro-batches, so the steady state of the
+  // pick is no longer than ZB-H1's.
+  for (int p : {3, 4}) {
+    CAPTURE(p);
+    CostModel c = uniform_costs(p, p, StageCost{1, 1.2, 0.8, 100, 25}, 0.1);
+    c.stages.back() = StageCost{1.5, 1.8, 1.2, 150, 40};
+    for (DeviceCost& d : c.devices) d.optimizer_ms = 0.5;
+    GenerateRequest r = test::request(p, 4 * p, 1);
+    r.costs = &c;
+    r.memory_limit = {p * 150};
+    r.objective = OptimizerMode::PostValidation;
+    r.iterations = 3;
+    const Schedule zb = generate("zb", r);
+    for (const Problem& problem : validate(zb, c, {r.memory_limit.front()})) FAIL_CHECK(problem.message);
+    SimOptions options;
+    options.optimizer_mode = OptimizerMode::PostValidation;
+    options.iterations = 3;
+    CHECK(simulate(zb, c, options).step_time() <= simulate(test::generated("zbh1", p, 4 * p), c, options).step_time());
+  }
+}

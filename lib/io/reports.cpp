@@ -21,9 +21,12 @@ double ratio(SimTime a, SimTime b) { return b == 0 ? 0.0 : static_cast<double>(a
 std::string simulation_text(const Schedule& schedule, const SimResult& r) {
   std::string out = describe_schedule(schedule) + "\n";
   out += fmt::format("makespan {:.3f} ms, bubble rate {:.2f}%\n", ns_to_ms(r.makespan), 100.0 * r.bubble_rate());
-  out += fmt::format("step {:.3f} ms ({} optimizer, {} iteration{}), lower bound {:.3f} ms, span bubble rate {:.2f}%\n\n",
-                     ns_to_ms(r.step_time()), optimizer_mode_name(r.options.optimizer_mode), r.options.iterations,
-                     r.options.iterations == 1 ? "" : "s", ns_to_ms(r.lower_bound), 100.0 * r.span_bubble_rate());
+  // The gap says how far the step is from the best any schedule of this placement could do.
+  const double gap = r.lower_bound > 0 ? 100.0 * (ratio(r.step_time(), r.lower_bound) - 1.0) : 0.0;
+  out += fmt::format(
+      "step {:.3f} ms ({} optimizer, {} iteration{}), lower bound {:.3f} ms (step {:+.2f}%), span bubble rate {:.2f}%\n\n",
+      ns_to_ms(r.step_time()), optimizer_mode_name(r.options.optimizer_mode), r.options.iterations,
+      r.options.iterations == 1 ? "" : "s", ns_to_ms(r.lower_bound), gap, 100.0 * r.span_bubble_rate());
   out += fmt::format("{:>6}  {:>12}  {:>12}  {:>7}  {:>12}  {:>12}\n", "device", "busy ms", "idle ms", "idle",
                      "peak memory", "peak at ms");
   for (std::size_t d = 0; d < r.devices.size(); ++d) {

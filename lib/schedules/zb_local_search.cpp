@@ -83,7 +83,8 @@ std::vector<std::pair<std::size_t, std::size_t>> gaps(const SimResult& r, Optimi
   for (std::size_t d : devices) {
     const auto& ops = r.devices[d].ops;
     found.clear();
-    for (std::size_t i = 1; i < ops.size(); ++i) {
+    // The first iteration's ops are the device's list, in order; later iterations repeat it.
+    for (std::size_t i = 1; i < ops.size() && ops[i].iteration == 0; ++i) {
       const SimTime idle = ops[i].start - ops[i - 1].end;
       if (idle > 0) found.emplace_back(idle, i);
     }

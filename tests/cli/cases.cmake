@@ -275,3 +275,17 @@ pipeplan_cli_test(plan_calibration_mismatch --exit 2
 pipeplan_cli_test(import_pytorch_comms_rendezvous --out "^valid: "
                   --before "$PIPEPLAN import $SOURCE_DIR/tests/data/pytorch/zb1p_2rank_2stagep_comms_legacy.csv --with-comms -o l.json 2>/dev/null && grep -q '\"lowering\": \"pytorch\"' l.json"
                   -- validate @TMP@/l.json --comm rendezvous)
+
+# --- the objective of the automatic schedules follows the optimizer mode (docs/schedules.md) ---
+# The paper's 1.5B row (Table 5: F, B, W = 18.522, 18.086, 9.337 ms, transfer 0.601 ms,
+# a_F = 34h + 5as = 201216, a_W = 32h = 73728 for h = 2304, a = 24, s = 1024), P = 8, M = 24,
+# 2P micro-batches: the authors' heuristic gives a span bubble of 4.33%, and so does zb-2p.
+pipeplan_cli_test(zb2p_post_validation_table5 --out "span bubble rate 4\\.33%"
+                  --before "$PIPEPLAN generate --schedule zb-2p --stages 8 --microbatches 24 --costs 18.522,18.086,9.337 --transfer 0.601 --memory 201216,73728 --optimizer-mode post-validation -o g.json"
+                  -- simulate @TMP@/g.json --costs 18.522,18.086,9.337 --transfer 0.601 --memory 201216,73728
+                     --optimizer-mode post-validation)
+pipeplan_cli_test(generate_objective_needs_automatic --exit 2
+                  --err "--optimizer-mode applies to the automatic schedules \\(zb, zb-1p, zb-2p, zbv-auto\\), not to zbh1"
+                  -- generate --schedule zbh1 --stages 4 --microbatches 8 --optimizer-mode post-validation)
+pipeplan_cli_test(zb_looped_chunks --out "\"placement\": \\[0, 1, 2, 3, 0, 1, 2, 3\\]"
+                  -- generate --schedule zb-2p --stages 4 --microbatches 8 --chunks 2 --costs 1,1.2,0.8)
