@@ -23,6 +23,8 @@ namespace {
 
 enum class Limit { Explicit, ExplicitOrOneP, OneP, TwoP };
 
+constexpr int kSearchIterations = 4;
+
 // When the costs carry no activation memory, the presets count micro-batches instead: each
 // stage's forward holds one unit, so a device of V chunks holds V units per micro-batch.
 CostModel working_costs(const CostModel& costs, bool counted) {
@@ -126,7 +128,10 @@ Schedule auto_schedule(std::string_view name, const GenerateRequest& r, std::vec
   const std::vector<std::vector<Bytes>> planning = planning_limits(shape, working, limits);
   std::vector<GreedyProblem> problems;
   for (const std::vector<Bytes>& l : planning) problems.push_back({shape, working, l});
-  ScheduleSearch search(working, limits, ScheduleSearch::kDefaultBudget, {r.objective, r.iterations});
+  // The steady state of a few iterations ranks schedules as that of many does (the fill is paid
+  // once, then each step repeats), so the search scores at most kSearchIterations of them.
+  const SearchObjective objective{r.objective, std::min(r.iterations, kSearchIterations)};
+  ScheduleSearch search(working, limits, ScheduleSearch::kDefaultBudget, objective);
   const std::size_t per_limit = passes.size() + paper_passes.size();
   const std::size_t greedy_count = per_limit * problems.size();
   search.offer_all(greedy_count + others.size(), [&](std::size_t i) -> ScheduleSearch::Candidate {
