@@ -2,7 +2,9 @@
 // shows time simulates the schedule with the cost flags first.
 #include <array>
 #include <memory>
+#include <optional>
 
+#include "comm_options.hpp"
 #include "command.hpp"
 #include "cost_options.hpp"
 #include "io/chrome_trace.hpp"
@@ -26,7 +28,7 @@ struct ExportSettings {
   SvgOptions svg;
   TextOptions text;
   std::string costs;  // where the costs came from, for the report
-  bool with_communication = false;
+  std::optional<LoweredSchedule> lowered;  // csv --with-comms: what each device posts
 };
 
 struct ExportFormat {
@@ -39,7 +41,7 @@ struct ExportFormat {
 const std::array<ExportFormat, 5> kFormats = {{
     {"csv", "PyTorch pipelining's CSV in today's naming (with --with-comms: SEND/RECV actions too)", false,
      [](const Schedule& s, const SimResult&, const ExportSettings& e) {
-       return schedule_to_pytorch_csv(s, e.with_communication);
+       return e.lowered ? lowered_to_pytorch_csv(*e.lowered) : schedule_to_pytorch_csv(s);
      }},
     {"chrome", "Chrome trace (Perfetto, chrome://tracing): ops, transfers as flows, memory as a counter", true,
      [](const Schedule& s, const SimResult& r, const ExportSettings&) { return to_json_text(chrome_trace(s, r)); }},
@@ -58,6 +60,7 @@ struct ExportOptions {
   SimFlags sim;
   std::string memory_limit;
   bool with_communication = false;
+  std::string policy;
   std::string output;
 };
 
@@ -80,7 +83,12 @@ Runner add_export(CLI::App& sub) {
   sub.add_option("--memory-limit", o->memory_limit, "svg: draw this per-device limit in the memory panel")
       ->type_name("SIZE");
   sub.add_flag("--with-comms", o->with_communication,
-               "csv: add SEND_F, RECV_F, SEND_B, RECV_B around the ops that cross devices");
+               "csv: add SEND_F, RECV_F, SEND_B, RECV_B in an order that runs on NCCL: the file's own (a lowered "
+               "schedule), else the --policy lowering");
+  sub.add_option("--policy", o->policy,
+                 "csv --with-comms: just-before, early, megatron, batched, or timed (default: ordered by the overlapped "
+                 "run with the costs; never deadlocks or mispairs)")
+      ->type_name("NAME");
   sub.add_option("-o,--output", o->output, "Write here instead of stdout")->type_name("FILE");
   return [o] {
     const ExportFormat* format = nullptr;
@@ -93,7 +101,8 @@ Runner add_export(CLI::App& sub) {
     ExportSettings settings;
     settings.costs = describe_costs(o->costs);
     const auto format_field = document.is_object() ? document.find("format") : document.end();
-    if (format_field != document.end() && *format_field == "pipeplan.result") {
+    const bool is_result = format_field != document.end() && *format_field == "pipeplan.result";
+    if (is_result) {
       LoadedResult loaded = result_from_json(document, o->file);  // already timed: no costs needed
       schedule = std::move(loaded.schedule);
       result = std::move(loaded.result);
@@ -105,7 +114,17 @@ Runner add_export(CLI::App& sub) {
         if (result.deadlocked()) throw Error(o->file + ": the schedule deadlocks; 'pipeplan validate' says where");
       }
     }
-    settings.with_communication = o->with_communication;
+    if (!o->policy.empty() && !(o->with_communication && o->format == "csv")) {
+      throw UsageError("--policy: applies to --format csv --with-comms");
+    }
+    if (o->with_communication) {
+      if (o->format != "csv") throw UsageError("--with-comms: applies to --format csv");
+      // A result holds no sends or receives; a schedule file may (pipeplan lower, import --with-comms).
+      const LoweredSchedule file = is_result ? LoweredSchedule{schedule, "", {}} : lowered_from_json(document, o->file);
+      CommFlags flags;
+      flags.policy = o->policy;
+      settings.lowered = lowering_for(file, flags, build_cost_model(o->costs, schedule.stages, schedule.devices));
+    }
     settings.text = terminal_text_options(o->output);
     if (!o->memory_limit.empty()) settings.svg.memory_limit = parse_size_flag(o->memory_limit, "--memory-limit");
     emit(o->output, format->write(schedule, result, settings));

@@ -47,6 +47,10 @@ Runner add_import(CLI::App& sub) {
       if (imported.communication_actions > imported.transfers) {
         std::cerr << ", dropped " << imported.communication_actions - imported.transfers << " FSDP actions";
       }
+    } else if (imported.communication_actions > 0 && o->with_comms) {
+      // Only FSDP's actions (UNSHARD, RESHARD, REDUCE_GRAD): nothing --with-comms could keep.
+      std::cerr << "; dropped " << imported.communication_actions
+                << " FSDP actions (UNSHARD, RESHARD, REDUCE_GRAD: not modelled); the file has no sends or receives to keep";
     } else if (imported.communication_actions > 0) {
       std::cerr << "; dropped " << imported.communication_actions
                 << " communication actions (pipeplan models the transfers itself; --with-comms keeps them)";

@@ -249,19 +249,14 @@ CsvImport schedule_from_pytorch_csv(std::string_view text, const std::string& so
   return result;
 }
 
-std::string schedule_to_pytorch_csv(const Schedule& schedule, bool with_communication) {
-  // The sends and receives, when asked for, are the just-before lowering's: each receive right
-  // before the op that needs it, each send right after the op that produced it.
-  const LoweredSchedule lowered = lower(schedule, LowerPolicy::JustBefore);
+std::string lowered_to_pytorch_csv(const LoweredSchedule& lowered) {
   std::string out;
   for (const std::vector<LoweredAction>& actions : lowered.actions) {
     std::string line;
     const auto cell = [&line](const std::string& text) { line += (line.empty() ? "" : ",") + text; };
     for (const LoweredAction& a : actions) {
       if (a.is_comm) {
-        if (with_communication) {
-          cell(std::to_string(a.comm.stage) + std::string(comm_kind_name(a.comm.kind)) + std::to_string(a.comm.microbatch));
-        }
+        cell(std::to_string(a.comm.stage) + std::string(comm_kind_name(a.comm.kind)) + std::to_string(a.comm.microbatch));
         continue;
       }
       const Op& op = a.op;
@@ -276,6 +271,15 @@ std::string schedule_to_pytorch_csv(const Schedule& schedule, bool with_communic
     out += line + '\n';
   }
   return out;
+}
+
+std::string schedule_to_pytorch_csv(const Schedule& schedule) {
+  LoweredSchedule compute{schedule, "", {}};
+  for (const std::vector<Op>& ops : schedule.order) {
+    std::vector<LoweredAction>& actions = compute.actions.emplace_back();
+    for (const Op& op : ops) actions.push_back(LoweredAction::compute(op));
+  }
+  return lowered_to_pytorch_csv(compute);
 }
 
 }  // namespace pipeplan

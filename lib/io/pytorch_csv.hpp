@@ -34,12 +34,14 @@ struct CsvImport {
 [[nodiscard]] CsvImport schedule_from_pytorch_csv(std::string_view text, const std::string& source,
                                                   CsvNaming naming = CsvNaming::Auto);
 
-/// The CSV of `schedule` in today's naming: one row per device, its ops in order. With
-/// `with_communication`, each input from another device is received (RECV_F, RECV_B) just before
-/// the op that uses it and each output for another device sent (SEND_F, SEND_B) just after the
-/// op that makes it: with sends that do not wait for their receiver, as PyTorch posts them, this
-/// order deadlocks only if the compute order itself does.
-[[nodiscard]] std::string schedule_to_pytorch_csv(const Schedule& schedule, bool with_communication = false);
+/// The CSV of `schedule` in today's naming: one row per device, its compute ops in order.
+[[nodiscard]] std::string schedule_to_pytorch_csv(const Schedule& schedule);
+
+/// The CSV of a lowered schedule: its compute ops with its SEND_F, RECV_F, SEND_B and RECV_B in
+/// the order it posts them (a batched post is written alone: the CSV has no groups). What runs
+/// on NCCL is the lowering's business: a `timed` lowering, or any that lowering_problems accepts
+/// and rendezvous simulates to the end, pairs every send with its receive in posting order.
+[[nodiscard]] std::string lowered_to_pytorch_csv(const LoweredSchedule& lowered);
 
 /// "auto", "current", "legacy".
 [[nodiscard]] std::string_view csv_naming_name(CsvNaming naming);

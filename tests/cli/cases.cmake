@@ -155,7 +155,9 @@ pipeplan_cli_test(export_unknown_format --exit 2 --err "--format: pdf not in"
 pipeplan_cli_test(export_svg --then "xmllint --noout t.svg && grep -c 'class=\"op\"' t.svg | grep -qx 96"
                   -- export schedules/zbh1-p4-m8.json --format svg --memory 1GiB,256MiB --memory-limit 3.5GiB
                      -o @TMP@/t.svg)
-pipeplan_cli_test(export_csv_with_comms --out "^1RECV_F0,1F0,1SEND_F0,"
+# The default timed lowering posts in the order the transfers happen with unit costs: device 1's
+# F0 ends when device 0's F1 does, and the receive of F1's input comes first in that tie.
+pipeplan_cli_test(export_csv_with_comms --out "^1RECV_F0,1F0,1RECV_F1,1SEND_F0,"
                   -- export schedules/zbh1-p4-m8.json --format csv --with-comms)
 # compare --svg stacks the schedules on one time scale; --trace puts them in one trace.
 # Boxes: 1F1B 4x8x2 = 64, ZB-H1 4x8x3 = 96, ZB-V 8 stages x 8 x 3 = 192; 352 in all.
@@ -289,3 +291,20 @@ pipeplan_cli_test(generate_objective_needs_automatic --exit 2
                   -- generate --schedule zbh1 --stages 4 --microbatches 8 --optimizer-mode post-validation)
 pipeplan_cli_test(zb_looped_chunks --out "\"placement\": \\[0, 1, 2, 3, 0, 1, 2, 3\\]"
                   -- generate --schedule zb-2p --stages 4 --microbatches 8 --chunks 2 --costs 1,1.2,0.8)
+
+# --- export --with-comms writes a lowering that runs on NCCL (docs/formats.md) ---
+# The repro of issue 17: 1F1B, P = 2, M = 4 exported with its sends and receives, imported back
+# with them, validated under rendezvous (NCCL's matched, blocking send/recv): the default timed
+# lowering neither deadlocks nor mispairs.
+pipeplan_cli_test(export_with_comms_runs_on_rendezvous --out "^valid: c\\.csv"
+                  --before "$PIPEPLAN generate --schedule 1f1b --stages 2 --microbatches 4 -o g.json && $PIPEPLAN export g.json --format csv --with-comms -o c.csv && $PIPEPLAN import c.csv --with-comms -o c.json"
+                  -- validate @TMP@/c.json --comm rendezvous)
+# A lowered file keeps its own order: the early policy receives B0 before F1 on device 0.
+pipeplan_cli_test(export_keeps_lowered_order --out "^0F0,0SEND_F0,0RECV_B0,0F1,"
+                  --before "$PIPEPLAN generate --schedule 1f1b --stages 2 --microbatches 4 -o g.json && $PIPEPLAN lower g.json --policy early -o l.json"
+                  -- export @TMP@/l.json --format csv --with-comms)
+pipeplan_cli_test(export_policy_needs_with_comms --exit 2 --err "--policy: applies to --format csv --with-comms"
+                  -- export schedules/zbh1-p4-m8.json --format csv --policy timed)
+pipeplan_cli_test(import_fsdp_actions_only --err "dropped 1 FSDP actions .* no sends or receives to keep"
+                  --before "echo 0F0,0REDUCE_GRAD,0I0,0W0 > rg.csv"
+                  -- import @TMP@/rg.csv --with-comms -o @TMP@/rg.json)
