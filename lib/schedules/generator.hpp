@@ -24,6 +24,10 @@ struct GenerateRequest {
   std::vector<Bytes> memory_limit;   ///< per device, static memory included; one value: every device
 };
 
+/// Whether a generator plans under --memory-limit: not at all, with a default of its own, or only
+/// with one given.
+enum class MemoryLimitUse : unsigned char { None, Optional, Required };
+
 struct Generator {
   std::string_view name;
   std::string_view description;  ///< one line, with its source
@@ -32,6 +36,14 @@ struct Generator {
   int min_chunks = 1;      ///< the chunks per device it can build
   int max_chunks = 1;
   int default_chunks = 1;  ///< when the request leaves chunks at 0
+  MemoryLimitUse memory_limit = MemoryLimitUse::None;
+  bool uses_costs = false;   ///< plans with the costs (the automatic schedules); the rest ignore them
+  bool takes_group = false;  ///< builds micro-batch groups of GenerateRequest::group
+
+  /// True when `chunks` (0: not given) is one this generator builds.
+  [[nodiscard]] bool takes_chunks(int chunks) const {
+    return chunks == 0 || (chunks >= min_chunks && chunks <= max_chunks);
+  }
 
   /// The chunks to build for a request of `chunks` (0: the default), kept within its range, so
   /// that one --chunks can serve a comparison of schedules with different needs.
@@ -41,7 +53,7 @@ struct Generator {
 /// Every generator, in a fixed order.
 [[nodiscard]] std::span<const Generator> generators();
 
-/// The generator called `name`, or nullptr.
+/// The generator called `name`, whatever its case, or nullptr.
 [[nodiscard]] const Generator* find_generator(std::string_view name);
 
 /// Up to `count` generator names close to `name`, closest first (see closest_names).
