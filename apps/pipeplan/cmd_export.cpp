@@ -4,6 +4,8 @@
 #include <memory>
 
 #include "command.hpp"
+#include "file_roles.hpp"
+#include "flag_checks.hpp"
 #include "cost_options.hpp"
 #include "io/chrome_trace.hpp"
 #include "io/pytorch_csv.hpp"
@@ -32,22 +34,26 @@ struct ExportSettings {
 struct ExportFormat {
   const char* name;
   const char* description;
-  bool timed;  // needs a simulated run
+  bool timed;        // needs a simulated run
+  bool draws_limit;  // draws --memory-limit
+  bool comms;        // takes --with-comms
   std::string (*write)(const Schedule&, const SimResult&, const ExportSettings&);
 };
 
 const std::array<ExportFormat, 5> kFormats = {{
-    {"csv", "PyTorch pipelining's CSV in today's naming (with --with-comms: SEND/RECV actions too)", false,
+    {"csv", "PyTorch pipelining's CSV in today's naming (with --with-comms: SEND/RECV actions too)", false, false, true,
      [](const Schedule& s, const SimResult&, const ExportSettings& e) {
        return schedule_to_pytorch_csv(s, e.with_communication);
      }},
-    {"chrome", "Chrome trace (Perfetto, chrome://tracing): ops, transfers as flows, memory as a counter", true,
+    {"chrome", "Chrome trace (Perfetto, chrome://tracing): ops, transfers as flows, memory as a counter", true, false,
+     false,
      [](const Schedule& s, const SimResult& r, const ExportSettings&) { return to_json_text(chrome_trace(s, r)); }},
-    {"svg", "SVG timeline: a lane per device, the memory of each under them", true,
+    {"svg", "SVG timeline: a lane per device, the memory of each under them", true, true, false,
      [](const Schedule& s, const SimResult& r, const ExportSettings& e) { return svg_timeline(s, r, e.svg); }},
-    {"html", "HTML report, one self-contained file: summary, devices, the SVG timeline with details on hover", true,
+    {"html", "HTML report, one self-contained file: summary, devices, the SVG timeline with details on hover", true, true,
+     false,
      [](const Schedule& s, const SimResult& r, const ExportSettings& e) { return html_report(s, r, e.costs, e.svg); }},
-    {"text", "terminal timeline, as wide as the terminal, in colour on a terminal", true,
+    {"text", "terminal timeline, as wide as the terminal, in colour on a terminal", true, false, false,
      [](const Schedule& s, const SimResult& r, const ExportSettings& e) { return text_timeline(s, r, e.text); }},
 }};
 
@@ -61,6 +67,37 @@ struct ExportOptions {
   std::string output;
 };
 
+// "svg, html": the formats for which `takes` holds.
+template <typename Predicate>
+std::string formats_where(Predicate takes) {
+  std::string out;
+  for (const ExportFormat& f : kFormats) {
+    if (takes(f)) out += (out.empty() ? "" : ", ") + std::string(f.name);
+  }
+  return out;
+}
+
+// A flag the format or the input does not use is refused rather than ignored.
+void check_flags_apply(const CLI::App& app, const ExportFormat& format, bool result_file, const std::string& file) {
+  std::string timing = first_given(app, kCostFlags);
+  if (timing.empty()) timing = first_given(app, kSimFlags);
+  if (!timing.empty() && !format.timed) {
+    throw UsageError(timing + ": --format " + format.name + " is not timed; the cost and steady-state flags apply to " +
+                     formats_where([](const ExportFormat& f) { return f.timed; }));
+  }
+  if (!timing.empty() && result_file) {
+    throw UsageError(timing + ": " + file + " is a result, timed already; drop the cost and steady-state flags");
+  }
+  if (app.count("--memory-limit") > 0 && !format.draws_limit) {
+    throw UsageError("--memory-limit: --format " + std::string(format.name) + " draws no memory limit; it applies to " +
+                     formats_where([](const ExportFormat& f) { return f.draws_limit; }));
+  }
+  if (app.count("--with-comms") > 0 && !format.comms) {
+    const std::string takers = formats_where([](const ExportFormat& f) { return f.comms; });
+    throw UsageError("--with-comms: applies to --format " + takers + ", not " + format.name);
+  }
+}
+
 }  // namespace
 
 Runner add_export(CLI::App& sub) {
@@ -73,16 +110,21 @@ Runner add_export(CLI::App& sub) {
   }
   sub.add_option("FILE", o->file, "Schedule JSON, or a result JSON written by simulate (drawn as it is)")
       ->required()
-      ->type_name("FILE");
-  sub.add_option("--format", o->format, help)->required()->type_name("FORMAT")->check(CLI::IsMember(names));
+      ->type_name("FILE")->check(file_name());
+  sub.add_option("--format", o
+      ->format, help)
+      ->required()
+      ->type_name("FORMAT")
+      ->transform(CLI::IsMember(names, CLI::ignore_case));
   add_cost_options(sub, o->costs);
   add_sim_options(sub, o->sim);
   sub.add_option("--memory-limit", o->memory_limit, "svg: draw this per-device limit in the memory panel")
       ->type_name("SIZE");
   sub.add_flag("--with-comms", o->with_communication,
                "csv: add SEND_F, RECV_F, SEND_B, RECV_B around the ops that cross devices");
-  sub.add_option("-o,--output", o->output, "Write here instead of stdout")->type_name("FILE");
-  return [o] {
+  sub.add_option("-o,--output", o->output, "Write here instead of stdout")->type_name("FILE")->check(file_name());
+  return [o, app = &sub] {
+    check_file_roles({{"the input", o->file}, {"--profile", o->costs.profile}, {"-o", o->output, true}});
     const ExportFormat* format = nullptr;
     for (const ExportFormat& f : kFormats) {
       if (o->format == f.name) format = &f;
@@ -93,7 +135,9 @@ Runner add_export(CLI::App& sub) {
     ExportSettings settings;
     settings.costs = describe_costs(o->costs);
     const auto format_field = document.is_object() ? document.find("format") : document.end();
-    if (format_field != document.end() && *format_field == "pipeplan.result") {
+    const bool result_file = format_field != document.end() && *format_field == "pipeplan.result";
+    check_flags_apply(*app, *format, result_file, o->file);
+    if (result_file) {
       LoadedResult loaded = result_from_json(document, o->file);  // already timed: no costs needed
       schedule = std::move(loaded.schedule);
       result = std::move(loaded.result);
@@ -101,7 +145,12 @@ Runner add_export(CLI::App& sub) {
     } else {
       schedule = schedule_from_json(document, o->file);
       if (format->timed) {
-        result = simulate(schedule, build_cost_model(o->costs, schedule.stages, schedule.devices), sim_options(o->sim));
+        const CostModel costs = build_cost_model(o->costs, schedule.stages, schedule.devices);
+        try {
+          result = simulate(schedule, costs, sim_options(o->sim));
+        } catch (const Error& e) {
+          throw Error(o->file + ": " + e.what());
+        }
         if (result.deadlocked()) throw Error(o->file + ": the schedule deadlocks; 'pipeplan validate' says where");
       }
     }

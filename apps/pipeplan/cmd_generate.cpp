@@ -2,6 +2,7 @@
 #include <memory>
 
 #include "command.hpp"
+#include "file_roles.hpp"
 #include "cost_options.hpp"
 #include "io/schedule_text.hpp"
 #include "output.hpp"
@@ -25,9 +26,15 @@ Runner add_generate(CLI::App& sub) {
   sub.add_option("--schedule", o->schedule, "Generator name (see 'pipeplan list')")->required()->type_name("NAME");
   add_request_options(sub, o->request);
   add_cost_options(sub, o->costs);
-  sub.add_option("-o,--output", o->output, "Write the schedule here instead of stdout")->type_name("FILE");
-  return [o] {
+  sub.add_option("-o,--output", o
+      ->output, "Write the schedule here instead of stdout")
+      ->type_name("FILE")
+      ->check(file_name());
+  return [o, app = &sub] {
+    check_file_roles({{"--profile", o->costs.profile}, {"-o", o->output, true}});
     const Generator& generator = generator_named(o->schedule);
+    const Generator* chosen[] = {&generator};
+    check_flags_apply(*app, chosen, o->request, true);
     Generated g = generate_for(generator, o->request, given_costs(o->costs, o->request.request.devices), o->costs);
     emit(o->output, schedule_json_text(g.schedule));
     return kExitOk;
