@@ -286,7 +286,7 @@ pipeplan_cli_test(profile_is_output --exit 2 --err "-o .*/p.json: the same file 
                   --before "cp $SOURCE_DIR/profiles/example-p4.json p.json"
                   -- compare --schedules 1f1b --stages 4 --microbatches 8 --profile @TMP@/p.json -o @TMP@/p.json)
 # An empty file name is a usage error, not standard output; "-" is standard output.
-pipeplan_cli_test(empty_output_name
+pipeplan_cli_test(empty_output_name --out "\"format\": \"pipeplan.schedule\""
                   --then "$PIPEPLAN generate --schedule 1f1b --stages 2 --microbatches 2 -o '' 2>err || test $? -eq 2 && grep -q 'expected a file name, got an empty one' err"
                   -- generate --schedule 1f1b --stages 2 --microbatches 2 -o -)
 # Out-of-range times name the file and the field; a schedule that cannot be timed names the file.
