@@ -3,6 +3,7 @@
 
 #include "comm_options.hpp"
 #include "command.hpp"
+#include "file_roles.hpp"
 #include "cost_options.hpp"
 #include "io/chrome_trace.hpp"
 #include "io/reports.hpp"
@@ -53,10 +54,17 @@ Runner add_compare(CLI::App& sub) {
   add_comm_options(sub, o->comm);
   add_picture_options(sub, o->pictures);
   sub.add_flag("--json", o->json, "Print the rows as JSON");
-  sub.add_option("-o,--output", o->output, "Also write the JSON rows to this file")->type_name("FILE");
-  return [o] {
+  sub.add_option("-o,--output", o->output, "Also write the JSON rows to this file")
+      ->type_name("FILE")
+      ->check(file_name());
+  return [o, app = &sub] {
+    check_file_roles({{"--profile", o->costs.profile},
+                      {"-o", o->output, true},
+                      {"--svg", o->pictures.svg, true},
+                      {"--trace", o->pictures.trace, true}});
     std::vector<const Generator*> chosen;
     for (const std::string& name : o->schedules) chosen.push_back(&generator_named(name));
+    check_flags_apply(*app, chosen, o->request, false);
     const CostModel given = given_costs(o->costs, o->request.request.devices);
     std::vector<ComparisonRow> rows;
     std::vector<Schedule> schedules;

@@ -6,6 +6,8 @@
 
 #include "comm_options.hpp"
 #include "command.hpp"
+#include "file_roles.hpp"
+#include "flag_checks.hpp"
 #include "cost_options.hpp"
 #include "io/chrome_trace.hpp"
 #include "io/pytorch_csv.hpp"
@@ -34,22 +36,26 @@ struct ExportSettings {
 struct ExportFormat {
   const char* name;
   const char* description;
-  bool timed;  // needs a simulated run
+  bool timed;        // needs a simulated run
+  bool draws_limit;  // draws --memory-limit
+  bool comms;        // takes --with-comms
   std::string (*write)(const Schedule&, const SimResult&, const ExportSettings&);
 };
 
 const std::array<ExportFormat, 5> kFormats = {{
-    {"csv", "PyTorch pipelining's CSV in today's naming (with --with-comms: SEND/RECV actions too)", false,
+    {"csv", "PyTorch pipelining's CSV in today's naming (with --with-comms: SEND/RECV actions too)", false, false, true,
      [](const Schedule& s, const SimResult&, const ExportSettings& e) {
        return e.lowered ? lowered_to_pytorch_csv(*e.lowered) : schedule_to_pytorch_csv(s);
      }},
-    {"chrome", "Chrome trace (Perfetto, chrome://tracing): ops, transfers as flows, memory as a counter", true,
+    {"chrome", "Chrome trace (Perfetto, chrome://tracing): ops, transfers as flows, memory as a counter", true, false,
+     false,
      [](const Schedule& s, const SimResult& r, const ExportSettings&) { return to_json_text(chrome_trace(s, r)); }},
-    {"svg", "SVG timeline: a lane per device, the memory of each under them", true,
+    {"svg", "SVG timeline: a lane per device, the memory of each under them", true, true, false,
      [](const Schedule& s, const SimResult& r, const ExportSettings& e) { return svg_timeline(s, r, e.svg); }},
-    {"html", "HTML report, one self-contained file: summary, devices, the SVG timeline with details on hover", true,
+    {"html", "HTML report, one self-contained file: summary, devices, the SVG timeline with details on hover", true, true,
+     false,
      [](const Schedule& s, const SimResult& r, const ExportSettings& e) { return html_report(s, r, e.costs, e.svg); }},
-    {"text", "terminal timeline, as wide as the terminal, in colour on a terminal", true,
+    {"text", "terminal timeline, as wide as the terminal, in colour on a terminal", true, false, false,
      [](const Schedule& s, const SimResult& r, const ExportSettings& e) { return text_timeline(s, r, e.text); }},
 }};
 
@@ -64,6 +70,39 @@ struct ExportOptions {
   std::string output;
 };
 
+// "svg, html": the formats for which `takes` holds.
+template <typename Predicate>
+std::string formats_where(Predicate takes) {
+  std::string out;
+  for (const ExportFormat& f : kFormats) {
+    if (takes(f)) out += (out.empty() ? "" : ", ") + std::string(f.name);
+  }
+  return out;
+}
+
+// A flag the format or the input does not use is refused rather than ignored.
+void check_flags_apply(const CLI::App& app, const ExportFormat& format, bool result_file, const std::string& file) {
+  // csv --with-comms lowers the schedule with the costs (the timed policy): they apply there.
+  const bool lowers = app.count("--with-comms") > 0 && format.comms;
+  std::string timing = lowers ? "" : first_given(app, kCostFlags);
+  if (timing.empty()) timing = first_given(app, kSimFlags);
+  if (!timing.empty() && !format.timed) {
+    throw UsageError(timing + ": --format " + format.name + " is not timed; the cost and steady-state flags apply to " +
+                     formats_where([](const ExportFormat& f) { return f.timed; }));
+  }
+  if (!timing.empty() && result_file) {
+    throw UsageError(timing + ": " + file + " is a result, timed already; drop the cost and steady-state flags");
+  }
+  if (app.count("--memory-limit") > 0 && !format.draws_limit) {
+    throw UsageError("--memory-limit: --format " + std::string(format.name) + " draws no memory limit; it applies to " +
+                     formats_where([](const ExportFormat& f) { return f.draws_limit; }));
+  }
+  if (app.count("--with-comms") > 0 && !format.comms) {
+    const std::string takers = formats_where([](const ExportFormat& f) { return f.comms; });
+    throw UsageError("--with-comms: applies to --format " + takers + ", not " + format.name);
+  }
+}
+
 }  // namespace
 
 Runner add_export(CLI::App& sub) {
@@ -76,8 +115,11 @@ Runner add_export(CLI::App& sub) {
   }
   sub.add_option("FILE", o->file, "Schedule JSON, or a result JSON written by simulate (drawn as it is)")
       ->required()
-      ->type_name("FILE");
-  sub.add_option("--format", o->format, help)->required()->type_name("FORMAT")->check(CLI::IsMember(names));
+      ->type_name("FILE")->check(file_name());
+  sub.add_option("--format", o->format, help)
+      ->required()
+      ->type_name("FORMAT")
+      ->transform(CLI::IsMember(names, CLI::ignore_case));
   add_cost_options(sub, o->costs);
   add_sim_options(sub, o->sim);
   sub.add_option("--memory-limit", o->memory_limit, "svg: draw this per-device limit in the memory panel")
@@ -89,8 +131,9 @@ Runner add_export(CLI::App& sub) {
                  "csv --with-comms: just-before, early, megatron, batched, or timed (default: ordered by the overlapped "
                  "run with the costs; never deadlocks or mispairs)")
       ->type_name("NAME");
-  sub.add_option("-o,--output", o->output, "Write here instead of stdout")->type_name("FILE");
-  return [o] {
+  sub.add_option("-o,--output", o->output, "Write here instead of stdout")->type_name("FILE")->check(file_name());
+  return [o, app = &sub] {
+    check_file_roles({{"the input", o->file}, {"--profile", o->costs.profile}, {"-o", o->output, true}});
     const ExportFormat* format = nullptr;
     for (const ExportFormat& f : kFormats) {
       if (o->format == f.name) format = &f;
@@ -102,6 +145,7 @@ Runner add_export(CLI::App& sub) {
     settings.costs = describe_costs(o->costs);
     const auto format_field = document.is_object() ? document.find("format") : document.end();
     const bool is_result = format_field != document.end() && *format_field == "pipeplan.result";
+    check_flags_apply(*app, *format, is_result, o->file);
     if (is_result) {
       LoadedResult loaded = result_from_json(document, o->file);  // already timed: no costs needed
       schedule = std::move(loaded.schedule);
@@ -110,7 +154,12 @@ Runner add_export(CLI::App& sub) {
     } else {
       schedule = schedule_from_json(document, o->file);
       if (format->timed) {
-        result = simulate(schedule, build_cost_model(o->costs, schedule.stages, schedule.devices), sim_options(o->sim));
+        const CostModel costs = build_cost_model(o->costs, schedule.stages, schedule.devices);
+        try {
+          result = simulate(schedule, costs, sim_options(o->sim));
+        } catch (const Error& e) {
+          throw Error(o->file + ": " + e.what());
+        }
         if (result.deadlocked()) throw Error(o->file + ": the schedule deadlocks; 'pipeplan validate' says where");
       }
     }

@@ -2,6 +2,7 @@
 #include <memory>
 
 #include "command.hpp"
+#include "file_roles.hpp"
 #include "cost_options.hpp"
 #include "io/schedule_text.hpp"
 #include "output.hpp"
@@ -32,12 +33,17 @@ Runner add_generate(CLI::App& sub) {
       ->description("Automatic schedules: minimise the step under this mode (default sync; zero bubble needs post-validation)");
   sub.get_option("--iterations")
       ->description("Automatic schedules: minimise the steady state's step over K back-to-back steps (default 1)");
-  sub.add_option("-o,--output", o->output, "Write the schedule here instead of stdout")->type_name("FILE");
+  sub.add_option("-o,--output", o->output, "Write the schedule here instead of stdout")
+      ->type_name("FILE")
+      ->check(file_name());
   const CLI::Option* mode_flag = sub.get_option("--optimizer-mode");
   const CLI::Option* iterations_flag = sub.get_option("--iterations");
-  return [o, mode_flag, iterations_flag] {
+  return [o, app = &sub, mode_flag, iterations_flag] {
+    check_file_roles({{"--profile", o->costs.profile}, {"-o", o->output, true}});
     const Generator& generator = generator_named(o->schedule);
-    if (!generator.automatic && (mode_flag->count() > 0 || iterations_flag->count() > 0)) {
+    const Generator* chosen[] = {&generator};
+    check_flags_apply(*app, chosen, o->request, true);
+    if (!generator.uses_costs && (mode_flag->count() > 0 || iterations_flag->count() > 0)) {
       throw UsageError(std::string(mode_flag->count() > 0 ? "--optimizer-mode" : "--iterations") +
                        " applies to the automatic schedules (" + automatic_generator_names() + "), not to " +
                        std::string(generator.name) + ", whose order does not depend on costs");

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "command.hpp"
+#include "file_roles.hpp"
 #include "io/json_text.hpp"
 #include "io/pytorch_csv.hpp"
 #include "io/schedule_text.hpp"
@@ -23,16 +24,22 @@ struct ImportOptions {
 
 Runner add_import(CLI::App& sub) {
   auto o = std::make_shared<ImportOptions>();
-  sub.add_option("FILE", o->file, "PyTorch pipelining CSV schedule (one row per rank)")->required()->type_name("FILE");
+  sub.add_option("FILE", o->file, "PyTorch pipelining CSV schedule (one row per rank)")
+      ->required()
+      ->type_name("FILE")
+      ->check(file_name());
   sub.add_option("--naming", o->naming,
                  "current: I input gradient, B full backward; legacy: B input gradient, BW full backward; "
                  "auto: decide from the file")
       ->type_name("NAMING")
-      ->check(CLI::IsMember({"auto", "current", "legacy"}));
-  sub.add_option("-o,--output", o->output, "Write the schedule JSON here instead of stdout")->type_name("FILE");
+      ->transform(CLI::IsMember({"auto", "current", "legacy"}, CLI::ignore_case));
+  sub.add_option("-o,--output", o->output, "Write the schedule JSON here instead of stdout")
+      ->type_name("FILE")
+      ->check(file_name());
   sub.add_flag("--with-comms", o->with_comms,
                "Keep the file's SEND_F, RECV_F, SEND_B, RECV_B as a lowered schedule (for --comm blocking|rendezvous)");
   return [o] {
+    check_file_roles({{"the input", o->file}, {"-o", o->output, true}});
     CsvNaming naming = o->naming == "current" ? CsvNaming::Current
                        : o->naming == "legacy" ? CsvNaming::Legacy
                                                : CsvNaming::Auto;

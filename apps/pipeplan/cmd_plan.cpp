@@ -10,6 +10,7 @@
 
 #include "calibrate/measured_pieces.hpp"
 #include "command.hpp"
+#include "file_roles.hpp"
 #include "cost_options.hpp"
 #include "io/schedule_text.hpp"
 #include "io/json_text.hpp"
@@ -105,11 +106,13 @@ Runner add_plan(CLI::App& sub) {
       ->type_name("N")
       ->required()
       ->check(CLI::Range(1, 1 << 20));
-  sub.add_option("--memory-limit", o->memory_limit, "Per-GPU memory limit (default: the card's memory)")->type_name("SIZE");
+  sub.add_option("--memory-limit", o->memory_limit, "Per-GPU memory limit (default: the card's memory)")
+      ->type_name("SIZE");
   sub.add_option("--schedules", o->schedules, "Generators to try, comma-separated (default 1f1b,interleaved,zbh1,zbh2,zbv,v-half,zb)")
       ->delimiter(',')
       ->type_name("A,B,...");
-  sub.add_option("--layout", o->layout, "Use this layout (E,t*N|...|t*N,H) instead of balancing by cost")->type_name("LAYOUT");
+  sub.add_option("--layout", o->layout, "Use this layout (E,t*N|...|t*N,H) instead of balancing by cost")
+      ->type_name("LAYOUT");
   sub.add_option("--top", o->top, "Rows to show")->type_name("K")->check(CLI::Range(1, 1000))->capture_default_str();
   sub.add_option("--max-chunks", o->max_chunks, "Most chunks per device tried for the interleaved and automatic schedules")
       ->type_name("V")
@@ -117,17 +120,31 @@ Runner add_plan(CLI::App& sub) {
       ->capture_default_str();
   sub.add_option("--threads", o->threads, "Threads (default: every core)")->type_name("N")->check(CLI::Range(1, 1024));
   sub.add_flag("--json", o->json, "Print every row as JSON: {\"rows\": [...]}");
-  sub.add_option("-o,--output", o->output, "Also write the JSON rows to this file")->type_name("FILE");
+  sub.add_option("-o,--output", o->output, "Also write the JSON rows to this file")
+      ->type_name("FILE")
+      ->check(file_name());
   sub.add_option("--calibration", o->calibration,
                  "A profile from 'pipeplan-gpu calibrate': its measured layer, head and embedding times replace the estimates")
-      ->type_name("FILE");
+      ->type_name("FILE")
+      ->check(file_name());
   add_sim_options(sub, o->sim);
   o->sim.iterations = 0;  // unset: chosen by the mode below
   sub.get_option("--iterations")
       ->description("Steps simulated back to back (default 1 under sync; 3 under post-validation, whose gain is in the steady state)");
-  sub.add_option("--emit-schedule", o->emit_dir, "Write the winner's schedule.json and profile.json into DIR")->type_name("DIR");
+  sub.add_option("--emit-schedule", o->emit_dir, "Write the winner's schedule.json and profile.json into DIR")
+      ->type_name("DIR")
+      ->check(file_name());
   return [o] {
+    const std::string emitted = o->emit_dir.empty() ? "" : o->emit_dir + "/";
+    check_file_roles({{"--model", o->model.model},
+                      {"--calibration", o->calibration},
+                      {"-o", o->output, true},
+                      {"--emit-schedule", emitted.empty() ? "" : emitted + "profile.json", true},
+                      {"--emit-schedule", emitted.empty() ? "" : emitted + "schedule.json", true}});
     const ModelInput in = read_model_input(o->model);
+    if (o->gpus % in.training.tp != 0) {  // flags that contradict each other: a usage error
+      throw UsageError(fmt::format("--gpus {}: must be a multiple of --tp {}", o->gpus, in.training.tp));
+    }
     PlanRequest request;
     request.model = in.model;
     request.training = in.training;

@@ -5,6 +5,8 @@
 #include <memory>
 
 #include "command.hpp"
+#include "file_roles.hpp"
+#include "model/error.hpp"
 #include "model/placement.hpp"
 #include "model_options.hpp"
 #include "output.hpp"
@@ -24,12 +26,24 @@ struct ProfileOptions {
   std::string output;
 };
 
+// --layout as given: a malformed one is a usage error, like any malformed flag.
+Layout layout_flag(const std::string& text, int layers) {
+  try {
+    return parse_layout(text, layers, "--layout");
+  } catch (const Error& e) {
+    throw UsageError(e.what());
+  }
+}
+
 }  // namespace
 
 Runner add_profile(CLI::App& sub) {
   auto o = std::make_shared<ProfileOptions>();
   add_model_options(sub, o->model, false);
-  sub.add_option("--stages", o->stages, "Pipeline degree P: devices")->type_name("P")->required()->check(CLI::Range(1, 4096));
+  sub.add_option("--stages", o->stages, "Pipeline degree P: devices")
+      ->type_name("P")
+      ->required()
+      ->check(CLI::Range(1, 4096));
   sub.add_option("--chunks", o->chunks, "Stages per device V; the profile then has P x V stages")
       ->type_name("V")
       ->check(CLI::Range(1, 64))
@@ -44,8 +58,11 @@ Runner add_profile(CLI::App& sub) {
       ->type_name("D")
       ->check(CLI::Range(1, 1 << 20))
       ->capture_default_str();
-  sub.add_option("-o,--output", o->output, "Write the profile here (default: stdout)")->type_name("FILE");
+  sub.add_option("-o,--output", o->output, "Write the profile here (default: stdout)")
+      ->type_name("FILE")
+      ->check(file_name());
   return [o] {
+    check_file_roles({{"--model", o->model.model}, {"-o", o->output, true}});
     const ModelInput in = read_model_input(o->model);
     std::vector<int> placement;
     if (o->placement == "loop") {
@@ -60,7 +77,7 @@ Runner add_profile(CLI::App& sub) {
     const PieceTotals totals = piece_totals(in.model, in.training, *in.gpu, in.efficiency);
     const Layout layout = o->layout.empty()
                               ? balanced_layout(stages, in.model.layers, totals.embedding, totals.layer, totals.head)
-                              : parse_layout(o->layout, in.model.layers, "--layout");
+                              : layout_flag(o->layout, in.model.layers);
     if (layout.size() != std::size_t(stages)) {
       throw UsageError(fmt::format("--layout: has {} stages, --stages {} x --chunks {} needs {}", layout.size(),
                                    o->stages, o->chunks, stages));

@@ -4,6 +4,7 @@
 
 #include "comm_options.hpp"
 #include "command.hpp"
+#include "file_roles.hpp"
 #include "cost_options.hpp"
 #include "io/chrome_trace.hpp"
 #include "io/reports.hpp"
@@ -34,14 +35,21 @@ struct SimulateOptions {
 
 Runner add_simulate(CLI::App& sub) {
   auto o = std::make_shared<SimulateOptions>();
-  sub.add_option("FILE", o->file, "Schedule JSON")->required()->type_name("FILE");
+  sub.add_option("FILE", o->file, "Schedule JSON")->required()->type_name("FILE")->check(file_name());
   add_cost_options(sub, o->costs);
   add_sim_options(sub, o->sim);
   add_comm_options(sub, o->comm);
   add_picture_options(sub, o->pictures);
   sub.add_flag("--json", o->json, "Print the result JSON instead of the summary");
-  sub.add_option("-o,--output", o->output, "Also write the result JSON to this file")->type_name("FILE");
+  sub.add_option("-o,--output", o->output, "Also write the result JSON to this file")
+      ->type_name("FILE")
+      ->check(file_name());
   return [o] {
+    check_file_roles({{"the input", o->file},
+                      {"--profile", o->costs.profile},
+                      {"-o", o->output, true},
+                      {"--svg", o->pictures.svg, true},
+                      {"--trace", o->pictures.trace, true}});
     const LoweredSchedule file = read_lowered_file(o->file);
     const Schedule& schedule = file.schedule;
     CostModel costs = build_cost_model(o->costs, schedule.stages, schedule.devices);

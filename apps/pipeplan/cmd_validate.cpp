@@ -4,6 +4,7 @@
 
 #include "comm_options.hpp"
 #include "command.hpp"
+#include "file_roles.hpp"
 #include "cost_options.hpp"
 #include "io/reports.hpp"
 #include "io/schedule_json.hpp"
@@ -26,13 +27,14 @@ struct ValidateCommandOptions {
 
 Runner add_validate(CLI::App& sub) {
   auto o = std::make_shared<ValidateCommandOptions>();
-  sub.add_option("FILE", o->file, "Schedule JSON")->required()->type_name("FILE");
+  sub.add_option("FILE", o->file, "Schedule JSON")->required()->type_name("FILE")->check(file_name());
   add_cost_options(sub, o->costs);
   sub.add_option("--memory-limit", o->memory_limit, "Per-device memory limit, e.g. 24GiB (needs memory costs)")
       ->type_name("SIZE");
   add_comm_options(sub, o->comm);
   sub.add_flag("--json", o->json, "Print the problems as JSON");
   return [o] {
+    check_file_roles({{"the input", o->file}, {"--profile", o->costs.profile}});
     ValidateOptions options;
     if (!o->memory_limit.empty()) {
       options.memory_limit = parse_size_flag(o->memory_limit, "--memory-limit");

@@ -1,6 +1,7 @@
 #include "comm_options.hpp"
 
 #include "command.hpp"
+#include "io/printable.hpp"
 #include "io/schedule_json.hpp"
 #include "model/error.hpp"
 #include "sim/simulator.hpp"
@@ -12,7 +13,7 @@ void add_comm_options(CLI::App& sub, CommFlags& flags) {
                  "overlap: transfers beside compute; blocking: on both ends' compute stream; rendezvous: a send "
                  "completes when the peer posts its receive")
       ->type_name("MODE")
-      ->check(CLI::IsMember({"overlap", "blocking", "rendezvous"}))
+      ->transform(CLI::IsMember({"overlap", "blocking", "rendezvous"}, CLI::ignore_case))
       ->capture_default_str();
   sub.add_option("--policy", flags.policy,
                  "With blocking or rendezvous: where sends and receives go (just-before, early, megatron, batched, "
@@ -38,11 +39,16 @@ LoweredSchedule lowering_for(const LoweredSchedule& file, const CommFlags& flags
 SimResult simulate_under(const LoweredSchedule& file, const CostModel& costs, const SimOptions& options,
                          const CommFlags& flags, const std::string& what) {
   const CommMode mode = comm_mode(flags);
-  if (mode == CommMode::Overlap) {
-    if (!flags.policy.empty()) throw UsageError("--policy: applies to --comm blocking or rendezvous");
-    return simulate(file.schedule, costs, options);
+  if (mode == CommMode::Overlap && !flags.policy.empty()) {
+    throw UsageError("--policy: applies to --comm blocking or rendezvous");
   }
-  CommSimResult run = simulate_with_comm(lowering_for(file, flags, costs), costs, mode, options);
+  CommSimResult run;
+  try {  // "the schedule cannot be timed: ..." names the file it came from
+    if (mode == CommMode::Overlap) return simulate(file.schedule, costs, options);
+    run = simulate_with_comm(lowering_for(file, flags, costs), costs, mode, options);
+  } catch (const Error& e) {
+    throw Error(what + ": " + e.what());
+  }
   if (!run.stuck.empty()) {
     std::string message = what + ": deadlocks under " + flags.mode + " communication: " + run.stuck.front();
     if (!run.cycle.empty()) message += "; cycle: " + run.cycle;
@@ -53,7 +59,8 @@ SimResult simulate_under(const LoweredSchedule& file, const CostModel& costs, co
 
 std::string describe_comm(const LoweredSchedule& file, const CommFlags& flags) {
   if (comm_mode(flags) == CommMode::Overlap) return "communication: overlap";
-  const std::string lowering = has_communication(file) ? (file.policy.empty() ? "the file's" : file.policy + ", the file's")
+  const std::string lowering = has_communication(file)
+                                   ? (file.policy.empty() ? "the file's" : printable(file.policy) + ", the file's")
                                                        : (flags.policy.empty() ? "timed" : flags.policy);
   return "communication: " + flags.mode + ", lowered with " + lowering;
 }

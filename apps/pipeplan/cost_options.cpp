@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "command.hpp"
+#include "file_roles.hpp"
 #include "io/profile_json.hpp"
 #include "model/error.hpp"
 #include "model/size_string.hpp"
@@ -38,7 +39,9 @@ double parse_ms(const std::string& text, const std::string& flag) {
 }  // namespace
 
 void add_cost_options(CLI::App& sub, CostOptions& o) {
-  auto* profile = sub.add_option("--profile", o.profile, "Cost profile JSON (docs/formats.md)")->type_name("FILE");
+  auto* profile = sub.add_option("--profile", o.profile, "Cost profile JSON (docs/formats.md)")
+                      ->type_name("FILE")
+                      ->check(file_name());
   auto* costs = sub.add_option("--costs", o.costs, "F,B,W milliseconds, every stage alike (default 1,1,1)")
                    ->type_name("F,B,W");
   auto* transfer = sub.add_option("--transfer", o.transfer, "Milliseconds per transfer between devices (default 0)")

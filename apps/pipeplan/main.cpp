@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "command.hpp"
+#include "io/printable.hpp"
 #include "io/version.hpp"
 #include "model/closest_names.hpp"
 #include "model/error.hpp"
@@ -35,8 +36,9 @@ std::span<const Command> commands() {
 
 namespace {
 
+// Messages quote files and their fields, which could hold terminal escapes: shown, never sent.
 int fail(int code, const std::string& message) {
-  std::cerr << "pipeplan: error: " << message << "\n";
+  std::cerr << "pipeplan: error: " << printable(message) << "\n";
   return code;
 }
 
@@ -52,6 +54,33 @@ int unknown_command(std::string_view word) {
     message += "?";
   }
   return fail(kExitUsage, message + " (run 'pipeplan --help' for the list)");
+}
+
+// CLI11 says only "The following arguments were not expected: 1,1,1 --cost"; this names the
+// unknown flag and the closest flags of the command instead.
+int unexpected_arguments(const CLI::App& app) {
+  const CLI::App* sub = app.get_subcommands().empty() ? &app : app.get_subcommands().front();
+  std::vector<std::string> flags;
+  for (const CLI::Option* option : sub->get_options()) {
+    for (const std::string& name : option->get_lnames()) flags.push_back("--" + name);
+    for (const std::string& name : option->get_snames()) flags.push_back("-" + name);
+  }
+  const std::vector<std::string_view> candidates(flags.begin(), flags.end());
+  const std::string usage =
+      " (run 'pipeplan " + (sub == &app ? std::string("--help") : sub->get_name() + " --help") + "' for usage)";
+  const std::vector<std::string> extras = app.remaining(true);
+  for (const std::string& extra : extras) {
+    if (extra.size() < 2 || extra[0] != '-') continue;
+    const std::string flag = extra.substr(0, extra.find('='));
+    std::string message = "unknown flag '" + flag + "'";
+    const std::vector<std::string> close = closest_names(flag, candidates, 3);
+    for (std::size_t i = 0; i < close.size(); ++i) message += (i == 0 ? "; did you mean '" : ", '") + close[i] + "'";
+    if (!close.empty()) message += "?";
+    return fail(kExitUsage, message + usage);
+  }
+  std::string message = extras.size() == 1 ? "unexpected argument" : "unexpected arguments";
+  for (std::size_t i = 0; i < extras.size(); ++i) message += (i == 0 ? " '" : ", '") + extras[i] + "'";
+  return fail(kExitUsage, message + usage);
 }
 
 bool is_command(std::string_view word) {
@@ -80,6 +109,8 @@ int run(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
+  } catch (const CLI::ExtrasError&) {
+    return unexpected_arguments(app);
   } catch (const CLI::ParseError& e) {
     return fail(kExitUsage, std::string(e.what()) + " (run 'pipeplan " +
                                 (app.get_subcommands().empty() ? std::string("--help")

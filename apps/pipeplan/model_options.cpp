@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include "command.hpp"
+#include "file_roles.hpp"
+#include "io/printable.hpp"
 #include "model/error.hpp"
 #include "plan/piece_work.hpp"
 
@@ -12,9 +14,15 @@ void add_model_options(CLI::App& sub, ModelFlags& f, bool global_batch_required)
   TrainingSettings& t = f.training;
   sub.add_option("--model", f.model, "Hugging Face config.json of the model (Llama, Mistral, Qwen, GPT-2 keys)")
       ->type_name("FILE")
+      ->check(file_name())
       ->required();
-  sub.add_option("--gpu", f.gpu, "GPU from the built-in table ('pipeplan gpus' lists them)")->type_name("NAME")->required();
-  sub.add_option("--seq", t.seq, "Tokens per sequence")->type_name("S")->check(CLI::Range(1, 1 << 22))->capture_default_str();
+  sub.add_option("--gpu", f.gpu, "GPU from the built-in table ('pipeplan gpus' lists them)")
+      ->type_name("NAME")
+      ->required();
+  sub.add_option("--seq", t.seq, "Tokens per sequence")
+      ->type_name("S")
+      ->check(CLI::Range(1, 1 << 22))
+      ->capture_default_str();
   sub.add_option("--micro-batch", t.micro_batch, "Sequences per micro-batch")
       ->type_name("B")
       ->check(CLI::Range(1, 1 << 16))
@@ -81,7 +89,7 @@ std::string parameter_count(std::int64_t n) {
 std::string describe_input(const ModelInput& in) {
   const TrainingSettings& t = in.training;
   return fmt::format("{} ({} parameters, {} layers) on {}, {}, seq {}, micro-batch {}, tp {}, recompute {}, {}",
-                     in.model.name, parameter_count(model_parameters(in.model)), in.model.layers, in.gpu->name,
+                     printable(in.model.name), parameter_count(model_parameters(in.model)), in.model.layers, in.gpu->name,
                      dtype_name(t.dtype), t.seq, t.micro_batch, t.tp, recompute_name(t.recompute),
                      t.flash_attention ? "flash attention" : "no flash attention");
 }

@@ -3,6 +3,7 @@
 // generator by name, with the closest names when it is unknown.
 #include <CLI/CLI.hpp>
 
+#include <span>
 #include <string>
 
 #include "cost_options.hpp"
@@ -38,7 +39,17 @@ struct Generated {
 [[nodiscard]] Generated generate_for(const Generator& generator, const RequestFlags& flags, const CostModel& given,
                                      const CostOptions& costs, const SimOptions& objective = {});
 
-/// The generator called `name`; throws UsageError listing the closest names when there is none.
+/// Refuses (UsageError, naming the schedules that take it) a flag given on `sub` that none of
+/// `chosen` uses: --chunks V that it does not build, --group without a grouped schedule, and,
+/// for `generate` alone (`generating`), --memory-limit to a schedule that plans without one and
+/// the cost flags to one built without costs (compare reports the limit and times every
+/// schedule with the costs). A missing --memory-limit that one of them requires is refused too.
+/// Reads only the registry's fields, so a new generator needs no change here.
+void check_flags_apply(const CLI::App& sub, std::span<const Generator* const> chosen, const RequestFlags& flags,
+                       bool generating);
+
+/// The generator called `name`, whatever its case; throws UsageError listing the closest names
+/// when there is none.
 [[nodiscard]] const Generator& generator_named(const std::string& name);
 
 }  // namespace pipeplan::cli

@@ -10,7 +10,7 @@ void add_sim_options(CLI::App& sub, SimFlags& flags) {
   sub.add_option("--optimizer-mode", flags.optimizer_mode,
                  "sync: an all-reduce before every device's step; post-validation: each steps on its own")
       ->type_name("MODE")
-      ->check(CLI::IsMember({"sync", "post-validation"}));
+      ->transform(CLI::IsMember({"sync", "post-validation"}, CLI::ignore_case));
 }
 
 SimOptions sim_options(const SimFlags& flags) {

@@ -59,6 +59,7 @@ double read_ms(const Json& value, const JsonPath& at) {
   if (!value.is_number() || !std::isfinite(value.get<double>()) || value.get<double>() < 0.0) {
     fail_field(at, "a non-negative number of milliseconds", value);
   }
+  if (value.get<double>() > kMaxMs) fail_field(at, "a number of milliseconds up to 1e10 (115 days)", value);
   return value.get<double>();
 }
 

@@ -1,10 +1,5 @@
 #include "io/json_text.hpp"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <sstream>
-
 #include "model/error.hpp"
 
 namespace pipeplan {
@@ -81,24 +76,6 @@ void dump(const Json& value, int indent, std::string& out) {
 }
 
 }  // namespace
-
-std::string read_text_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) throw Error("cannot read " + path + ": " + std::strerror(errno));
-  // A regular file is read in one piece into a string of its size; anything that cannot tell
-  // its size (a pipe) is read as a stream.
-  const std::streamoff size = in.tellg();
-  if (size >= 0 && in.seekg(0)) {
-    std::string content(static_cast<std::size_t>(size), '\0');
-    if (!in.read(content.data(), size)) throw Error("cannot read " + path + ": read failed");
-    return content;
-  }
-  in.clear();
-  std::ostringstream content;
-  content << in.rdbuf();
-  if (in.bad()) throw Error("cannot read " + path + ": read failed");
-  return content.str();
-}
 
 Json parse_json(std::string_view text, const std::string& source) {
   check_depth(text, source);

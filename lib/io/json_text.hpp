@@ -6,13 +6,12 @@
 #include <string>
 #include <string_view>
 
+#include "io/read_file.hpp"  // read_text_file, which every reader of JSON uses
+
 namespace pipeplan {
 
 // Insertion-ordered, so that files keep "format" first and fields in the documented order.
 using Json = nlohmann::ordered_json;
-
-/// The whole content of the file at `path`. Throws Error naming the path and the reason.
-[[nodiscard]] std::string read_text_file(const std::string& path);
 
 /// Parses `text`, which came from `source` (a file name, for messages). Throws Error with the
 /// line and column of the first syntax error, and for nesting deeper than 256 levels.

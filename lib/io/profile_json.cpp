@@ -12,6 +12,10 @@ StageCost stage_from_json(const Json& j, const JsonPath& at) {
   s.f_ms = read_ms(member(j, "f_ms", at), at.key("f_ms"));
   s.b_ms = read_ms(member(j, "b_ms", at), at.key("b_ms"));
   s.w_ms = read_ms(member(j, "w_ms", at), at.key("w_ms"));
+  if (s.b_ms + s.w_ms > kMaxMs) {  // a fused BW takes both
+    throw Error(at.where() + ": b_ms + w_ms comes to " + std::to_string(s.b_ms + s.w_ms) +
+                " ms, above the 1e10 ms a time may take");
+  }
   if (const Json* a = optional_member(j, "activation_bytes", at)) {
     s.activation_bytes = read_bytes(*a, at.key("activation_bytes"));
   }
@@ -53,6 +57,10 @@ TransferCost transfer_from_json(const Json& j, const JsonPath& at) {
   t.bandwidth_gb_per_s = read_positive(*bandwidth, at.key("bandwidth_gb_per_s"));
   t.latency_ms = read_ms(member(j, "latency_ms", at), at.key("latency_ms"));
   t.bytes = read_bytes(member(j, "bytes", at), at.key("bytes"));
+  if (!(t.ms() <= kMaxMs)) {  // each part in range, the sum too large: the simulator could not time it
+    throw Error(at.where() + ": latency_ms + bytes / bandwidth_gb_per_s comes to " + std::to_string(t.ms()) +
+                " ms, above the 1e10 ms a time may take");
+  }
   return t;
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "io/json_fields.hpp"
+#include "io/printable.hpp"
 #include "model/size_string.hpp"
 
 namespace pipeplan {
@@ -10,7 +11,8 @@ namespace pipeplan {
 namespace {
 
 std::string describe_schedule(const Schedule& s) {
-  return fmt::format("{}: {} devices, {} stages, {} micro-batches, {} ops", s.name.empty() ? "schedule" : s.name,
+  return fmt::format("{}: {} devices, {} stages, {} micro-batches, {} ops",
+                     s.name.empty() ? "schedule" : printable(s.name),
                      s.devices, s.stages, s.microbatches, s.op_count());
 }
 

@@ -6,6 +6,8 @@
 #include <array>
 #include <vector>
 
+#include "io/printable.hpp"
+
 namespace pipeplan {
 
 namespace {
@@ -24,8 +26,8 @@ std::string text_timeline(const Schedule& s, const SimResult& r, const TextOptio
   for (const DeviceTimeline& d : r.devices) {
     if (!d.ops.empty()) end = std::max(end, d.ops.back().end);
   }
-  std::string out = fmt::format("{}: {} devices, {} micro-batches, makespan {:.3f} ms, bubble {:.1f}%\n", s.name,
-                                s.devices, s.microbatches, ns_to_ms(r.makespan), 100.0 * r.bubble_rate());
+  std::string out = fmt::format("{}: {} devices, {} micro-batches, makespan {:.3f} ms, bubble {:.1f}%\n",
+                                printable(s.name), s.devices, s.microbatches, ns_to_ms(r.makespan), 100.0 * r.bubble_rate());
   for (std::size_t d = 0; d < r.devices.size(); ++d) {
     int first_stage = s.stages;
     for (std::size_t st = 0; st < s.placement.size(); ++st) {

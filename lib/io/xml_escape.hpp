@@ -5,7 +5,9 @@
 
 namespace pipeplan {
 
-/// `text` with &, <, > and " written as entities, safe in element text and quoted attributes.
+/// `text` with &, <, > and " written as entities, safe in element text and quoted attributes,
+/// and the control characters XML forbids (all below 0x20 but tab, newline and return) replaced
+/// by U+FFFD.
 [[nodiscard]] std::string xml_escape(std::string_view text);
 
 }  // namespace pipeplan

@@ -8,6 +8,7 @@
 #include "model/dependencies.hpp"
 #include "model/error.hpp"
 #include "model/large_allocator.hpp"
+#include "model/name_fold.hpp"
 #include "sim/simulator.hpp"
 
 namespace pipeplan {
@@ -163,7 +164,7 @@ std::string_view policy_name(LowerPolicy policy) { return kPolicyNames.at(static
 
 std::optional<LowerPolicy> parse_policy(std::string_view name) {
   for (std::size_t i = 0; i < kPolicyNames.size(); ++i) {
-    if (kPolicyNames[i] == name) return kPolicies[i];
+    if (same_name(kPolicyNames[i], name)) return kPolicies[i];
   }
   return std::nullopt;
 }

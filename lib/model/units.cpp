@@ -7,11 +7,6 @@
 
 namespace pipeplan {
 
-namespace {
-// 1e10 ms is about 115 days: far beyond any training step, far below int64 overflow in ns.
-constexpr double kMaxMs = 1e10;
-}  // namespace
-
 SimTime ms_to_ns(double ms) {
   if (!std::isfinite(ms) || ms < 0.0 || ms > kMaxMs) {
     throw Error("time " + std::to_string(ms) +

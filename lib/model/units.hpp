@@ -16,6 +16,10 @@ using Bytes = std::int64_t;
 /// Throws Error when `ms` is not finite, negative, or beyond about 100 days.
 [[nodiscard]] SimTime ms_to_ns(double ms);
 
+/// The longest time ms_to_ns takes: 1e10 ms is about 115 days, far beyond any training step and
+/// far below int64 overflow in nanoseconds. Readers check it so that the error names the field.
+inline constexpr double kMaxMs = 1e10;
+
 /// Nanoseconds to milliseconds, for output.
 [[nodiscard]] double ns_to_ms(SimTime ns);
 

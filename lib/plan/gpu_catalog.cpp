@@ -3,6 +3,7 @@
 #include <array>
 
 #include "model/closest_names.hpp"
+#include "model/name_fold.hpp"
 #include "model/error.hpp"
 
 namespace pipeplan {
@@ -47,7 +48,7 @@ std::span<const GpuSpec> gpu_catalog() { return kGpus; }
 const GpuSpec& gpu_named(std::string_view name) {
   std::vector<std::string_view> names;
   for (const GpuSpec& g : kGpus) {
-    if (g.name == name) return g;
+    if (same_name(g.name, name)) return g;
     names.push_back(g.name);
   }
   std::string message = "unknown GPU '" + std::string(name) + "'";

@@ -33,7 +33,7 @@ Bytes memory_limit(const PlanRequest& r) { return r.memory_limit > 0 ? r.memory_
 std::vector<int> chunk_choices(const Generator& g, int max_chunks) {
   std::vector<int> out;
   if (g.min_chunks == g.max_chunks) return {g.min_chunks};
-  const int first = g.automatic ? g.min_chunks : std::max(2, g.min_chunks);
+  const int first = g.uses_costs ? g.min_chunks : std::max(2, g.min_chunks);
   for (int v = first; v <= std::min(g.max_chunks, max_chunks); ++v) out.push_back(v);
   return out;
 }

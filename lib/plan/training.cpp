@@ -1,11 +1,13 @@
 #include "plan/training.hpp"
 
+#include "model/name_fold.hpp"
+
 namespace pipeplan {
 
 std::optional<DType> dtype_named(std::string_view name) {
-  if (name == "bf16") return DType::BF16;
-  if (name == "fp16") return DType::FP16;
-  if (name == "fp32") return DType::FP32;
+  if (same_name(name, "bf16")) return DType::BF16;
+  if (same_name(name, "fp16")) return DType::FP16;
+  if (same_name(name, "fp32")) return DType::FP32;
   return std::nullopt;
 }
 
@@ -19,9 +21,9 @@ std::string_view dtype_name(DType dtype) {
 }
 
 std::optional<Recompute> recompute_named(std::string_view name) {
-  if (name == "none") return Recompute::None;
-  if (name == "selective") return Recompute::Selective;
-  if (name == "full") return Recompute::Full;
+  if (same_name(name, "none")) return Recompute::None;
+  if (same_name(name, "selective")) return Recompute::Selective;
+  if (same_name(name, "full")) return Recompute::Full;
   return std::nullopt;
 }
 

@@ -29,6 +29,10 @@ struct GenerateRequest {
   int iterations = 1;  ///< with more than one, the automatic schedules minimise the steady state's step (scoring at most 4)
 };
 
+/// Whether a generator plans under --memory-limit: not at all, with a default of its own, or only
+/// with one given.
+enum class MemoryLimitUse : unsigned char { None, Optional, Required };
+
 struct Generator {
   std::string_view name;
   std::string_view description;  ///< one line, with its source
@@ -37,9 +41,16 @@ struct Generator {
   int min_chunks = 1;      ///< the chunks per device it can build
   int max_chunks = 1;
   int default_chunks = 1;  ///< when the request leaves chunks at 0
-  /// Plans with the costs (the search behind zb): the objective (optimizer mode, iterations)
-  /// and the memory limit apply to it.
-  bool automatic = false;
+  MemoryLimitUse memory_limit = MemoryLimitUse::None;
+  /// Plans with the costs (the automatic schedules, the search behind zb); the rest ignore them,
+  /// and the objective (optimizer mode, iterations) applies to these alone.
+  bool uses_costs = false;
+  bool takes_group = false;  ///< builds micro-batch groups of GenerateRequest::group
+
+  /// True when `chunks` (0: not given) is one this generator builds.
+  [[nodiscard]] bool takes_chunks(int chunks) const {
+    return chunks == 0 || (chunks >= min_chunks && chunks <= max_chunks);
+  }
 
   /// The chunks to build for a request of `chunks` (0: the default), kept within its range, so
   /// that one --chunks can serve a comparison of schedules with different needs.
@@ -49,10 +60,10 @@ struct Generator {
 /// Every generator, in a fixed order.
 [[nodiscard]] std::span<const Generator> generators();
 
-/// The automatic generators' names, comma-separated, for messages.
+/// The names of the generators that plan with the costs, comma-separated, for messages.
 [[nodiscard]] std::string automatic_generator_names();
 
-/// The generator called `name`, or nullptr.
+/// The generator called `name`, whatever its case, or nullptr.
 [[nodiscard]] const Generator* find_generator(std::string_view name);
 
 /// Up to `count` generator names close to `name`, closest first (see closest_names).

@@ -2,6 +2,7 @@
 #include <array>
 
 #include "model/closest_names.hpp"
+#include "model/name_fold.hpp"
 
 #include "schedules/generator.hpp"
 #include "schedules/handcrafted.hpp"
@@ -22,7 +23,8 @@ const std::array kGenerators = {
     Generator{"eager-1f1b", "Eager 1F1B (PaddlePaddle): 2(P-d)-1 warm-up forwards so transfers overlap compute",
               "M >= 2P-1", generate_eager_1f1b},
     Generator{"interleaved", "Interleaved 1F1B (Megatron-LM VPP): V chunks per device, micro-batches in groups of N",
-              "V >= 1 (2), M >= P, N | M or M mod N >= P", generate_interleaved, 1, 64, 2},
+              "V >= 1 (2), M >= P, N | M or M mod N >= P", generate_interleaved, 1, 64, 2, MemoryLimitUse::None, false,
+              true},
     Generator{"interleaved-zb",
               "Interleaved zero bubble (PyTorch ZB1P): interleaved 1F1B with split B and W; device d holds d W back",
               "V >= 1 (2), M < P or floor(M/P) | M", generate_interleaved_zero_bubble, 1, 64, 2},
@@ -37,13 +39,13 @@ const std::array kGenerators = {
     Generator{"dualpipev", "DualPipeV (DeepSeek): the V with each forward overlapped with the other chunk's backward (FB)",
               "V = 2, M >= 2P", generate_dualpipev, 2, 2, 2},
     Generator{"zb", "Automatic zero bubble (Qi et al. 2024, section 3): the paper's heuristic, greedy passes and local search under --memory-limit",
-              "costs, --memory-limit, V >= 1 (1)", generate_zb, 1, 64, 1, true},
+              "costs, --memory-limit, V >= 1 (1)", generate_zb, 1, 64, 1, MemoryLimitUse::Required, true},
     Generator{"zb-1p", "zb under the memory of P micro-batches per device (1F1B's device 0)", "costs, V >= 1 (1)",
-              generate_zb_1p, 1, 64, 1, true},
+              generate_zb_1p, 1, 64, 1, MemoryLimitUse::None, true},
     Generator{"zb-2p", "zb under the memory of 2P micro-batches per device", "costs, V >= 1 (1)", generate_zb_2p, 1, 64,
-              1, true},
+              1, MemoryLimitUse::None, true},
     Generator{"zbv-auto", "zb on the V-shaped placement, 2 chunks per device; limit defaults to ZB-V's",
-              "costs, V = 2", generate_zbv_auto, 2, 2, 2, true},
+              "costs, V = 2", generate_zbv_auto, 2, 2, 2, MemoryLimitUse::Optional, true},
     Generator{"zbh1-paddle", "ZB-H1 as PaddlePaddle PR 62865 ships it: fused BW in the steady state, first d backwards split",
               "M >= P", generate_zbh1_paddle},
 };
@@ -59,7 +61,7 @@ std::span<const Generator> generators() { return kGenerators; }
 std::string automatic_generator_names() {
   std::string names;
   for (const Generator& g : kGenerators) {
-    if (!g.automatic) continue;
+    if (!g.uses_costs) continue;
     if (!names.empty()) names += ", ";
     names += g.name;
   }
@@ -68,7 +70,7 @@ std::string automatic_generator_names() {
 
 const Generator* find_generator(std::string_view name) {
   auto it = std::find_if(kGenerators.begin(), kGenerators.end(),
-                         [name](const Generator& g) { return g.name == name; });
+                         [name](const Generator& g) { return same_name(g.name, name); });
   return it == kGenerators.end() ? nullptr : &*it;
 }
 

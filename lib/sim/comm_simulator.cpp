@@ -7,6 +7,7 @@
 #include "model/dependencies.hpp"
 #include "model/error.hpp"
 #include "model/limits.hpp"
+#include "model/name_fold.hpp"
 #include "model/structure.hpp"
 #include "sim/lower_bound.hpp"
 #include "sim/op_costs.hpp"
@@ -446,7 +447,7 @@ std::string_view comm_mode_name(CommMode mode) {
 
 std::optional<CommMode> parse_comm_mode(std::string_view name) {
   for (CommMode m : {CommMode::Overlap, CommMode::Blocking, CommMode::Rendezvous}) {
-    if (comm_mode_name(m) == name) return m;
+    if (same_name(comm_mode_name(m), name)) return m;
   }
   return std::nullopt;
 }

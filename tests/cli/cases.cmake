@@ -81,7 +81,7 @@ pipeplan_cli_test(unknown_schedule --exit 2 --err "unknown schedule 'zbh3'. did 
                   --absent @TMP@/out.json
                   -- generate --schedule zbh3 --stages 4 --microbatches 8 -o @TMP@/out.json)
 pipeplan_cli_test(unknown_command --exit 2 --err "unknown command 'simulat'. did you mean 'simulate'\\?" -- simulat x.json)
-pipeplan_cli_test(unknown_flag --exit 2 --err "not expected: .*--chunk"
+pipeplan_cli_test(unknown_flag --exit 2 --err "unknown flag '--chunk'. did you mean '--chunks'"
                   -- generate --schedule 1f1b --stages 4 --microbatches 4 --chunk 2)
 pipeplan_cli_test(generator_refuses --exit 1 --absent @TMP@/out.json
                   --err "zbh2: needs at least 2P-1 = 7 micro-batches for 4 stages, got 6"
@@ -116,7 +116,8 @@ pipeplan_cli_test(bad_optimizer_mode --exit 2 --err "--optimizer-mode: eager not
 pipeplan_cli_test(zb_generates_valid --then "$PIPEPLAN validate zb.json --costs 1,1.2,0.8 --memory 100,25 --memory-limit 400"
                   -- generate --schedule zb --stages 4 --microbatches 8 --costs 1,1.2,0.8 --transfer 0.1
                      --memory 100,25 --memory-limit 400 -o @TMP@/zb.json)
-pipeplan_cli_test(zb_needs_limit --exit 1 --err "zb: needs a memory limit \\(--memory-limit\\), or use a preset: zb-1p, zb-2p"
+pipeplan_cli_test(zb_needs_limit --exit 2
+                  --err "zb: needs a memory limit \\(--memory-limit SIZE\\). these choose their own: zb-1p, zb-2p, zbv-auto"
                   -- generate --schedule zb --stages 4 --microbatches 8 --costs 1,1.2,0.8)
 pipeplan_cli_test(zb_limit_too_small --exit 1 --err "zb: no schedule fits: device 0 needs at least 100 B "
                   -- generate --schedule zb --stages 4 --microbatches 8 --memory 100,25 --memory-limit 99)
@@ -308,3 +309,84 @@ pipeplan_cli_test(export_policy_needs_with_comms --exit 2 --err "--policy: appli
 pipeplan_cli_test(import_fsdp_actions_only --err "dropped 1 FSDP actions .* no sends or receives to keep"
                   --before "echo 0F0,0REDUCE_GRAD,0I0,0W0 > rg.csv"
                   -- import @TMP@/rg.csv --with-comms -o @TMP@/rg.json)
+
+# ---- Every file and every input (issue 16). Devices, FIFOs, links, modes, standard input,
+# escapes and kill -9 are in output_files.sh, input_files.sh and kill_during_write.sh.
+# No output may be an input or another output: checked before any work, the input intact.
+pipeplan_cli_test(output_is_input --exit 2 --err "^pipeplan: error: -o .*/s.json: the same file as the input .*/s.json. writing it would destroy the input"
+                  --before "cp $SOURCE_DIR/schedules/zbh1-p4-m8.json s.json"
+                  --then "cmp s.json $SOURCE_DIR/schedules/zbh1-p4-m8.json"
+                  -- simulate @TMP@/s.json -o @TMP@/s.json)
+pipeplan_cli_test(svg_is_input_through_a_link --exit 2 --err "--svg .*/l.json: the same file as the input .*/s.json"
+                  --before "cp $SOURCE_DIR/schedules/zbh1-p4-m8.json s.json && ln -s s.json l.json"
+                  --then "cmp s.json $SOURCE_DIR/schedules/zbh1-p4-m8.json"
+                  -- simulate @TMP@/s.json --svg @TMP@/./l.json)
+pipeplan_cli_test(two_outputs_one_file --exit 2 --absent @TMP@/x
+                  --err "--svg .*/sub/../x: the same file as -o .*/x. two outputs would overwrite each other"
+                  -- simulate schedules/zbh1-p4-m8.json -o @TMP@/x --svg @TMP@/sub/../x)
+pipeplan_cli_test(profile_is_output --exit 2 --err "-o .*/p.json: the same file as --profile .*/p.json"
+                  --before "cp $SOURCE_DIR/profiles/example-p4.json p.json"
+                  -- compare --schedules 1f1b --stages 4 --microbatches 8 --profile @TMP@/p.json -o @TMP@/p.json)
+# An empty file name is a usage error, not standard output; "-" is standard output.
+pipeplan_cli_test(empty_output_name --out "\"format\": \"pipeplan.schedule\""
+                  --then "$PIPEPLAN generate --schedule 1f1b --stages 2 --microbatches 2 -o '' 2>err || test $? -eq 2 && grep -q 'expected a file name, got an empty one' err"
+                  -- generate --schedule 1f1b --stages 2 --microbatches 2 -o -)
+# Out-of-range times name the file and the field; a schedule that cannot be timed names the file.
+pipeplan_cli_test(profile_time_out_of_range --exit 1
+                  --err "p.json: stages\\[0\\]\\.f_ms: expected a number of milliseconds up to 1e10 \\(115 days\\), got 1e\\+?300"
+                  --before "sed '0,/\"f_ms\": 1.0/s//\"f_ms\": 1e300/' $SOURCE_DIR/profiles/example-p4.json > p.json"
+                  -- simulate schedules/zbh1-p4-m8.json --profile @TMP@/p.json)
+pipeplan_cli_test(result_time_out_of_range --exit 1 --err "r.json: makespan_ms: expected a number of milliseconds up to 1e10"
+                  --before "$PIPEPLAN simulate $SOURCE_DIR/schedules/zbh1-p4-m8.json -o r0.json >/dev/null && sed 's/\"makespan_ms\": [0-9.]*/\"makespan_ms\": 1e300/' r0.json > r.json"
+                  -- export @TMP@/r.json --format svg)
+pipeplan_cli_test(untimeable_names_file --exit 1 --err "^pipeplan: error: tests/data/broken_p2_m2.json: the schedule cannot be timed"
+                  -- simulate tests/data/broken_p2_m2.json)
+pipeplan_cli_test(untimeable_export_names_file --exit 1 --err "^pipeplan: error: tests/data/broken_p2_m2.json: the schedule cannot be timed"
+                  -- export tests/data/broken_p2_m2.json --format svg)
+# A flag that does not apply is refused, saying which schedules take it (exit 2).
+pipeplan_cli_test(zbv_chunks --exit 2 --absent @TMP@/o.json
+                  --err "--chunks 3: zbv builds V = 2 only. the schedules that build V = 3: interleaved, interleaved-zb, looped-bfs, zb, zb-1p, zb-2p"
+                  -- generate --schedule zbv --stages 4 --microbatches 8 --chunks 3 -o @TMP@/o.json)
+pipeplan_cli_test(one_f_one_b_chunks --exit 2 --err "--chunks 2: 1f1b builds V = 1 only. the schedules that build V = 2: interleaved, "
+                  -- generate --schedule 1f1b --stages 4 --microbatches 8 --chunks 2)
+pipeplan_cli_test(zbh1_memory_limit --exit 2 --err "--memory-limit: zbh1 plans without a memory limit. it applies to zb, zbv-auto"
+                  -- generate --schedule zbh1 --stages 4 --microbatches 8 --memory-limit 1GiB)
+pipeplan_cli_test(compare_chunks_none --exit 2 --err "--chunks 3: none of zbv, 1f1b builds V = 3"
+                  -- compare --schedules zbv,1f1b --stages 4 --microbatches 8 --chunks 3)
+# One --chunks serves a comparison when one of the schedules takes it; the others keep theirs.
+pipeplan_cli_test(compare_chunks_some --out "^interleaved " --out "^zbv "
+                  -- compare --schedules interleaved,zbv --stages 4 --microbatches 8 --chunks 4)
+pipeplan_cli_test(group_not_grouped --exit 2 --err "--group: zbh1 builds no micro-batch groups. it applies to interleaved"
+                  -- generate --schedule zbh1 --stages 4 --microbatches 8 --group 2)
+pipeplan_cli_test(costs_not_used --exit 2 --err "--costs: 1f1b is built without costs. they apply to zb, zb-1p, zb-2p, zbv-auto"
+                  -- generate --schedule 1f1b --stages 2 --microbatches 2 --costs 1,2,1)
+pipeplan_cli_test(export_csv_costs --exit 2 --err "--costs: --format csv is not timed. the cost and steady-state flags apply to chrome, svg, html, text"
+                  -- export schedules/zbh1-p4-m8.json --format csv --costs 1,2,1)
+pipeplan_cli_test(export_text_limit --exit 2 --err "--memory-limit: --format text draws no memory limit. it applies to svg, html"
+                  -- export schedules/zbh1-p4-m8.json --format text --memory-limit 1GiB)
+pipeplan_cli_test(export_svg_comms --exit 2 --err "--with-comms: applies to --format csv, not svg"
+                  -- export schedules/zbh1-p4-m8.json --format svg --with-comms)
+pipeplan_cli_test(export_result_costs --exit 2 --err "--iterations: .*r.json is a result, timed already"
+                  --before "$PIPEPLAN simulate $SOURCE_DIR/schedules/zbh1-p4-m8.json -o r.json >/dev/null"
+                  -- export @TMP@/r.json --format svg --iterations 2)
+pipeplan_cli_test(lower_costs_untimed --exit 2 --err "--costs: --policy batched places the posts without timing"
+                  -- lower schedules/zbh1-p4-m8.json --policy batched --costs 1,2,1)
+# Usage errors exit 2 everywhere: flags that contradict each other, a malformed layout.
+pipeplan_cli_test(plan_tp_above_gpus --exit 2 --err "--gpus 8: must be a multiple of --tp 16"
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 8 --tp 16 --global-batch 8)
+pipeplan_cli_test(plan_layout_garbage --exit 2 --err "--layout"
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 8 --layout garbage)
+pipeplan_cli_test(profile_layout_garbage --exit 2 --err "--layout"
+                  -- profile --model tests/data/models/tiny-llama.json --gpu h100 --stages 2 --layout garbage)
+# A mistyped flag gets the closest flags; a stray argument is named.
+pipeplan_cli_test(mistyped_flag --exit 2 --err "^pipeplan: error: unknown flag '--cost'. did you mean '--costs', '--comm'\\? \\(run 'pipeplan simulate --help'"
+                  -- simulate schedules/zbh1-p4-m8.json --cost 1,1,1)
+pipeplan_cli_test(stray_argument --exit 2 --err "^pipeplan: error: unexpected argument 'extra.json'"
+                  -- simulate schedules/zbh1-p4-m8.json extra.json)
+# Names in any case.
+pipeplan_cli_test(schedule_any_case --golden schedules/zbh1-p4-m8.json
+                  -- generate --schedule ZBH1 --stages 4 --microbatches 8)
+pipeplan_cli_test(gpu_any_case --out "on h100, bf16"
+                  -- profile --model tests/data/models/tiny-llama.json --gpu H100 --stages 2)
+pipeplan_cli_test(format_any_case --out "^0F0,0F1,"
+                  -- export schedules/zbh1-p4-m8.json --format CSV)
