@@ -38,7 +38,7 @@ void add_request_options(CLI::App& sub, RequestFlags& flags) {
       ->type_name("M")
       ->required()
       ->check(CLI::Range(1, kMaxMicrobatches));
-  sub.add_option("--chunks", r.chunks,
+  sub.add_option("--chunks", flags.chunks,
                  "Stages per device V, for the schedules that take several (default: each schedule's own)")
       ->type_name("V")
       ->check(CLI::Range(1, 64));
@@ -57,7 +57,7 @@ std::vector<Bytes> memory_limits(const RequestFlags& flags) {
 Generated generate_for(const Generator& generator, const RequestFlags& flags, const CostModel& given,
                        const CostOptions& cost_options) {
   GenerateRequest request = flags.request;
-  request.chunks = generator.chunks_for(request.chunks);
+  request.chunks = generator.chunks_for(flags.chunks);
   request.memory_limit = parse_limits(flags.memory_limit, request.devices);
   CostModel costs = fit_costs(given, cost_options, request.devices * request.chunks, request.devices);
   request.costs = &costs;

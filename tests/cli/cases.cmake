@@ -102,6 +102,15 @@ pipeplan_cli_test(generate_zbv --out "\"stages\": 8," --out "\"placement\": \\[0
 # Interleaved, V = 2, F = B = W = 1 per device's share: 3M + (P-1)*3/V = 24 + 4.5 (simulator_test.cpp).
 pipeplan_cli_test(compare_interleaved --out "\"makespan_ms\": 28\\.5,"
                   -- compare --schedules interleaved --stages 4 --microbatches 8 --chunks 2 --json)
+# Without --chunks, interleaved and looped-bfs take their default of 2 chunks (list: "V >= 1 (2)").
+# One device's F = B = W = 1 ms, split over its V chunks. Interleaved 1F1B (Narayanan et al. 2021):
+# M (F + BW) + (P - 1)(F + BW) / V = 8 x 3 + 3 x 3 / 2 = 28.5 ms; with V = 1 it would be
+# 1F1B's 8 x 3 + 3 x 3 = 33 ms, the bug of issue 20.
+pipeplan_cli_test(compare_interleaved_default_chunks --out "^1f1b +33\\.000 " --out "^interleaved +28\\.500 "
+                  -- compare --schedules 1f1b,interleaved --stages 4 --microbatches 8)
+# Looped BFS, P = 2, M = 2, V = 2 places 4 stages; V = 1 would give 2.
+pipeplan_cli_test(generate_looped_bfs_default_chunks --out "\"stages\": 4,"
+                  -- generate --schedule looped-bfs --stages 2 --microbatches 2)
 pipeplan_cli_test(interleaved_group_rule --exit 1 --err "interleaved: micro-batch group size N = 4 does not fit M = 6"
                   -- generate --schedule interleaved --stages 4 --microbatches 6)
 # Post-validation steady state of ZB-H2, uniform costs: M(F+B+W) = 24 ms, which is the lower bound.
