@@ -128,7 +128,7 @@ void BM_AutoZeroBubble(benchmark::State& state) {
 }
 BENCHMARK(BM_AutoZeroBubble)->Args({32, 256})->Args({64, 512})->Unit(benchmark::kMillisecond);
 
-// Writing and reading a schedule file of a million ops (ZB-H1, P = 128, M = 2731: 1,049,088
+// Writing and reading a schedule file of a million ops (ZB-H1, P = 128, M = 2731: 1,048,704
 // ops, about 56 MB): the text written straight from the ops and the file replaced atomically;
 // the file read back, through the one-pass scanner. Items are ops.
 const Schedule& million_op_schedule() {
