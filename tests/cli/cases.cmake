@@ -263,9 +263,15 @@ pipeplan_cli_test(compare_seed_blocking --out "communication: blocking, lowered 
                   -- compare --profile profiles/seed-llama2-7b-4layers-rtx3090.json --stages 4 --microbatches 16
                      --schedules 1f1b,zbh1-paddle --comm blocking --policy batched)
 # A calibrated profile replaces the estimated piece times; its settings must be the plan's.
-pipeplan_cli_test(plan_calibration --out "configurations: [0-9]+ within memory"
+# The measured pieces of tests/data/calibrated/tiny-llama.json: a layer F = qkv 0.6 + elementwise
+# 0.4 = 1, B = 2, W = 1; embedding F 0.1, W 0.1; head F = B = W = 0.5. Layout E,t*4|t*4,H:
+# stage 0 F = 0.1 + 4 = 4.1, B = 8, W = 0.1 + 4 = 4.1; stage 1 F = 4 + 0.5 = 4.5, B = 8.5, W = 4.5.
+# (The analytic estimate for an H100 puts this tiny model's whole step at 0.119 ms.)
+pipeplan_cli_test(plan_calibration --out "configurations: 1 within memory"
+                  --then "grep -q '{\"f_ms\": 4.1, \"b_ms\": 8.0, \"w_ms\": 4.1, ' profile.json && grep -q '{\"f_ms\": 4.5, \"b_ms\": 8.5, \"w_ms\": 4.5, ' profile.json"
                   -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 2 --global-batch 8 --seq 256
-                     --calibration tests/data/calibrated/tiny-llama.json)
+                     --calibration tests/data/calibrated/tiny-llama.json --layout E,t*4|t*4,H --schedules 1f1b
+                     --emit-schedule @TMP@)
 pipeplan_cli_test(plan_calibration_mismatch --exit 2
                   --err "--calibration tests/data/calibrated/tiny-llama.json: measured with seq 256, micro-batch 1, bf16, tp 1, flash attention. the plan asks seq 512"
                   -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 2 --global-batch 8 --seq 512
