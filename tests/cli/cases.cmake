@@ -24,7 +24,18 @@ pipeplan_cli_test(simulate_writes_result --then "grep -q '\"format\": \"pipeplan
                   -- simulate schedules/1f1b-p4-m8.json -o @TMP@/r.json)
 pipeplan_cli_test(validate_ok --out "^valid: zbh1: 4 devices" -- validate schedules/zbh1-p4-m8.json)
 pipeplan_cli_test(validate_json_ok --out "\"valid\": true" -- validate schedules/zbh1-p4-m8.json --json)
-# The main job of the README: the seed's configuration from the bundled profile.
+# The main job of the README: the seed's configuration from the bundled profile. Where its numbers
+# come from (profile: stages 0-2 F, B, W = 35.906, 38.655, 33.157 ms, stage 3 57.381, 60.130,
+# 54.632; transfer t = 0.03 + 33554432 B / 10 GB/s = 3.3854432 ms; device 0's step 9.975 ms):
+# stage 3 is the bottleneck and never idles once it starts. 1F1B: the fill 3(F + t) = 117.874, stage
+# 3's work M(F3 + B3 + W3) = 16 x 172.143 = 2754.288, the drain of the last gradient 3(t + B + W) =
+# 225.592: makespan 3097.755, step + 9.975 = 3107.730. Both ZB-H1 orders end on stage 3's last W:
+# 117.874 + 2754.288 = 2872.162, step 2882.137, which is the sync lower bound (docs/model.md),
+# ratio 2882.137 / 3107.730 = 0.927. Bubble: idle over 4 x makespan, with busy 16 x 107.718 on
+# stages 0-2 and 2754.288 on stage 3: 36.04% and 31.02%. Peaks: static + (P-d) a_F for 1F1B, plus
+# d a_W for ZB-H1 (a_F = 1912602624, a_W = 536870912; stage 3 2208301056, 832569344; statics
+# 5335285760, 3238133760 x 2, 5335351296): 12.09, 8.36, 6.58, 7.03 and 12.09, 8.86, 7.58, 9.35 GiB.
+# The span column (the last iteration's longest span) is the simulator's, not derived here.
 pipeplan_cli_test(compare_seed --golden tests/golden/compare-seed.txt
                   -- compare --schedules 1f1b,zbh1,zbh1-paddle --stages 4 --microbatches 16
                      --profile profiles/seed-llama2-7b-4layers-rtx3090.json)
@@ -257,7 +268,10 @@ pipeplan_cli_test(simulate_two_sends_first --exit 1 --err "deadlocks under block
 pipeplan_cli_test(validate_mispaired --exit 1 --out "\\[unmatched\\] device 0's send #1 to device 1 is SEND_F.s0,m0. but device 1's receive #1 from it is RECV_F.s1,m1."
                   --before "sed -e '0,/\"RECV_F\", \"stage\": 1, \"microbatch\": 0/s//\"RECV_F\", \"stage\": 1, \"microbatch\": 9/' -e '0,/\"RECV_F\", \"stage\": 1, \"microbatch\": 1/s//\"RECV_F\", \"stage\": 1, \"microbatch\": 0/' -e 's/\"microbatch\": 9/\"microbatch\": 1/' $SOURCE_DIR/tests/data/lowered/two-sends-first.json > m.json"
                   -- validate @TMP@/m.json --comm rendezvous)
-# The seed under blocking communication with batched posts (docs/validation.md).
+# The seed under blocking communication with batched posts (docs/validation.md). Stage 3, the
+# bottleneck, is held t = 3.3854432 ms by each group of a send and a receive between its
+# micro-batches: 1F1B 3097.755 + (M-1) t = 3148.536; the seed's ZB-H1 one more, the last B's send
+# before the last W: 2872.162 + M t = 2926.329. Steps: + 9.975 ms.
 pipeplan_cli_test(compare_seed_blocking --out "communication: blocking, lowered with batched"
                   --out "^1f1b +3148.536 +3158.511" --out "^zbh1-paddle +2926.329 +2936.304"
                   -- compare --profile profiles/seed-llama2-7b-4layers-rtx3090.json --stages 4 --microbatches 16
