@@ -112,6 +112,24 @@ TEST_CASE("ZB-V with M >= 2P - 1 and F = B = W keeps every device busy from its 
   }
 }
 
+TEST_CASE("DualPipeV with F = B = W and the default FB cost: makespan 3M + (P-1), peak P + 1/2 stages") {
+  // Chunk ops take half a full-stage unit, an FB the sum of its parts (no gain from overlapping).
+  // docs/schedules.md states both forms; they were measured, then checked here over the sweep:
+  // the makespan is ZB-V's 3M + (P-1)/2 plus another (P-1)/2, and each device holds 2P + 1 chunk
+  // activations at its peak, one more than ZB-V's 2P.
+  const Bytes a_f = 1000;  // per chunk: half a stage's
+  for (int p = 1; p <= 6; ++p) {
+    for (int m = 2 * p; m <= 3 * p + 1; ++m) {
+      CAPTURE(p);
+      CAPTURE(m);
+      Schedule s = generated("dualpipev", p, m);
+      SimResult r = simulate(s, uniform(s, 0.5, 0.5, 0.5, a_f, 0));
+      CHECK(r.makespan == ns(3.0 * m + (p - 1)));
+      for (const DeviceTimeline& t : r.devices) CHECK(t.peak_memory == (2 * p + 1) * a_f);
+    }
+  }
+}
+
 TEST_CASE("activation peaks follow the schedules' formulas") {
   // a_F = 1000 bytes, a_W = 250. 1F1B's device d holds min(P-d, M) activations at once, GPipe's
   // all M; ZB-H1's device d additionally keeps d micro-batches' a_W for its held-back W
