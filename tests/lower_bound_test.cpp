@@ -65,6 +65,20 @@ TEST_CASE("each term of the sync bound binds in a case of its own, by hand") {
   CHECK(step_lower_bound(s, c, OptimizerMode::Sync) <= simulate(s, c).step_time());
 }
 
+TEST_CASE("with uniform costs ZB-H1 meets the sync bound and ZB-H2 the post-validation one (model.md)") {
+  // P = 4, M = 8, F = B = W = 1, no step time. Sync: device 3's first input after 3 forwards,
+  // then its work 8 x 3: 3 + 24 = 27, ZB-H1's makespan M(F+B+W) + (P-1)(F+B-W) = 24 + 3.
+  Schedule h1 = test::generated("zbh1", 4, 8);
+  const CostModel c1 = test::uniform(h1, 1, 1, 1);
+  CHECK(step_lower_bound(h1, c1, OptimizerMode::Sync) == ms_to_ns(27));
+  CHECK(simulate(h1, c1).step_time() == ms_to_ns(27));
+  // Post-validation: the work 24; ZB-H2's steady state has no bubble: 24 per step.
+  Schedule h2 = test::generated("zbh2", 4, 8);
+  const CostModel c2 = test::uniform(h2, 1, 1, 1);
+  CHECK(step_lower_bound(h2, c2, OptimizerMode::PostValidation) == ms_to_ns(24));
+  CHECK(simulate(h2, c2, {3, OptimizerMode::PostValidation}).step_time() == ms_to_ns(24));
+}
+
 TEST_CASE("the lower bound never exceeds a simulated step time (random costs, every generator)") {
   std::mt19937 random(20261130);
   std::uniform_real_distribution<double> time(0.05, 3.0), step(0.0, 2.0), link(0.0, 1.0);
