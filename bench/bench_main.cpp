@@ -149,7 +149,7 @@ void BM_GenerateInterleavedZeroBubble(benchmark::State& state) {
 }
 BENCHMARK(BM_GenerateInterleavedZeroBubble)->Args({64, 2, 512})->Args({128, 4, 1024})->Unit(benchmark::kMillisecond);
 
-// Writing and reading a schedule file of a million ops (ZB-H1, P = 128, M = 2731: 1,049,088
+// Writing and reading a schedule file of a million ops (ZB-H1, P = 128, M = 2731: 1,048,704
 // ops, about 56 MB): the text written straight from the ops and the file replaced atomically;
 // the file read back, through the one-pass scanner. Items are ops.
 const Schedule& million_op_schedule() {

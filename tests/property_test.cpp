@@ -1,85 +1,23 @@
-// Properties over random schedules: any order that respects the dependencies is accepted and
-// simulates with every invariant holding; each kind of damage is rejected for its own reason.
+// Properties over random schedules: any order that respects the dependencies is accepted,
+// simulates with every invariant holding and is timed op by op as the reference timer times it;
+// each kind of damage is rejected for its own reason; a planted wait cycle is named.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <random>
+#include <string>
 
 #include "model/dependencies.hpp"
-#include "model/placement.hpp"
 #include "model/structure.hpp"
 #include "sim/simulator.hpp"
+#include "random_schedule.hpp"
+#include "reference_timer.hpp"
 #include "test_support.hpp"
 #include "validate/validator.hpp"
 
 using namespace pipeplan;
 
 namespace {
-
-// A random valid schedule: each (stage, micro-batch) gets a fused or split backward at random,
-// and ops are handed out in a random order in which every op comes after what it needs, so no
-// device can wait on another in a cycle; a forward and a fused backward ready together on one
-// device sometimes become one overlapped FB op.
-Schedule random_schedule(std::mt19937& random, int p, int v, int m) {
-  Schedule s;
-  s.name = "random";
-  s.devices = p;
-  s.stages = p * v;
-  s.microbatches = m;
-  s.placement = v == 2 && random() % 2 == 0 ? vee_placement(p) : loop_placement(p, v);
-  s.order.resize(static_cast<std::size_t>(p));
-  std::vector<Op> pending;
-  for (int st = 0; st < s.stages; ++st) {
-    for (int mb = 0; mb < m; ++mb) {
-      pending.push_back({OpKind::F, st, mb});
-      if (random() % 2 == 0) {
-        pending.push_back({OpKind::BW, st, mb});
-      } else {
-        pending.push_back({OpKind::B, st, mb});
-        pending.push_back({OpKind::W, st, mb});
-      }
-    }
-  }
-  std::vector<Op> done;
-  auto is_done = [&](const Dependency& dep) {
-    for (const Op& op : done) {
-      if (op.stage == dep.stage && op.microbatch == dep.microbatch && satisfies(op.kind, dep.need)) return true;
-    }
-    return false;
-  };
-  while (!pending.empty()) {
-    std::vector<std::size_t> ready;
-    for (std::size_t i = 0; i < pending.size(); ++i) {
-      bool ok = true;
-      for (const Dependency& dep : dependencies_of(pending[i], s.stages)) ok = ok && is_done(dep);
-      if (ok) ready.push_back(i);
-    }
-    std::size_t pick = ready[random() % ready.size()];
-    const Op op = pending[pick];
-    const int device = s.placement[static_cast<std::size_t>(op.stage)];
-    // Now and then a ready forward runs overlapped with a ready fused backward of its device.
-    std::size_t partner = pending.size();
-    if (op.kind == OpKind::F && random() % 2 == 0) {
-      for (std::size_t i : ready) {
-        const Op& other = pending[i];
-        if (other.kind == OpKind::BW && s.placement[static_cast<std::size_t>(other.stage)] == device) partner = i;
-      }
-    }
-    if (partner < pending.size()) {
-      const Op backward = pending[partner];
-      s.order[static_cast<std::size_t>(device)].push_back(
-          overlapped(op.stage, op.microbatch, backward.stage, backward.microbatch));
-      done.push_back(op);
-      done.push_back(backward);
-      pending.erase(pending.begin() + static_cast<long>(std::max(pick, partner)));
-      pending.erase(pending.begin() + static_cast<long>(std::min(pick, partner)));
-      continue;
-    }
-    s.order[static_cast<std::size_t>(device)].push_back(op);
-    done.push_back(op);
-    pending.erase(pending.begin() + static_cast<long>(pick));
-  }
-  return s;
-}
 
 CostModel random_costs(std::mt19937& random, const Schedule& s) {
   std::uniform_real_distribution<double> time(0.1, 2.0);
@@ -103,7 +41,7 @@ TEST_CASE("random valid schedules are accepted and simulate with every invariant
     const int v = 1 + static_cast<int>(random() % 2);
     const int m = 1 + static_cast<int>(random() % 5);
     CAPTURE(trial);
-    Schedule s = random_schedule(random, p, v, m);
+    Schedule s = test::random_schedule(random, p, v, m);
     for (const auto& ops : s.order) {
       for (const Op& op : ops) overlapped_ops += op.kind == OpKind::FB ? 1 : 0;
     }
@@ -131,10 +69,6 @@ TEST_CASE("random valid schedules are accepted and simulate with every invariant
       // Memory comes back to the static baseline.
       CHECK(t.memory.back().bytes == t.static_memory);
     }
-    // The same input gives the same run.
-    SimResult again = simulate(s, c);
-    CHECK(again.makespan == r.makespan);
-    CHECK(test::all_ops(again).size() == test::all_ops(r).size());
   }
   CHECK(overlapped_ops > 20);  // the sweep covers the compound op too
 }
@@ -145,9 +79,10 @@ TEST_CASE("damaged schedules are rejected for the right reason") {
     const int p = 2 + static_cast<int>(random() % 3);
     const int m = 1 + static_cast<int>(random() % 4);
     CAPTURE(trial);
-    Schedule s = random_schedule(random, p, 1, m);
+    Schedule s = test::random_schedule(random, p, 1, m);
     CostModel c = test::uniform(s, 1, 1, 1);
-    const std::size_t d = random() % s.order.size();
+    std::size_t d = random() % s.order.size();
+    while (s.order[d].empty()) d = (d + 1) % s.order.size();  // a random placement may leave one empty
     auto& ops = s.order[d];
     const std::size_t i = random() % ops.size();
     auto has = [&](ProblemKind kind) {
@@ -185,10 +120,122 @@ TEST_CASE("damaged schedules are rejected for the right reason") {
             }
           }
         }
-        REQUIRE(damaged);  // every device holds at least an F and the backward that needs it
+        REQUIRE(damaged);  // a device with a stage holds its F and, apart, the backward that needs it
         CHECK(has(ProblemKind::Misordered));
         CHECK(has(ProblemKind::Deadlock));
       }
     }
   }
+}
+
+namespace {
+
+// Costs in whole microseconds, so that a fused BW's t_B + t_W is the same whether rounded once
+// or in parts; now and then a stage's FB gets a time of its own.
+CostModel microsecond_costs(std::mt19937& random, const Schedule& s) {
+  auto ms = [&random](unsigned most_us) { return static_cast<double>(1 + random() % most_us) / 1000.0; };
+  CostModel c = test::uniform(s, 1, 1, 1);
+  for (StageCost& st : c.stages) {
+    st = StageCost{ms(2000), ms(2000), ms(2000), 0, 0};
+    if (random() % 4 == 0) st.f_and_b_ms = ms(3000);
+  }
+  for (DeviceCost& d : c.devices) d.optimizer_ms = random() % 2 == 0 ? 0.0 : ms(1000);
+  c.transfer.fixed_ms = random() % 3 == 0 ? 0.0 : ms(500);
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("simulate times every op as the reference timer does (random schedules, costs, modes)") {
+  std::mt19937 random(2026);
+  int forward_input_last = 0;  // FB ops whose forward's input, from a third device, arrives last
+  for (int trial = 0; trial < 600; ++trial) {
+    const int p = 1 + static_cast<int>(random() % 4);
+    const int v = 1 + static_cast<int>(random() % 2);
+    const int m = 1 + static_cast<int>(random() % 5);
+    const int iterations = 1 + static_cast<int>(random() % 2);
+    const OptimizerMode mode = random() % 2 == 0 ? OptimizerMode::Sync : OptimizerMode::PostValidation;
+    CAPTURE(trial);
+    Schedule s = test::random_schedule(random, p, v, m);
+    CostModel c = microsecond_costs(random, s);
+    SimResult r = simulate(s, c, {iterations, mode});
+    test::ReferenceRun ref = test::reference_times(s, c, iterations, mode);
+    REQUIRE_FALSE(r.deadlocked());
+    for (std::size_t d = 0; d < s.order.size(); ++d) {
+      CAPTURE(d);
+      const auto& got = r.devices[d].ops;
+      REQUIRE(got.size() == ref.ops[d].size());
+      for (std::size_t i = 0; i < got.size(); ++i) {
+        CAPTURE(describe(got[i].op));
+        CHECK(got[i].op == ref.ops[d][i].op);
+        CHECK(got[i].iteration == ref.ops[d][i].iteration);
+        CHECK(got[i].start == ref.ops[d][i].start);
+        CHECK(got[i].end == ref.ops[d][i].end);
+      }
+    }
+    // Count the FB ops that tell the running maximum of the inputs from the last input alone.
+    auto end_of = [&](int iteration, OpKind kind, int stage, int mb) {
+      for (const auto& list : ref.ops) {
+        for (const test::ReferenceOp& o : list) {
+          if (o.iteration != iteration) continue;
+          if (o.op.kind == kind && o.op.stage == stage && o.op.microbatch == mb) return o.end;
+          if (o.op.kind == OpKind::FB && kind == OpKind::F && o.op.stage == stage && o.op.microbatch == mb) return o.end;
+          if (o.op.kind == OpKind::FB && kind == OpKind::BW && o.op.overlap_stage == stage &&
+              o.op.overlap_microbatch == mb) {
+            return o.end;
+          }
+        }
+      }
+      return SimTime{-1};
+    };
+    for (std::size_t d = 0; d < ref.ops.size(); ++d) {
+      for (std::size_t i = 1; i < ref.ops[d].size(); ++i) {
+        const Op& op = ref.ops[d][i].op;
+        const int it = ref.ops[d][i].iteration;
+        if (op.kind != OpKind::FB || op.stage == 0 || op.overlap_stage + 1 == s.stages) continue;
+        const int from_f = s.placement[static_cast<std::size_t>(op.stage - 1)];
+        const int from_b = s.placement[static_cast<std::size_t>(op.overlap_stage + 1)];
+        if (from_f == static_cast<int>(d) || from_b == static_cast<int>(d) || from_f == from_b) continue;
+        const SimTime f_in = end_of(it, OpKind::F, op.stage - 1, op.microbatch);
+        const SimTime b_in = std::max(end_of(it, OpKind::B, op.overlap_stage + 1, op.overlap_microbatch),
+                                      end_of(it, OpKind::BW, op.overlap_stage + 1, op.overlap_microbatch));
+        if (f_in > b_in && f_in + ms_to_ns(c.transfer.ms()) > ref.ops[d][i - 1].end) ++forward_input_last;
+      }
+    }
+  }
+  CHECK(forward_input_last >= 10);  // 12 with this seed
+}
+
+TEST_CASE("a planted wait cycle is named, whichever device blocks first") {
+  std::mt19937 random(20);
+  int first_blocked_off_cycle = 0, self_waits = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    CAPTURE(trial);
+    test::PlantedDeadlock planted = test::random_deadlock(random, 1 + static_cast<int>(random() % 3));
+    const Schedule& s = planted.schedule;
+    const CostModel c = test::uniform(s, 1, 1, 1);
+    // The simulator stops each device where the reference timer does.
+    SimResult r = simulate(s, c);
+    test::ReferenceRun ref = test::reference_times(s, c, 1, OptimizerMode::Sync);
+    std::vector<int> stuck_at(s.order.size(), -1);
+    for (const BlockedDevice& b : r.deadlock) stuck_at[static_cast<std::size_t>(b.device)] = static_cast<int>(b.index);
+    CHECK(stuck_at == ref.stuck_at);
+    // The validator names the planted cycle, and only it.
+    std::string expected = "deadlock: devices wait in a cycle: device " + std::to_string(planted.cycle.front());
+    for (std::size_t i = 1; i < planted.cycle.size(); ++i) expected += " -> device " + std::to_string(planted.cycle[i]);
+    std::vector<std::string> cycles;
+    for (const Problem& problem : validate(s, c, {})) {
+      if (problem.message.starts_with("deadlock: devices wait in a cycle")) cycles.push_back(problem.message);
+    }
+    CHECK(cycles == std::vector<std::string>{expected});
+    REQUIRE(r.deadlocked());
+    const int first = r.deadlock.front().device;
+    if (std::find(planted.cycle.begin(), planted.cycle.end(), first) == planted.cycle.end()) ++first_blocked_off_cycle;
+    if (planted.self_waiting >= 0) {
+      ++self_waits;
+      CHECK(stuck_at[static_cast<std::size_t>(planted.self_waiting)] == 0);
+    }
+  }
+  CHECK(first_blocked_off_cycle > 30);
+  CHECK(self_waits > 30);
 }

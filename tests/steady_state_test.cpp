@@ -77,6 +77,21 @@ TEST_CASE("ZB-H2 and ZB-V with uniform costs have no bubble on the span") {
   CHECK(simulate(o, test::uniform(o, 1, 1, 1)).span_bubble_rate() > 0.0);
 }
 
+TEST_CASE("the span bubble is the last iteration's, by hand") {
+  // 1F1B, P = 2, M = 1, F = B = W = 1 (BW = 2), post-validation, device 1's step 10 ms.
+  // Iteration 0: d0 F 0-1; d1 F 1-2, BW 2-4; d0 BW 4-6. Spans 6 and 3, busy 3 each, longest 6:
+  // (3 + 3) / (2 x 6) = 0.5. Iteration 1: d0 steps at 6 (0 ms), F 6-7; d1 steps 4-14, F 14-15,
+  // BW 15-17; d0 BW 17-19. Spans 13 and 3: (10 + 10) / (2 x 13) = 10/13.
+  Schedule s = generated("1f1b", 2, 1);
+  CostModel c = test::uniform(s, 1, 1, 1);
+  c.devices[1].optimizer_ms = 10;
+  SimResult one = simulate(s, c, {1, OptimizerMode::PostValidation});
+  CHECK(one.span_bubble_rate() == doctest::Approx(0.5));
+  SimResult two = simulate(s, c, {2, OptimizerMode::PostValidation});
+  CHECK(two.devices[0].iterations[1].span() == ms_to_ns(13));
+  CHECK(two.span_bubble_rate() == doctest::Approx(10.0 / 13.0));
+}
+
 TEST_CASE("memory returns to the static baseline after every iteration, and ops carry their iteration") {
   Schedule s = generated("zbh1", 3, 6);
   SimResult r = simulate(s, test::uniform(s, 1, 1, 1, 1000, 100), {3, OptimizerMode::PostValidation});

@@ -28,6 +28,32 @@ TEST_CASE("a cross-device deadlock names each blocked device and the cycle") {
   CHECK(p[2].message == "deadlock: devices wait in a cycle: device 0 -> device 1 -> device 0");
 }
 
+TEST_CASE("the cycle is named when the first blocked device is not on it (issue 20)") {
+  // P = 3, M = 2. Device 2 wants micro-batch 1 first; device 1 runs F(s1,m0), then waits at
+  // BW(s1,m0) for device 2's gradient: devices 1 and 2 wait on each other.
+  Schedule s = generated("1f1b", 3, 2);
+  s.order[1] = {{OpKind::F, 1, 0}, {OpKind::BW, 1, 0}, {OpKind::F, 1, 1}, {OpKind::BW, 1, 1}};
+  s.order[2] = {{OpKind::F, 2, 1}, {OpKind::BW, 2, 1}, {OpKind::F, 2, 0}, {OpKind::BW, 2, 0}};
+  SUBCASE("device 0 waits on itself") {
+    // Split backward on device 0 with W(s0,m0) before its B: it runs both forwards and stops.
+    s.order[0] = {{OpKind::F, 0, 0}, {OpKind::F, 0, 1}, {OpKind::W, 0, 0},
+                  {OpKind::B, 0, 0}, {OpKind::B, 0, 1}, {OpKind::W, 0, 1}};
+    auto p = validate(s, test::uniform(s, 1, 1, 1), {});
+    REQUIRE(!p.empty());
+    CHECK(p.back().message == "deadlock: devices wait in a cycle: device 1 -> device 2 -> device 1");
+  }
+  SUBCASE("device 0 waits on the cycle without being on it") {
+    // Device 0 runs its two forwards, then waits at BW(s0,m0) for device 1.
+    s.order[0] = {{OpKind::F, 0, 0}, {OpKind::F, 0, 1}, {OpKind::BW, 0, 0}, {OpKind::BW, 0, 1}};
+    auto p = validate(s, test::uniform(s, 1, 1, 1), {});
+    REQUIRE(p.size() == 4);  // three blocked devices and the cycle
+    CHECK(p[0].message ==
+          "deadlock: device 0 is stuck at order[0][2] BW(s0,m0), waiting for B or BW(s1,m0) from device 1 "
+          "(itself stuck at order[1][1] BW(s1,m0))");
+    CHECK(p[3].message == "deadlock: devices wait in a cycle: device 1 -> device 2 -> device 1");
+  }
+}
+
 TEST_CASE("a misordered op is reported, and so is the deadlock it causes") {
   Schedule s = generated("zbh1", 1, 2);  // F0 B0 W0 F1 B1 W1
   std::swap(s.order[0][1], s.order[0][2]);  // W0 before B0

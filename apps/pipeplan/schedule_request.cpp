@@ -60,7 +60,7 @@ std::string chunk_range(const Generator& g) {
 void check_flags_apply(const CLI::App& sub, std::span<const Generator* const> chosen, const RequestFlags& flags,
                        bool generating) {
   // Counted, not compared with a default: --chunks 1 given to zbv is as wrong as --chunks 3.
-  const int chunks = sub.count("--chunks") > 0 ? flags.request.chunks : 0;
+  const int chunks = sub.count("--chunks") > 0 ? flags.chunks : 0;
   const std::string which = chosen.size() == 1 ? std::string(chosen.front()->name) : "none of " + names_of(chosen);
   if (!any_of(chosen, [&](const Generator& g) { return g.takes_chunks(chunks); })) {
     const std::string takers = names_where([&](const Generator& g) { return chunks > 0 && g.takes_chunks(chunks); });
@@ -105,7 +105,7 @@ void add_request_options(CLI::App& sub, RequestFlags& flags) {
       ->type_name("M")
       ->required()
       ->check(CLI::Range(1, kMaxMicrobatches));
-  sub.add_option("--chunks", r.chunks,
+  sub.add_option("--chunks", flags.chunks,
                  "Stages per device V, for the schedules that take several (default: each schedule's own)")
       ->type_name("V")
       ->check(CLI::Range(1, 64));
@@ -126,7 +126,7 @@ Generated generate_for(const Generator& generator, const RequestFlags& flags, co
   GenerateRequest request = flags.request;
   request.objective = objective.optimizer_mode;
   request.iterations = objective.iterations;
-  request.chunks = generator.chunks_for(request.chunks);
+  request.chunks = generator.chunks_for(flags.chunks);
   request.memory_limit = parse_limits(flags.memory_limit, request.devices);
   CostModel costs = fit_costs(given, cost_options, request.devices * request.chunks, request.devices);
   request.costs = &costs;

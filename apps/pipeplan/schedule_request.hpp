@@ -13,7 +13,8 @@
 namespace pipeplan::cli {
 
 struct RequestFlags {
-  GenerateRequest request;
+  GenerateRequest request;   ///< its chunks are filled in per generator by generate_for
+  int chunks = 0;            ///< --chunks V; 0 when absent: each generator's default
   std::string memory_limit;  ///< SIZE, or SIZE,SIZE,... one per device
 };
 

@@ -100,6 +100,8 @@ void add_action(const std::string& source, const Cell& at, const std::string& te
 
 Parsed parse_rows(std::string_view text, const std::string& source) {
   Parsed parsed;
+  // A spreadsheet may save the file as UTF-8 with a byte-order mark (and CRLF, which trim drops).
+  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
   std::size_t row = 0;
   std::size_t start = 0;
   while (start <= text.size()) {

@@ -19,7 +19,9 @@ namespace pipeplan {
 struct GenerateRequest {
   int devices = 0;
   int microbatches = 0;
-  int chunks = 1;  ///< the generators check it; Generator::chunks_for fills in a default
+  /// The chunks to build; the generators check it. A caller whose user may leave it out asks
+  /// Generator::chunks_for(0) for the generator's default rather than keeping this 1.
+  int chunks = 1;
   int group = 0;
   const CostModel* costs = nullptr;  ///< needed by the cost-aware generators, ignored by the rest
   std::vector<Bytes> memory_limit;   ///< per device, static memory included; one value: every device

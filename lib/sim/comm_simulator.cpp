@@ -9,6 +9,7 @@
 #include "model/limits.hpp"
 #include "model/name_fold.hpp"
 #include "model/structure.hpp"
+#include "model/wait_cycle.hpp"
 #include "sim/lower_bound.hpp"
 #include "sim/op_costs.hpp"
 #include "sim/timeline_recorder.hpp"
@@ -346,18 +347,11 @@ class CommSimulation {
       out.stuck.push_back(stuck_line(d, waits_on[static_cast<std::size_t>(d)]));
       recorder_.result().deadlock.push_back(blocked(d));
     }
-    if (out.stuck.empty()) return;
-    // Follow the waits from the first stuck device until one repeats.
-    std::vector<int> path;
-    int at = recorder_.result().deadlock.front().device;
-    while (at >= 0 && std::find(path.begin(), path.end(), at) == path.end()) {
-      path.push_back(at);
-      at = waits_on[static_cast<std::size_t>(at)];
+    std::vector<std::vector<int>> graph(waits_on.size());
+    for (std::size_t d = 0; d < waits_on.size(); ++d) {
+      if (waits_on[d] >= 0) graph[d].push_back(waits_on[d]);
     }
-    if (at < 0) return;
-    auto from = std::find(path.begin(), path.end(), at);
-    for (auto it = from; it != path.end(); ++it) out.cycle += "device " + std::to_string(*it) + " -> ";
-    out.cycle += "device " + std::to_string(at);
+    for (int d : wait_cycle(graph)) out.cycle += (out.cycle.empty() ? "device " : " -> device ") + std::to_string(d);
   }
 
   // The first post of the device's communication that cannot complete, and on whom it waits.

@@ -7,6 +7,7 @@
 #include "lower/lowering.hpp"
 #include "model/size_string.hpp"
 #include "model/structure.hpp"
+#include "model/wait_cycle.hpp"
 #include "sim/simulator.hpp"
 
 namespace pipeplan {
@@ -24,21 +25,15 @@ const BlockedDevice* blocked_device(const SimResult& r, int device) {
   return nullptr;
 }
 
-// Follows each blocked device to the device it waits on until one repeats: that is the cycle.
+// The devices each blocked device waits for, and a cycle among them (wait_cycle).
 std::vector<int> waiting_cycle(const Schedule& s, const SimResult& r) {
-  std::vector<int> path;
-  const BlockedDevice* at = &r.deadlock.front();
-  while (at != nullptr && !at->waiting_for.empty()) {
-    auto seen = std::find(path.begin(), path.end(), at->device);
-    if (seen != path.end()) {
-      std::vector<int> cycle(seen, path.end());
-      cycle.push_back(at->device);
-      return cycle;
+  std::vector<std::vector<int>> waits_on(static_cast<std::size_t>(s.devices));
+  for (const BlockedDevice& b : r.deadlock) {
+    for (const Dependency& dep : b.waiting_for) {
+      waits_on[static_cast<std::size_t>(b.device)].push_back(s.placement[static_cast<std::size_t>(dep.stage)]);
     }
-    path.push_back(at->device);
-    at = blocked_device(r, s.placement[static_cast<std::size_t>(at->waiting_for.front().stage)]);
   }
-  return {};
+  return wait_cycle(waits_on);
 }
 
 void deadlock_problems(const Schedule& s, const SimResult& r, std::vector<Problem>& out) {
@@ -54,9 +49,10 @@ void deadlock_problems(const Schedule& s, const SimResult& r, std::vector<Proble
                    fmt::format("deadlock: device {} is stuck at {}, waiting for {}", b.device,
                                position(b), waits)});
   }
-  // A device waiting on itself is a misordered op, reported already; name only real cycles.
+  // A device waiting on itself is a misordered op, reported already; wait_cycle names only real
+  // cycles, wherever they are.
   std::vector<int> cycle = waiting_cycle(s, r);
-  if (cycle.size() > 2) {
+  if (!cycle.empty()) {
     out.push_back({ProblemKind::Deadlock, cycle.front(),
                    fmt::format("deadlock: devices wait in a cycle: device {}",
                                fmt::join(cycle, " -> device "))});

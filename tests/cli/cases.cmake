@@ -24,7 +24,18 @@ pipeplan_cli_test(simulate_writes_result --then "grep -q '\"format\": \"pipeplan
                   -- simulate schedules/1f1b-p4-m8.json -o @TMP@/r.json)
 pipeplan_cli_test(validate_ok --out "^valid: zbh1: 4 devices" -- validate schedules/zbh1-p4-m8.json)
 pipeplan_cli_test(validate_json_ok --out "\"valid\": true" -- validate schedules/zbh1-p4-m8.json --json)
-# The main job of the README: the seed's configuration from the bundled profile.
+# The main job of the README: the seed's configuration from the bundled profile. Where its numbers
+# come from (profile: stages 0-2 F, B, W = 35.906, 38.655, 33.157 ms, stage 3 57.381, 60.130,
+# 54.632; transfer t = 0.03 + 33554432 B / 10 GB/s = 3.3854432 ms; device 0's step 9.975 ms):
+# stage 3 is the bottleneck and never idles once it starts. 1F1B: the fill 3(F + t) = 117.874, stage
+# 3's work M(F3 + B3 + W3) = 16 x 172.143 = 2754.288, the drain of the last gradient 3(t + B + W) =
+# 225.592: makespan 3097.755, step + 9.975 = 3107.730. Both ZB-H1 orders end on stage 3's last W:
+# 117.874 + 2754.288 = 2872.162, step 2882.137, which is the sync lower bound (docs/model.md),
+# ratio 2882.137 / 3107.730 = 0.927. Bubble: idle over 4 x makespan, with busy 16 x 107.718 on
+# stages 0-2 and 2754.288 on stage 3: 36.04% and 31.02%. Peaks: static + (P-d) a_F for 1F1B, plus
+# d a_W for ZB-H1 (a_F = 1912602624, a_W = 536870912; stage 3 2208301056, 832569344; statics
+# 5335285760, 3238133760 x 2, 5335351296): 12.09, 8.36, 6.58, 7.03 and 12.09, 8.86, 7.58, 9.35 GiB.
+# The span column (the last iteration's longest span) is the simulator's, not derived here.
 pipeplan_cli_test(compare_seed --golden tests/golden/compare-seed.txt
                   -- compare --schedules 1f1b,zbh1,zbh1-paddle --stages 4 --microbatches 16
                      --profile profiles/seed-llama2-7b-4layers-rtx3090.json)
@@ -102,6 +113,15 @@ pipeplan_cli_test(generate_zbv --out "\"stages\": 8," --out "\"placement\": \\[0
 # Interleaved, V = 2, F = B = W = 1 per device's share: 3M + (P-1)*3/V = 24 + 4.5 (simulator_test.cpp).
 pipeplan_cli_test(compare_interleaved --out "\"makespan_ms\": 28\\.5,"
                   -- compare --schedules interleaved --stages 4 --microbatches 8 --chunks 2 --json)
+# Without --chunks, interleaved and looped-bfs take their default of 2 chunks (list: "V >= 1 (2)").
+# One device's F = B = W = 1 ms, split over its V chunks. Interleaved 1F1B (Narayanan et al. 2021):
+# M (F + BW) + (P - 1)(F + BW) / V = 8 x 3 + 3 x 3 / 2 = 28.5 ms; with V = 1 it would be
+# 1F1B's 8 x 3 + 3 x 3 = 33 ms, the bug of issue 20.
+pipeplan_cli_test(compare_interleaved_default_chunks --out "^1f1b +33\\.000 " --out "^interleaved +28\\.500 "
+                  -- compare --schedules 1f1b,interleaved --stages 4 --microbatches 8)
+# Looped BFS, P = 2, M = 2, V = 2 places 4 stages; V = 1 would give 2.
+pipeplan_cli_test(generate_looped_bfs_default_chunks --out "\"stages\": 4,"
+                  -- generate --schedule looped-bfs --stages 2 --microbatches 2)
 pipeplan_cli_test(interleaved_group_rule --exit 1 --err "interleaved: micro-batch group size N = 4 does not fit M = 6"
                   -- generate --schedule interleaved --stages 4 --microbatches 6)
 # Post-validation steady state of ZB-H2, uniform costs: M(F+B+W) = 24 ms, which is the lower bound.
@@ -260,15 +280,24 @@ pipeplan_cli_test(simulate_two_sends_first --exit 1 --err "deadlocks under block
 pipeplan_cli_test(validate_mispaired --exit 1 --out "\\[unmatched\\] device 0's send #1 to device 1 is SEND_F.s0,m0. but device 1's receive #1 from it is RECV_F.s1,m1."
                   --before "sed -e '0,/\"RECV_F\", \"stage\": 1, \"microbatch\": 0/s//\"RECV_F\", \"stage\": 1, \"microbatch\": 9/' -e '0,/\"RECV_F\", \"stage\": 1, \"microbatch\": 1/s//\"RECV_F\", \"stage\": 1, \"microbatch\": 0/' -e 's/\"microbatch\": 9/\"microbatch\": 1/' $SOURCE_DIR/tests/data/lowered/two-sends-first.json > m.json"
                   -- validate @TMP@/m.json --comm rendezvous)
-# The seed under blocking communication with batched posts (docs/validation.md).
+# The seed under blocking communication with batched posts (docs/validation.md). Stage 3, the
+# bottleneck, is held t = 3.3854432 ms by each group of a send and a receive between its
+# micro-batches: 1F1B 3097.755 + (M-1) t = 3148.536; the seed's ZB-H1 one more, the last B's send
+# before the last W: 2872.162 + M t = 2926.329. Steps: + 9.975 ms.
 pipeplan_cli_test(compare_seed_blocking --out "communication: blocking, lowered with batched"
                   --out "^1f1b +3148.536 +3158.511" --out "^zbh1-paddle +2926.329 +2936.304"
                   -- compare --profile profiles/seed-llama2-7b-4layers-rtx3090.json --stages 4 --microbatches 16
                      --schedules 1f1b,zbh1-paddle --comm blocking --policy batched)
 # A calibrated profile replaces the estimated piece times; its settings must be the plan's.
-pipeplan_cli_test(plan_calibration --out "configurations: [0-9]+ within memory"
+# The measured pieces of tests/data/calibrated/tiny-llama.json: a layer F = qkv 0.6 + elementwise
+# 0.4 = 1, B = 2, W = 1; embedding F 0.1, W 0.1; head F = B = W = 0.5. Layout E,t*4|t*4,H:
+# stage 0 F = 0.1 + 4 = 4.1, B = 8, W = 0.1 + 4 = 4.1; stage 1 F = 4 + 0.5 = 4.5, B = 8.5, W = 4.5.
+# (The analytic estimate for an H100 puts this tiny model's whole step at 0.119 ms.)
+pipeplan_cli_test(plan_calibration --out "configurations: 1 within memory"
+                  --then "grep -q '{\"f_ms\": 4.1, \"b_ms\": 8.0, \"w_ms\": 4.1, ' profile.json && grep -q '{\"f_ms\": 4.5, \"b_ms\": 8.5, \"w_ms\": 4.5, ' profile.json"
                   -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 2 --global-batch 8 --seq 256
-                     --calibration tests/data/calibrated/tiny-llama.json)
+                     --calibration tests/data/calibrated/tiny-llama.json --layout E,t*4|t*4,H --schedules 1f1b
+                     --emit-schedule @TMP@)
 pipeplan_cli_test(plan_calibration_mismatch --exit 2
                   --err "--calibration tests/data/calibrated/tiny-llama.json: measured with seq 256, micro-batch 1, bf16, tp 1, flash attention. the plan asks seq 512"
                   -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 2 --global-batch 8 --seq 512

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# The mutation check of docs/testing.md: each mutant below is a small, plausible bug (or one of
+# the bugs the tests once missed, put back). For each, a scratch copy of the tree gets the
+# mutant, is built, and runs the unit tests and the CLI tests; the mutant is killed when a test
+# fails. Prints the kill table and exits 1 when a mutant survives. Not in CI: it takes minutes.
+#
+#   scripts/mutate.sh [-j JOBS] [MUTANT...]     (default: every mutant, -j 1)
+#
+# The copy lives in build-mutate/src, laid out like the tree, with its build in
+# build-mutate/src/build: with ccache's base_dir above the tree, every unchanged file comes from
+# the cache of the main build (same relative paths), and only the mutated files compile.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+jobs=1
+if [ "${1:-}" = "-j" ]; then jobs=$2; shift 2; fi
+
+# name @@ file @@ old text @@ new text: the first occurrence of the old text becomes the new one.
+# Several edits of one mutant share its name. An old text that is gone makes the mutant stale.
+mutants=$(cat <<'EOF'
+start-last-input @@ lib/sim/simulator.cpp @@ start = std::max(start, ready); @@ start = std::max(st.free_at, ready);
+transfer-inverted @@ lib/sim/simulator.cpp @@ return device_of(dep.stage) == device ? end : end + transfer_; @@ return device_of(dep.stage) != device ? end : end + transfer_;
+sync-as-post-validation @@ lib/sim/simulator.cpp @@ if (options_.optimizer_mode == OptimizerMode::PostValidation) { @@ if (true) {
+cycle-with-waiters @@ lib/model/wait_cycle.cpp @@ auto from = std::find_if(path.begin(), path.end(), [to](const auto& p) { return p.first == to; }); @@ auto from = path.begin();
+cycle-from-first-device @@ lib/model/wait_cycle.cpp @@ root < waits_on.size(); ++root) @@ root < waits_on.size(); root = waits_on.size())
+cycle-from-first-device @@ lib/model/wait_cycle.cpp @@ if (edge == next.size()) { @@ if (edge == std::min<std::size_t>(next.size(), 1)) {
+bound-no-first-step @@ lib/sim/lower_bound.cpp @@ std::max(optimizer[d], first_step + first_input[d]) @@ std::max(optimizer[d], first_input[d])
+bound-round-trip-no-step @@ lib/sim/lower_bound.cpp @@ return std::max(bound, first_step + forward_chain @@ return std::max(bound, forward_chain
+bound-no-fb-saving @@ lib/sim/lower_bound.cpp @@ work[d] = std::max<SimTime>(0, work[d] - forwards * saving); @@ work[d] = std::max<SimTime>(0, work[d]);
+csv-keeps-cr @@ lib/io/pytorch_csv.cpp @@ find_first_not_of(" \t\r") @@ find_first_not_of(" \t")
+csv-keeps-cr @@ lib/io/pytorch_csv.cpp @@ find_last_not_of(" \t\r") @@ find_last_not_of(" \t")
+csv-refuses-bom @@ lib/io/pytorch_csv.cpp @@ if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3); @@ /* a BOM is an error again */
+span-first-iteration @@ lib/sim/sim_result.cpp @@ const std::size_t last = devices.front().iterations.size() - 1; @@ const std::size_t last = 0;
+chunks-default-ignored @@ apps/pipeplan/schedule_request.cpp @@ generator.chunks_for(flags.chunks) @@ generator.chunks_for(flags.request.chunks)
+interleaved-default-1 @@ lib/schedules/registry.cpp @@ generate_interleaved, 1, 64, 2} @@ generate_interleaved, 1, 64, 1}
+calibration-ignored @@ lib/plan/analytic_profile.cpp @@ if (measured != nullptr) { @@ if (false) {
+EOF
+)
+
+field() {  # field NUMBER NAME: that field of NAME's rows (of every row when NAME is empty)
+  awk -F' @@ ' -v n="$2" -v f="$1" 'n == "" || $1 == n { print $f }' <<<"$mutants" | uniq
+}
+names=$(field 1 "")
+[ $# -gt 0 ] && names=$*
+scratch=$root/build-mutate
+src=$scratch/src
+
+copy_tree() {  # the tree as it is now: tracked and untracked files, not the ignored ones
+  rm -rf "$src"
+  mkdir -p "$src"
+  (cd "$root" && git ls-files -coz --exclude-standard | xargs -0 cp --parents -t "$src")
+}
+
+apply_mutant() {  # NAME: applies its edits to the copy; fails when an old text is gone
+  MUTANTS=$mutants python3 - "$src" "$1" <<'PY'
+import os, sys
+src, name = sys.argv[1], sys.argv[2]
+edits = [line.split(" @@ ") for line in os.environ["MUTANTS"].splitlines()]
+for n, path, old, new in (e for e in edits if e[0] == name):
+    text = open(os.path.join(src, path)).read()
+    if old not in text:
+        sys.exit(1)
+    open(os.path.join(src, path), "w").write(text.replace(old, new, 1))
+PY
+}
+
+restore() {  # every file a mutant touches, as in the tree
+  for file in $(field 2 "" | sort -u); do cp "$root/$file" "$src/$file"; done
+}
+
+build() {
+  nice cmake --build "$src/build" -j "$jobs" --target pipeplan_tests pipeplan >"$scratch/build.log" 2>&1
+}
+
+run_tests() {  # prints the first failing unit test case and the failing CLI cases; nothing when all pass
+  local unit cli
+  unit=$(cd "$src" && nice build/tests/pipeplan_tests --abort-after=1 --no-colors 2>&1 |
+           sed -n 's/^TEST CASE: *//p' | head -1 || true)
+  cli=$(nice ctest --test-dir "$src/build" -R '^cli\.' -E 'html_in_chromium' -j "$jobs" 2>&1 |
+          sed -n 's/^[[:space:]]*[0-9]* - cli\.\([^ ]*\) (Failed).*/\1/p' | head -3 | paste -sd, - || true)
+  echo "${unit:+unit: $unit}${unit:+${cli:+; }}${cli:+cli: $cli}"
+}
+
+copy_tree
+cmake -S "$src" -B "$src/build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
+  -DPIPEPLAN_BUILD_BENCH=OFF -DPIPEPLAN_GPU=OFF >/dev/null
+echo "building the unmutated copy in $src ..." >&2
+build || { echo "the unmutated copy does not build: $scratch/build.log" >&2; exit 2; }
+baseline=$(run_tests)
+if [ -n "$baseline" ]; then echo "the unmutated copy fails its tests ($baseline): fix that first" >&2; exit 2; fi
+
+killed=0 total=0
+table="| mutant | file | killed by (first unit test case; CLI cases) |\n|---|---|---|\n"
+for name in $names; do
+  total=$((total + 1))
+  restore
+  files=$(field 2 "$name" | sort -u | paste -sd, -)
+  if ! apply_mutant "$name"; then
+    verdict="STALE: its text is gone from $files"
+  elif ! build; then
+    verdict="DOES NOT BUILD"
+  else
+    verdict=$(run_tests)
+    if [ -n "$verdict" ]; then killed=$((killed + 1)); else verdict="SURVIVED"; fi
+  fi
+  echo "$name: $verdict" >&2
+  table+="| \`$name\` | \`$files\` | $verdict |\n"
+done
+restore
+printf "%b" "$table"
+echo
+echo "killed $killed of $total mutants"
+[ "$killed" -eq "$total" ]
