@@ -4,12 +4,18 @@
 // Run with `cmake --build build --target bench`; docs/performance.md keeps the figures.
 #include <benchmark/benchmark.h>
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include "io/atomic_file.hpp"
+#include "io/chrome_trace.hpp"
+#include "io/reports.hpp"
+#include "io/result_json.hpp"
 #include "io/schedule_json.hpp"
 #include "io/schedule_text.hpp"
 #include "lower/lowering.hpp"
@@ -18,6 +24,7 @@
 #include "sim/comm_simulator.hpp"
 #include "schedules/generator.hpp"
 #include "sim/simulator.hpp"
+#include "validate/validator.hpp"
 
 namespace {
 
@@ -179,6 +186,112 @@ void BM_ScheduleFileRead(benchmark::State& state) {
 }
 BENCHMARK(BM_ScheduleFileRead)->Unit(benchmark::kMillisecond)->UseRealTime();
 
+// The command paths on the issue's file, ZB-H1 with P = 128, M = 2048 (786,432 ops, 42 MB),
+// each as the command runs it, from reading the file to the last byte of its output, with the
+// default costs (F = B = W = 1 ms): `validate`, `simulate` (the summary), `simulate --json`,
+// `export --format chrome`. The output goes to a sink that drops it, so the numbers hold the
+// formatting but not the terminal. `vs_validate` is each path's time over validate's in the same
+// run (validate runs first), the figure the issue sets targets on: 2, 4 and 8.
+std::string command_file() {
+  static const std::string path = [] {
+    const std::string p = (std::filesystem::temp_directory_path() / "pipeplan-bench-command.json").string();
+    write_file_atomically(p, schedule_json_text(find_generator("zbh1")->generate(request(128, 2048, 1))));
+    return p;
+  }();
+  return path;
+}
+
+double& validate_seconds() {
+  static double seconds = 0;
+  return seconds;
+}
+
+// Runs `path` (the command's work on the file) and reports items (ops) and vs_validate.
+template <class Path>
+void time_command(benchmark::State& state, bool is_validate, Path path) {
+  const std::string file = command_file();
+  std::size_t ops = 0;
+  double seconds = 0;
+  for (auto _ : state) {
+    const auto start = std::chrono::steady_clock::now();
+    ops = path(file);
+    seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+  const double mean = seconds / static_cast<double>(state.iterations());
+  if (is_validate) validate_seconds() = mean;
+  if (validate_seconds() > 0) state.counters["vs_validate"] = mean / validate_seconds();
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(ops));
+  state.counters["ops"] = static_cast<double>(ops);
+}
+
+std::size_t drop_text(const std::function<void(TextSink&)>& write) {
+  std::size_t bytes = 0;
+  TextSink sink([&](std::string_view piece) { bytes += piece.size(); });
+  write(sink);
+  sink.flush();
+  return bytes;
+}
+
+CostModel default_costs(const Schedule& s) { return uniform_costs(s.stages, s.devices, StageCost{1, 1, 1, 0, 0}, 0); }
+
+void BM_CommandValidate(benchmark::State& state) {
+  time_command(state, true, [](const std::string& file) {
+    const LoweredSchedule f = read_lowered_file(file);
+    const std::vector<Problem> problems = validate(f.schedule, default_costs(f.schedule), {});
+    benchmark::DoNotOptimize(validation_text(f.schedule, problems));
+    return f.schedule.op_count();
+  });
+}
+
+void BM_CommandSimulateSummary(benchmark::State& state) {
+  time_command(state, false, [](const std::string& file) {
+    const LoweredSchedule f = read_lowered_file(file);
+    SimOptions options;
+    options.record_timeline = false;  // as cmd_simulate.cpp: the summary needs no op timings
+    const SimResult r = simulate(f.schedule, default_costs(f.schedule), options);
+    benchmark::DoNotOptimize(simulation_text(f.schedule, r));
+    return f.schedule.op_count();
+  });
+}
+
+void BM_CommandSimulateJson(benchmark::State& state) {
+  time_command(state, false, [](const std::string& file) {
+    const LoweredSchedule f = read_lowered_file(file);
+    const SimResult r = simulate(f.schedule, default_costs(f.schedule));
+    benchmark::DoNotOptimize(drop_text([&](TextSink& out) { write_result_json(out, f.schedule, r); }));
+    return f.schedule.op_count();
+  });
+}
+
+void BM_CommandChromeTrace(benchmark::State& state) {
+  time_command(state, false, [](const std::string& file) {
+    const Schedule s = read_schedule_file(file);
+    const SimResult r = simulate(s, default_costs(s));
+    benchmark::DoNotOptimize(drop_text([&](TextSink& out) { write_chrome_trace(out, s, r); }));
+    return s.op_count();
+  });
+}
+BENCHMARK(BM_CommandValidate)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_CommandSimulateSummary)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_CommandSimulateJson)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_CommandChromeTrace)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// `simulate --iterations K` of ZB-H1 with P = 64, M = 1024 (196,608 ops), the summary's path:
+// K = 1, 10 and 100; items are op runs (ops x K), so a flat items_per_second is time linear in K.
+void BM_CommandSimulateIterations(benchmark::State& state) {
+  const int k = static_cast<int>(state.range(0));
+  const Schedule s = find_generator("zbh1")->generate(request(64, 1024, 1));
+  SimOptions options{k, OptimizerMode::Sync};
+  options.record_timeline = false;
+  for (auto _ : state) {
+    const SimResult r = simulate(s, default_costs(s), options);
+    benchmark::DoNotOptimize(r.step_time());
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(s.op_count()) * k);
+  state.counters["ops"] = static_cast<double>(s.op_count());
+}
+BENCHMARK(BM_CommandSimulateIterations)->Arg(1)->Arg(10)->Arg(100)->Unit(benchmark::kMillisecond)->UseRealTime();
+
 // The planner on Llama-3-70B over 64 H100 (tensor parallelism 8, global batch 256 sequences of
 // 4096 tokens, selective recompute) with its default schedules, on one thread and on every
 // core: items are configurations, so items_per_second compares the two in one run.
@@ -229,5 +342,6 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("freed_memory", keep ? "kept for reuse" : "returned to the system (glibc defaults)");
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
+  std::remove(command_file().c_str());
   return 0;
 }

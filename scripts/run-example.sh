@@ -4,6 +4,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-scripts/build.sh
+scripts/build.sh --target pipeplan  # the command alone: the tests build in run-tests.sh
 ./build/pipeplan compare --schedules 1f1b,zbh1,zbh1-paddle --stages 4 --microbatches 16 \
   --profile profiles/seed-llama2-7b-4layers-rtx3090.json

@@ -106,6 +106,46 @@ TEST_CASE("memory returns to the static baseline after every iteration, and ops 
   for (std::size_t d = 0; d < 3; ++d) CHECK(r.devices[d].peak_memory == once.devices[d].peak_memory);
 }
 
+TEST_CASE("many iterations keep the numbers of a run that stored every iteration's output ends") {
+  // The simulator keeps the output ends of three iterations and reuses them (simulator.cpp).
+  // Interleaved 1F1B, P = 3, V = 2 (stage s on device s mod 3, so the wrap from device 2 to
+  // device 0 crosses the ring too), M = 6, unequal stage costs, a transfer of 0.25 ms and
+  // optimizer steps of 0.5, 3 and 1.25 ms, so that in post-validation the devices drift apart.
+  // The figures are what pipeplan gave at 21ca594, before the ring, when the ends of every
+  // iteration were stored (`simulate --json` of the same schedule and profile): the makespan
+  // 63.5 ms, and from the second iteration on a steady period, so that device 1's last step
+  // ends at 66.5 + (K - 1) x 65.25 ms (sync) and 64.25 + (K - 1) x 64 ms (post-validation).
+  Schedule s = generated("interleaved", 3, 6);
+  REQUIRE(s.stages == 6);
+  CostModel c = test::uniform(s, 1, 1, 1);
+  c.stages = {{1.0, 1.5, 0.5}, {1.25, 2.0, 0.75}, {0.75, 1.0, 0.5}, {1.0, 1.25, 1.0}, {1.5, 1.75, 0.25}, {2.0, 2.5, 1.5}};
+  c.devices[0].optimizer_ms = 0.5;
+  c.devices[1].optimizer_ms = 3.0;
+  c.devices[2].optimizer_ms = 1.25;
+  c.transfer.fixed_ms = 0.25;
+  struct Expected {
+    OptimizerMode mode;
+    double first_step, period, step_one, step_many, span_bubble_many;
+  };
+  for (const Expected& e : {Expected{OptimizerMode::Sync, 66.5, 65.25, 66.5, 65.25, 0.3204633204633205},
+                            Expected{OptimizerMode::PostValidation, 64.25, 64.0, 64.25, 64.0, 0.30708661417322836}}) {
+    for (int k : {1, 2, 3, 4, 8, 20}) {
+      CAPTURE(k);
+      CAPTURE(optimizer_mode_name(e.mode));
+      for (bool record : {true, false}) {  // the summary's run records no op timings
+        SimOptions options{k, e.mode};
+        options.record_timeline = record;
+        const SimResult r = simulate(s, c, options);
+        CHECK(r.makespan == ns(63.5));
+        CHECK(r.step_time() == ns(k == 1 ? e.step_one : e.step_many));
+        CHECK(r.devices[1].iterations.back().optimizer_end == ns(e.first_step + (k - 1) * e.period));
+        // The span bubble of one iteration, 0.30708661417322836, is post-validation's for every K.
+        CHECK(r.span_bubble_rate() == (k == 1 ? 0.30708661417322836 : e.span_bubble_many));
+      }
+    }
+  }
+}
+
 TEST_CASE("iterations out of range are refused") {
   Schedule s = generated("1f1b", 2, 2);
   CHECK(test::error_of([&] { (void)simulate(s, test::uniform(s, 1, 1, 1), {0, OptimizerMode::Sync}); })

@@ -66,12 +66,15 @@ Runner add_compare(CLI::App& sub) {
     for (const std::string& name : o->schedules) chosen.push_back(&generator_named(name));
     check_flags_apply(*app, chosen, o->request, false);
     const CostModel given = given_costs(o->costs, o->request.request.devices);
+    // Op timings and memory timelines only for the pictures; the rows need none.
+    SimOptions options = sim_options(o->sim);
+    options.record_timeline = !o->pictures.svg.empty() || !o->pictures.trace.empty();
     std::vector<ComparisonRow> rows;
     std::vector<Schedule> schedules;
     for (const Generator* g : chosen) {
       Generated generated = generate_for(*g, o->request, given, o->costs, sim_options(o->sim));
       const LoweredSchedule plain{generated.schedule, "", {}};
-      SimResult result = simulate_under(plain, generated.costs, sim_options(o->sim), o->comm, std::string(g->name));
+      SimResult result = simulate_under(plain, generated.costs, options, o->comm, std::string(g->name));
       if (result.deadlocked()) throw Error(std::string(g->name) + ": the generated schedule deadlocks");
       std::optional<bool> fits = within_limit(result, o->request);
       rows.push_back({std::string(g->name), std::move(result), fits});
@@ -85,8 +88,12 @@ Runner add_compare(CLI::App& sub) {
       svg_runs.push_back({&schedules[i], &rows[i].result});
       trace_runs.push_back({rows[i].schedule, &schedules[i], &rows[i].result});
     }
-    if (!o->pictures.svg.empty()) emit(o->pictures.svg, svg_comparison(svg_runs));
-    if (!o->pictures.trace.empty()) emit(o->pictures.trace, to_json_text(chrome_trace_comparison(trace_runs)));
+    if (!o->pictures.svg.empty()) {
+      emit_streamed(o->pictures.svg, [&](TextSink& out) { write_svg_comparison(out, svg_runs); });
+    }
+    if (!o->pictures.trace.empty()) {
+      emit_streamed(o->pictures.trace, [&](TextSink& out) { write_chrome_trace_comparison(out, trace_runs); });
+    }
     const bool overlapped = comm_mode(o->comm) == CommMode::Overlap;
     emit("", o->json ? json
                      : describe_costs(o->costs) + "\n" +

@@ -14,6 +14,7 @@
 #include "io/html_report.hpp"
 #include "io/result_json.hpp"
 #include "io/schedule_json.hpp"
+#include "io/schedule_text.hpp"
 #include "io/svg_timeline.hpp"
 #include "io/text_timeline.hpp"
 #include "model/error.hpp"
@@ -39,24 +40,30 @@ struct ExportFormat {
   bool timed;        // needs a simulated run
   bool draws_limit;  // draws --memory-limit
   bool comms;        // takes --with-comms
-  std::string (*write)(const Schedule&, const SimResult&, const ExportSettings&);
+  void (*write)(TextSink&, const Schedule&, const SimResult&, const ExportSettings&);
 };
 
 const std::array<ExportFormat, 5> kFormats = {{
     {"csv", "PyTorch pipelining's CSV in today's naming (with --with-comms: SEND/RECV actions too)", false, false, true,
-     [](const Schedule& s, const SimResult&, const ExportSettings& e) {
-       return e.lowered ? lowered_to_pytorch_csv(*e.lowered) : schedule_to_pytorch_csv(s);
+     [](TextSink& out, const Schedule& s, const SimResult&, const ExportSettings& e) {
+       out << (e.lowered ? lowered_to_pytorch_csv(*e.lowered) : schedule_to_pytorch_csv(s));
      }},
     {"chrome", "Chrome trace (Perfetto, chrome://tracing): ops, transfers as flows, memory as a counter", true, false,
      false,
-     [](const Schedule& s, const SimResult& r, const ExportSettings&) { return to_json_text(chrome_trace(s, r)); }},
+     [](TextSink& out, const Schedule& s, const SimResult& r, const ExportSettings&) { write_chrome_trace(out, s, r); }},
     {"svg", "SVG timeline: a lane per device, the memory of each under them", true, true, false,
-     [](const Schedule& s, const SimResult& r, const ExportSettings& e) { return svg_timeline(s, r, e.svg); }},
+     [](TextSink& out, const Schedule& s, const SimResult& r, const ExportSettings& e) {
+       write_svg_timeline(out, s, r, e.svg);
+     }},
     {"html", "HTML report, one self-contained file: summary, devices, the SVG timeline with details on hover", true, true,
      false,
-     [](const Schedule& s, const SimResult& r, const ExportSettings& e) { return html_report(s, r, e.costs, e.svg); }},
+     [](TextSink& out, const Schedule& s, const SimResult& r, const ExportSettings& e) {
+       write_html_report(out, s, r, e.costs, e.svg);
+     }},
     {"text", "terminal timeline, as wide as the terminal, in colour on a terminal", true, false, false,
-     [](const Schedule& s, const SimResult& r, const ExportSettings& e) { return text_timeline(s, r, e.text); }},
+     [](TextSink& out, const Schedule& s, const SimResult& r, const ExportSettings& e) {
+       out << text_timeline(s, r, e.text);
+     }},
 }};
 
 struct ExportOptions {
@@ -138,7 +145,11 @@ Runner add_export(CLI::App& sub) {
     for (const ExportFormat& f : kFormats) {
       if (o->format == f.name) format = &f;
     }
-    Json document = parse_json(read_text_file(o->file), o->file);
+    const std::string text = read_text_file(o->file);
+    // A schedule as pipeplan writes it takes the one-pass scanner; a result or any other
+    // schedule, the document reader.
+    std::optional<LoweredSchedule> scanned = scan_schedule_text(text, o->with_communication);
+    Json document = scanned ? Json() : parse_json(text, o->file);
     Schedule schedule;
     SimResult result;
     ExportSettings settings;
@@ -152,7 +163,7 @@ Runner add_export(CLI::App& sub) {
       result = std::move(loaded.result);
       settings.costs = "timed as recorded in " + o->file;
     } else {
-      schedule = schedule_from_json(document, o->file);
+      schedule = scanned ? scanned->schedule : schedule_from_json(document, o->file);
       if (format->timed) {
         const CostModel costs = build_cost_model(o->costs, schedule.stages, schedule.devices);
         try {
@@ -169,14 +180,16 @@ Runner add_export(CLI::App& sub) {
     if (o->with_communication) {
       if (o->format != "csv") throw UsageError("--with-comms: applies to --format csv");
       // A result holds no sends or receives; a schedule file may (pipeplan lower, import --with-comms).
-      const LoweredSchedule file = is_result ? LoweredSchedule{schedule, "", {}} : lowered_from_json(document, o->file);
+      const LoweredSchedule file = is_result  ? LoweredSchedule{schedule, "", {}}
+                                   : scanned ? std::move(*scanned)
+                                             : lowered_from_json(document, o->file);
       CommFlags flags;
       flags.policy = o->policy;
       settings.lowered = lowering_for(file, flags, build_cost_model(o->costs, schedule.stages, schedule.devices));
     }
     settings.text = terminal_text_options(o->output);
     if (!o->memory_limit.empty()) settings.svg.memory_limit = parse_size_flag(o->memory_limit, "--memory-limit");
-    emit(o->output, format->write(schedule, result, settings));
+    emit_streamed(o->output, [&](TextSink& out) { format->write(out, schedule, result, settings); });
     return kExitOk;
   };
 }

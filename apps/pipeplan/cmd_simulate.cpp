@@ -53,24 +53,36 @@ Runner add_simulate(CLI::App& sub) {
     const LoweredSchedule file = read_lowered_file(o->file);
     const Schedule& schedule = file.schedule;
     CostModel costs = build_cost_model(o->costs, schedule.stages, schedule.devices);
-    SimResult result = simulate_under(file, costs, sim_options(o->sim), o->comm, o->file);
+    // Every op's timing and every memory change only for an output that shows them: the
+    // summary needs the per-device figures, which every run keeps.
+    SimOptions options = sim_options(o->sim);
+    const bool writes_result = o->json || !o->output.empty();
+    options.record_timeline = writes_result || !o->pictures.svg.empty() || !o->pictures.trace.empty();
+    SimResult result = simulate_under(file, costs, options, o->comm, o->file);
     if (result.deadlocked()) {
       const BlockedDevice& b = result.deadlock.front();
       throw Error(o->file + ": the schedule deadlocks (device " + std::to_string(b.device) + " is stuck at " +
                   describe(b.head) + "); 'pipeplan validate " + o->file + "' lists every blocked device");
     }
-    Json document = result_to_json(schedule, result);
     const bool overlapped = comm_mode(o->comm) == CommMode::Overlap;
-    if (!overlapped) {
-      document["communication"] = {{"mode", o->comm.mode}, {"lowering", lowering_for(file, o->comm, costs).policy}};
+    ResultCommunication communication;
+    if (writes_result && !overlapped) communication = {o->comm.mode, lowering_for(file, o->comm, costs).policy};
+    const auto write_result = [&](TextSink& out) {
+      write_result_json(out, schedule, result, overlapped ? nullptr : &communication);
+    };
+    if (!o->output.empty()) emit_streamed(o->output, write_result);
+    if (!o->pictures.svg.empty()) {
+      emit_streamed(o->pictures.svg, [&](TextSink& out) { write_svg_timeline(out, schedule, result); });
     }
-    std::string json = to_json_text(document);
-    if (!o->output.empty()) emit(o->output, json);
-    if (!o->pictures.svg.empty()) emit(o->pictures.svg, svg_timeline(schedule, result));
-    if (!o->pictures.trace.empty()) emit(o->pictures.trace, to_json_text(chrome_trace(schedule, result)));
-    emit("", o->json ? json
-                     : describe_costs(o->costs) + "\n" + (overlapped ? "" : describe_comm(file, o->comm) + "\n") +
-                           simulation_text(schedule, result));
+    if (!o->pictures.trace.empty()) {
+      emit_streamed(o->pictures.trace, [&](TextSink& out) { write_chrome_trace(out, schedule, result); });
+    }
+    if (o->json) {
+      emit_streamed("", write_result);
+    } else {
+      emit("", describe_costs(o->costs) + "\n" + (overlapped ? "" : describe_comm(file, o->comm) + "\n") +
+                   simulation_text(schedule, result));
+    }
     return kExitOk;
   };
 }

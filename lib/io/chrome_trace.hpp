@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "io/json_text.hpp"
+#include "io/text_sink.hpp"
 #include "model/schedule.hpp"
 #include "sim/sim_result.hpp"
 
@@ -23,5 +24,13 @@ struct TraceRun {
 
 /// Several runs in one trace, each its own group of processes, one after the other.
 [[nodiscard]] Json chrome_trace_comparison(const std::vector<TraceRun>& runs);
+
+/// Streams to_json_text(chrome_trace(schedule, result)) byte for byte, straight from the
+/// result: no document is built, and the memory it takes beyond the result is a pointer and a
+/// producer entry per op, whatever the size of the text.
+void write_chrome_trace(TextSink& out, const Schedule& schedule, const SimResult& result);
+
+/// Streams to_json_text(chrome_trace_comparison(runs)) byte for byte.
+void write_chrome_trace_comparison(TextSink& out, const std::vector<TraceRun>& runs);
 
 }  // namespace pipeplan

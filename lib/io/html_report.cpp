@@ -2,14 +2,18 @@
 
 #include <fmt/format.h>
 
+#include <iterator>
+
 #include "io/version.hpp"
 #include "io/xml_escape.hpp"
 #include "model/size_string.hpp"
 
 namespace pipeplan {
 
-std::string html_report(const Schedule& s, const SimResult& r, const std::string& costs, const SvgOptions& svg) {
-  std::string out = fmt::format(R"(<!DOCTYPE html>
+void write_html_report(TextSink& sink, const Schedule& s, const SimResult& r, const std::string& costs,
+                       const SvgOptions& svg) {
+  auto out = std::back_inserter(sink.buffer());
+  fmt::format_to(out, R"(<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8"/>
@@ -38,14 +42,19 @@ rect.op:hover {{ stroke: #000; stroke-width: 1.5; }}
                                 100.0 * r.span_bubble_rate(), ns_to_ms(r.lower_bound));
   for (std::size_t d = 0; d < r.devices.size(); ++d) {
     const DeviceTimeline& t = r.devices[d];
-    out += fmt::format("<tr><td>{}</td><td>{:.3f} ms</td><td>{:.3f} ms</td><td>{}</td><td>{:.3f} ms</td></tr>\n", d,
+    fmt::format_to(out, "<tr><td>{}</td><td>{:.3f} ms</td><td>{:.3f} ms</td><td>{}</td><td>{:.3f} ms</td></tr>\n", d,
                        ns_to_ms(t.busy()), ns_to_ms(r.makespan - t.busy()), xml_escape(format_size(t.peak_memory)),
                        ns_to_ms(t.peak_time));
   }
-  out += "</table>\n<p class=\"note\">Hover over an op for its stage, micro-batch, start and end.</p>\n";
-  out += svg_timeline(s, r, svg);
-  out += fmt::format("<p class=\"note\">Made by {}.</p>\n</body>\n</html>\n", xml_escape(tool_version()));
-  return out;
+  sink << "</table>\n<p class=\"note\">Hover over an op for its stage, micro-batch, start and end.</p>\n";
+  write_svg_timeline(sink, s, r, svg);
+  fmt::format_to(std::back_inserter(sink.buffer()), "<p class=\"note\">Made by {}.</p>\n</body>\n</html>\n",
+                 xml_escape(tool_version()));
+  sink.flush_if_full();
+}
+
+std::string html_report(const Schedule& s, const SimResult& r, const std::string& costs, const SvgOptions& svg) {
+  return collect_text([&](TextSink& sink) { write_html_report(sink, s, r, costs, svg); });
 }
 
 }  // namespace pipeplan

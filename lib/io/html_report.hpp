@@ -13,4 +13,8 @@ namespace pipeplan {
 [[nodiscard]] std::string html_report(const Schedule& schedule, const SimResult& result, const std::string& costs,
                                       const SvgOptions& svg = {});
 
+/// The same report streamed, its timeline op by op.
+void write_html_report(TextSink& out, const Schedule& schedule, const SimResult& result, const std::string& costs,
+                       const SvgOptions& svg = {});
+
 }  // namespace pipeplan

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "io/json_text.hpp"
+#include "io/text_sink.hpp"
 #include "model/schedule.hpp"
 #include "sim/sim_result.hpp"
 
@@ -10,7 +11,20 @@ namespace pipeplan {
 
 /// The result of simulating `schedule` as a "pipeplan.result" document: makespan, bubble rate,
 /// step time, per-device busy, idle and peak memory with its memory timeline, and every op.
+/// The document states the format; the CLI writes the same bytes with write_result_json.
 [[nodiscard]] Json result_to_json(const Schedule& schedule, const SimResult& result);
+
+/// The communication a run used: the result's "communication" (--comm blocking or rendezvous).
+struct ResultCommunication {
+  std::string mode;
+  std::string lowering;
+};
+
+/// Streams to_json_text(result_to_json(schedule, result)) byte for byte, with
+/// "communication" last when given, straight from the result: no document is built, and the
+/// memory it takes is the sink's chunk whatever the number of ops.
+void write_result_json(TextSink& out, const Schedule& schedule, const SimResult& result,
+                       const ResultCommunication* communication = nullptr);
 
 /// A result file read back: the schedule it timed (its first iteration's order per device) and
 /// the run, enough to draw or export it again without simulating.

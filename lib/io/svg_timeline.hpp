@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "io/text_sink.hpp"
 #include "model/schedule.hpp"
 #include "model/units.hpp"
 #include "sim/sim_result.hpp"
@@ -29,5 +30,9 @@ struct SvgRun {
 
 /// Several runs stacked on one time scale, so the difference in step time shows at a glance.
 [[nodiscard]] std::string svg_comparison(const std::vector<SvgRun>& runs, const SvgOptions& options = {});
+
+/// The same documents streamed: the memory they take is the sink's chunk, whatever the ops.
+void write_svg_timeline(TextSink& out, const Schedule& schedule, const SimResult& result, const SvgOptions& options = {});
+void write_svg_comparison(TextSink& out, const std::vector<SvgRun>& runs, const SvgOptions& options = {});
 
 }  // namespace pipeplan

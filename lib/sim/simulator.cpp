@@ -39,15 +39,19 @@ class Simulation {
         options_(options),
         transfer_(ms_to_ns(costs.transfer.ms())),
         per_iteration_(static_cast<std::size_t>(schedule.stages) * static_cast<std::size_t>(schedule.microbatches)),
+        ring_(std::min(options.iterations, kRing)),
         forward_end_(workspace.forward_end),
         gradient_end_(workspace.gradient_end),
         split_b_end_(workspace.split_b_end),
         state_(static_cast<std::size_t>(schedule.devices)),
         times_(sim::stage_times(costs)),
         recorder_(schedule, costs, options) {
-    sim::OutputEnds{forward_end_, gradient_end_, split_b_end_}.reset(per_iteration_ *
-                                                                     static_cast<std::size_t>(options.iterations));
+    sim::OutputEnds{forward_end_, gradient_end_, split_b_end_}.reset(per_iteration_ * static_cast<std::size_t>(ring_));
     optimizer_ = sim::optimizer_times(costs);
+    if (options.iterations > kRing) {
+      stages_of_.resize(static_cast<std::size_t>(schedule.devices));
+      for (int st = 0; st < schedule.stages; ++st) stages_of_[static_cast<std::size_t>(device_of(st))].push_back(st);
+    }
   }
 
   SimResult run() {
@@ -66,8 +70,17 @@ class Simulation {
  private:
   static constexpr SimTime kNever = -1;
 
+  // The output ends of three iterations are kept, whatever the number simulated, so memory does
+  // not grow with --iterations. Three suffice: a device that consumes another's outputs also
+  // feeds it (a stage's forward goes to the next stage, whose backward comes back), so when a
+  // device has finished iteration k - 1 each consumer of its outputs has reached k - 1, is done
+  // with iteration k - 2, and nobody reads those ends again; the device clears them as it
+  // starts iteration k, for iteration k + 1, whose consumers cannot get there before it has
+  // started k.
+  static constexpr int kRing = 3;
+
   std::size_t slot(int iteration, int stage, int microbatch) const {
-    return static_cast<std::size_t>(iteration) * per_iteration_ +
+    return static_cast<std::size_t>(iteration % ring_) * per_iteration_ +
            static_cast<std::size_t>(stage) * static_cast<std::size_t>(s_.microbatches) +
            static_cast<std::size_t>(microbatch);
   }
@@ -177,6 +190,18 @@ class Simulation {
     recorder_.optimizer(device, st.iteration, start, st.free_at);
     st.next = 0;
     ++st.iteration;
+    if (st.iteration + 1 < options_.iterations && options_.iterations > kRing) forget(device, st.iteration + 1);
+  }
+
+  // The ends of the device's outputs in the ring slot `iteration` takes over: unknown again.
+  void forget(int device, int iteration) {
+    const auto mb = static_cast<std::size_t>(s_.microbatches);
+    for (int stage : stages_of_[static_cast<std::size_t>(device)]) {
+      const std::size_t first = slot(iteration, stage, 0);
+      for (LargeVector<SimTime>* ends : {&forward_end_, &gradient_end_, &split_b_end_}) {
+        std::fill_n(ends->begin() + static_cast<std::ptrdiff_t>(first), mb, kNever);
+      }
+    }
   }
 
   void collect_deadlock() {
@@ -208,6 +233,8 @@ class Simulation {
   SimOptions options_;
   SimTime transfer_;
   std::size_t per_iteration_;  // slots of one iteration: stages x micro-batches
+  int ring_;                   // iterations whose output ends are kept: min(iterations, kRing)
+  std::vector<std::vector<int>> stages_of_;  // each device's stages, when the ring is reused
   std::vector<SimTime> optimizer_;
   LargeVector<SimTime>& forward_end_;   // end of F, per iteration, stage and micro-batch
   LargeVector<SimTime>& gradient_end_;  // end of B or BW
