@@ -102,7 +102,7 @@ class SlotPlan {
         const auto from = static_cast<std::size_t>(s.slot);
         free_[d].add(*to, *to + 1, -1);
         free_[d].add(from, from + 1, 1);
-        memory[d].add(*to, from, delta(s.op.kind));
+        if (delta(s.op.kind) != 0) memory[d].add(*to, from, delta(s.op.kind));  // a W changes no memory
         s.slot = static_cast<long>(*to);
       }
       if (s.op.kind == OpKind::F || s.op.kind == OpKind::B) final_slot_[index(s.op.kind, s.op.stage, s.op.microbatch)] = s.slot;
