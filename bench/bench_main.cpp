@@ -156,6 +156,26 @@ void BM_GenerateInterleavedZeroBubble(benchmark::State& state) {
 }
 BENCHMARK(BM_GenerateInterleavedZeroBubble)->Args({64, 2, 512})->Args({128, 4, 1024})->Unit(benchmark::kMillisecond);
 
+// zbv-auto as the issue times it: `pipeplan generate --schedule zbv-auto --stages 64
+// --microbatches 512 --costs 1,1.2,0.8 --transfer 0.1 --memory 100,25` (each chunk half of that),
+// ZB-V's memory, post-validation. Among its candidates V-Half and V-Min (compacted in O(log n)
+// per op) and the authors' ZB-V heuristic, whose Python takes about 6 s here on the same inputs.
+void BM_AutoZbv(benchmark::State& state) {
+  const int p = static_cast<int>(state.range(0));
+  const int m = static_cast<int>(state.range(1));
+  CostModel c = uniform_costs(2 * p, p, StageCost{0.5, 0.6, 0.4, 50, 12}, 0.1);
+  GenerateRequest r = request(p, m, 2);
+  r.costs = &c;
+  r.objective = OptimizerMode::PostValidation;
+  Schedule s;
+  for (auto _ : state) {
+    s = find_generator("zbv-auto")->generate(r);
+    benchmark::DoNotOptimize(s.order.data());
+  }
+  state.counters["ops"] = static_cast<double>(s.op_count());
+}
+BENCHMARK(BM_AutoZbv)->Args({32, 256})->Args({64, 512})->Unit(benchmark::kMillisecond);
+
 // Writing and reading a schedule file of a million ops (ZB-H1, P = 128, M = 2731: 1,048,704
 // ops, about 56 MB): the text written straight from the ops and the file replaced atomically;
 // the file read back, through the one-pass scanner. Items are ops.

@@ -7,14 +7,15 @@
 // first free slot after its B, and every op moves left to the earliest free slot that keeps its
 // dependencies and does not raise its device's peak memory. The device order is the slot order.
 #include <algorithm>
-#include <map>
 #include <optional>
-#include <set>
+#include <utility>
+#include <vector>
 
 #include "model/dependencies.hpp"
 #include "model/placement.hpp"
 #include "schedules/builder.hpp"
 #include "schedules/handcrafted.hpp"
+#include "schedules/range_max_tree.hpp"
 
 namespace pipeplan {
 
@@ -30,102 +31,81 @@ struct Slotted {
 // this count, as the papers count the activations between F and B).
 int delta(OpKind kind) { return kind == OpKind::F ? 1 : kind == OpKind::B ? -1 : 0; }
 
-// Whether an F at position `at` of a device's slot-ordered ops may move to position `to` < at
-// without raising the device's peak: the memory after each op it jumps, and before its new
-// place, each gain one.
-class MoveCheck {
- public:
-  MoveCheck() = default;  // no limit: a B or W
-  MoveCheck(const std::vector<Slotted*>& ops, std::size_t at) : limited_(true), before_(at + 1, 0), jumped_max_(at + 1, 0) {
-    int memory = 0;
-    for (const Slotted* s : ops) {
-      memory += delta(s->op.kind);
-      peak_ = std::max(peak_, memory);
-    }
-    memory = 0;
-    for (std::size_t i = 0; i < at; ++i) {
-      before_[i] = memory;
-      memory += delta(ops[i]->op.kind);
-      after_.push_back(memory);
-    }
-    before_[at] = memory;
-    // jumped_max_[i]: the most memory after any op from i to at - 1.
-    jumped_max_[at] = -1;
-    for (std::size_t i = at; i-- > 0;) jumped_max_[i] = std::max(jumped_max_[i + 1], after_[i]);
-  }
-
-  [[nodiscard]] bool keeps_peak(std::size_t to) const {
-    if (!limited_) return true;
-    return before_[to] + 1 <= peak_ && jumped_max_[to] + 1 <= peak_;
-  }
-
- private:
-  bool limited_ = false;
-  int peak_ = 0;
-  std::vector<int> before_;      ///< memory before the op at each position up to `at`
-  std::vector<int> after_;       ///< memory after each op before `at`
-  std::vector<int> jumped_max_;
-};
-
 class SlotPlan {
  public:
-  SlotPlan(int devices, int microbatches) : p_(devices), m_(microbatches), used_(static_cast<std::size_t>(devices)) {}
+  SlotPlan(int devices, int microbatches) : p_(devices), m_(microbatches) {}
 
   void place(OpKind kind, int stage, int microbatch, long slot) {
     int device = stage < p_ ? stage : 2 * p_ - 1 - stage;
     ops_.push_back({{kind, stage, microbatch}, device, slot});
-    used_[static_cast<std::size_t>(device)].insert(slot);
   }
 
-  // Each W at the first free slot after its B.
+  // Each W at the first free slot after its B. A device's W land at most one slot per W, 2M,
+  // beyond its last op, which bounds the slots from here on.
   void place_weights() {
     std::vector<Slotted> backwards;
+    slots_ = 1;
     for (const Slotted& s : ops_) {
       if (s.op.kind == OpKind::B) backwards.push_back(s);
+      slots_ = std::max(slots_, s.slot + 1);
+    }
+    slots_ += 2L * m_ + 1;
+    // Free: 1 from slot 0, then -1 at each used slot and +1 after it.
+    std::vector<std::vector<std::pair<std::size_t, int>>> steps(static_cast<std::size_t>(p_), {{0, 1}});
+    for (const Slotted& s : ops_) {
+      const auto slot = static_cast<std::size_t>(s.slot);
+      steps[static_cast<std::size_t>(s.device)].insert(steps[static_cast<std::size_t>(s.device)].end(), {{slot, -1}, {slot + 1, 1}});
+    }
+    for (auto& device : steps) {
+      std::sort(device.begin(), device.end());
+      free_.emplace_back(static_cast<std::size_t>(slots_), device);
     }
     std::sort(backwards.begin(), backwards.end(), [](const Slotted& a, const Slotted& b) { return a.slot < b.slot; });
     for (const Slotted& b : backwards) {
-      auto& used = used_[static_cast<std::size_t>(b.device)];
-      long slot = b.slot + 1;
-      while (used.count(slot) != 0) ++slot;
-      place(OpKind::W, b.op.stage, b.op.microbatch, slot);
+      const auto slot = free_[static_cast<std::size_t>(b.device)].first_at_least(
+          static_cast<std::size_t>(b.slot) + 1, static_cast<std::size_t>(slots_), 1);
+      place(OpKind::W, b.op.stage, b.op.microbatch, static_cast<long>(slot.value()));
+      take(b.device, ops_.back().slot);
     }
   }
 
   // Every op, in slot order, to the earliest free slot after its inputs that keeps the peak.
+  // Each device's memory over its slots, and which of its slots are free, live in segment trees,
+  // so one op's move costs O(log n), not a pass over the device's ops.
   void compact() {
     std::sort(ops_.begin(), ops_.end(), [](const Slotted& a, const Slotted& b) {
       return a.slot != b.slot ? a.slot < b.slot : a.device < b.device;
     });
-    // Each device's ops in slot order, kept sorted as ops move, so that a move is checked
-    // against the device's memory in one pass instead of a sort per candidate slot.
-    std::vector<std::vector<Slotted*>> by_device(static_cast<std::size_t>(p_));
-    for (Slotted& s : ops_) by_device[static_cast<std::size_t>(s.device)].push_back(&s);
+    // Each device's memory at each slot: an op's change holds from its slot on.
+    const auto slots = static_cast<std::size_t>(slots_);
+    std::vector<std::vector<std::pair<std::size_t, int>>> steps(static_cast<std::size_t>(p_));
+    for (const Slotted& s : ops_) {  // already in slot order
+      if (delta(s.op.kind) != 0) steps[static_cast<std::size_t>(s.device)].emplace_back(static_cast<std::size_t>(s.slot), delta(s.op.kind));
+    }
+    std::vector<RangeMaxTree> memory;
+    for (const auto& device : steps) memory.emplace_back(slots, device);
+    final_slot_.assign(2 * static_cast<std::size_t>(2 * p_) * static_cast<std::size_t>(m_), -1);
     for (Slotted& s : ops_) {
-      long ready = 0;
-      for (const Dependency& dep : dependencies_of(s.op, 2 * p_)) ready = std::max(ready, end_of(dep) + 1);
-      auto& used = used_[static_cast<std::size_t>(s.device)];
-      auto& mine = by_device[static_cast<std::size_t>(s.device)];
-      const auto at = static_cast<std::size_t>(
-          std::find(mine.begin(), mine.end(), &s) - mine.begin());
+      long earliest = 0;
+      for (const Dependency& dep : dependencies_of(s.op, 2 * p_)) earliest = std::max(earliest, end_of(dep) + 1);
+      const auto d = static_cast<std::size_t>(s.device);
       // Moving a B or W earlier frees memory sooner or changes nothing: only an F can raise the
-      // peak, by one over the ops it jumps and at its new place.
-      const MoveCheck check = s.op.kind == OpKind::F ? MoveCheck(mine, at) : MoveCheck();
-      for (long slot = ready; slot < s.slot; ++slot) {
-        if (used.count(slot) != 0) continue;
-        auto to = static_cast<std::size_t>(
-            std::lower_bound(mine.begin(), mine.begin() + static_cast<std::ptrdiff_t>(at), slot,
-                             [](const Slotted* o, long value) { return o->slot < value; }) -
-            mine.begin());
-        if (!check.keeps_peak(to)) continue;
-        used.erase(s.slot);
-        used.insert(slot);
-        s.slot = slot;
-        std::rotate(mine.begin() + static_cast<std::ptrdiff_t>(to), mine.begin() + static_cast<std::ptrdiff_t>(at),
-                    mine.begin() + static_cast<std::ptrdiff_t>(at) + 1);
-        break;
+      // peak, by one at every slot it jumps. So it may not jump a slot already at the peak.
+      if (s.op.kind == OpKind::F && earliest < s.slot) {
+        const int peak = std::max(0, memory[d].max());
+        const auto full = memory[d].last_at_least(static_cast<std::size_t>(earliest),
+                                                  static_cast<std::size_t>(s.slot), peak);
+        if (full) earliest = static_cast<long>(*full) + 1;
       }
-      final_slot_[key(s.op)] = s.slot;
+      const auto to = free_[d].first_at_least(static_cast<std::size_t>(earliest), static_cast<std::size_t>(s.slot), 1);
+      if (earliest < s.slot && to) {
+        const auto from = static_cast<std::size_t>(s.slot);
+        free_[d].add(*to, *to + 1, -1);
+        free_[d].add(from, from + 1, 1);
+        if (delta(s.op.kind) != 0) memory[d].add(*to, from, delta(s.op.kind));  // a W changes no memory
+        s.slot = static_cast<long>(*to);
+      }
+      if (s.op.kind == OpKind::F || s.op.kind == OpKind::B) final_slot_[index(s.op.kind, s.op.stage, s.op.microbatch)] = s.slot;
     }
   }
 
@@ -138,15 +118,20 @@ class SlotPlan {
   }
 
  private:
-  static long key(const Op& op) {
-    return (static_cast<long>(op.microbatch) * 4096 + op.stage) * kOpKindCount + static_cast<long>(op.kind);
+  void take(int device, long slot) {
+    free_[static_cast<std::size_t>(device)].add(static_cast<std::size_t>(slot), static_cast<std::size_t>(slot) + 1, -1);
   }
 
-  long end_of(const Dependency& dep) const {
+  [[nodiscard]] std::size_t index(OpKind kind, int stage, int microbatch) const {
+    const std::size_t row = kind == OpKind::F ? 0 : 1;
+    return (row * static_cast<std::size_t>(2 * p_) + static_cast<std::size_t>(stage)) * static_cast<std::size_t>(m_) +
+           static_cast<std::size_t>(microbatch);
+  }
+
+  // The final slot of the op that satisfies `dep`; -1 while it has not been placed.
+  [[nodiscard]] long end_of(const Dependency& dep) const {
     for (OpKind k : {OpKind::F, OpKind::B}) {
-      if (!satisfies(k, dep.need)) continue;
-      auto it = final_slot_.find(key({k, dep.stage, dep.microbatch}));
-      if (it != final_slot_.end()) return it->second;
+      if (satisfies(k, dep.need)) return final_slot_[index(k, dep.stage, dep.microbatch)];
     }
     return -1;
   }
@@ -154,8 +139,9 @@ class SlotPlan {
   int p_;
   int m_;
   std::vector<Slotted> ops_;
-  std::vector<std::set<long>> used_;
-  std::map<long, long> final_slot_;
+  long slots_ = 0;                  // slots 0 .. slots_-1 can hold an op
+  std::vector<RangeMaxTree> free_;  // per device: 1 at a free slot, 0 at a used one
+  std::vector<long> final_slot_;  // F and B ops: their slot once compacted, else -1
 };
 
 // The building block: where stage r's forward (chunk 0) and its mirror's forward (chunk 1), and

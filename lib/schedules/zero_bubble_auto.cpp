@@ -16,6 +16,7 @@
 #include "schedules/zb_greedy.hpp"
 #include "schedules/zb_paper_greedy.hpp"
 #include "schedules/zb_search.hpp"
+#include "schedules/zbv_paper_greedy.hpp"
 
 namespace pipeplan {
 
@@ -98,8 +99,10 @@ using Handcrafted = Schedule (*)(const GenerateRequest&);
 // Every handcrafted schedule of the same placement competes; those that break the limit drop out.
 constexpr std::initializer_list<Handcrafted> kSingleChunk = {generate_zbh1, generate_zbh2,      generate_1f1b,
                                                              generate_eager_1f1b, generate_zbh1_paddle, generate_gpipe};
+// `vee_paper`: the authors' ZB-V heuristic (its four choices) joins the candidates; for the V
+// placement only, where it applies.
 Schedule auto_schedule(std::string_view name, const GenerateRequest& r, std::vector<int> placement, Limit limit,
-                       std::initializer_list<Handcrafted> handcrafted) {
+                       std::initializer_list<Handcrafted> handcrafted, bool vee_paper = false) {
   if (r.costs == nullptr) {
     throw Error(std::string(name) + ": needs costs to plan with: give --profile FILE or --costs F,B,W");
   }
@@ -117,11 +120,14 @@ Schedule auto_schedule(std::string_view name, const GenerateRequest& r, std::vec
   std::vector<Bytes> limits = device_limits(name, r, shape, working, limit);
 
   // The candidates: four greedy passes of our own, the paper's heuristic with each of its eight
-  // choices (one stage per device only), and every handcrafted schedule of this placement, made
-  // and scored on every core; the search takes them as if one by one, in this fixed order.
+  // choices (one stage per device only), for zbv-auto the authors' ZB-V heuristic with each of
+  // its four, and every handcrafted schedule of this placement, made and scored on every core;
+  // the search takes them as if one by one, in this fixed order.
   const std::vector<GreedyChoices> passes = {{false, false}, {false, true}, {true, false}, {true, true}};
   std::vector<PaperGreedyChoices> paper_passes;
   for (int bits = 0; bits < 8; ++bits) paper_passes.push_back({(bits & 4) != 0, (bits & 2) != 0, (bits & 1) != 0});
+  std::vector<ZbvPaperChoices> vee_passes;
+  if (vee_paper) vee_passes = {{true, true}, {true, false}, {false, true}, {false, false}};
   GenerateRequest plain = r;
   plain.costs = nullptr;
   const std::vector<Handcrafted> others(handcrafted);
@@ -132,15 +138,17 @@ Schedule auto_schedule(std::string_view name, const GenerateRequest& r, std::vec
   // once, then each step repeats), so the search scores at most kSearchIterations of them.
   const SearchObjective objective{r.objective, std::min(r.iterations, kSearchIterations)};
   ScheduleSearch search(working, limits, ScheduleSearch::kDefaultBudget, objective);
-  const std::size_t per_limit = passes.size() + paper_passes.size();
+  const std::size_t per_limit = passes.size() + paper_passes.size() + vee_passes.size();
   const std::size_t greedy_count = per_limit * problems.size();
   search.offer_all(greedy_count + others.size(), [&](std::size_t i) -> ScheduleSearch::Candidate {
     if (i < greedy_count) {
       const GreedyProblem& problem = problems[i / per_limit];
       const std::size_t k = i % per_limit;
-      std::optional<GreedySchedule> pass = k < passes.size()
-                                               ? greedy_zero_bubble(problem, passes[k])
-                                               : paper_greedy_zero_bubble(problem, paper_passes[k - passes.size()]);
+      const std::size_t vee_from = passes.size() + paper_passes.size();
+      std::optional<GreedySchedule> pass =
+          k < passes.size()  ? greedy_zero_bubble(problem, passes[k])
+          : k < vee_from     ? paper_greedy_zero_bubble(problem, paper_passes[k - passes.size()])
+                             : zbv_paper_greedy(problem, vee_passes[k - vee_from]);
       if (!pass) return {};
       std::optional<ScheduleSearch::Score> known;
       if (pass->as_early_as_possible) known = search.score_of(pass->makespan, pass->longest_span);
@@ -180,7 +188,7 @@ Schedule generate_zb_2p(const GenerateRequest& r) { return looped_auto_schedule(
 Schedule generate_zbv_auto(const GenerateRequest& r) {
   check_request("zbv-auto", r, {1, "1", 2, 2});
   return auto_schedule("zbv-auto", r, vee_placement(r.devices), Limit::ExplicitOrOneP,
-                       {generate_zbv, generate_v_half, generate_v_min});
+                       {generate_zbv, generate_v_half, generate_v_min}, true);
 }
 
 }  // namespace pipeplan
