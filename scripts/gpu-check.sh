@@ -32,7 +32,7 @@ pp=$bin/pipeplan
 # The libraries the programs load: the bundle's own (fmt), the CUDA toolkit's, and where the
 # toolkit lacks one, the copy a Python wheel brought (PyTorch's nvidia-* packages).
 paths=$bin:/usr/local/cuda/lib64:/usr/local/cuda/lib
-for lib in libcudart.so.13 libcublas.so.13 libcublasLt.so.13 libnccl.so.2; do
+for lib in libcublas.so.13 libcublasLt.so.13 libnccl.so.2; do  # cudart is linked in
   if [ ! -e "/usr/local/cuda/lib64/$lib" ] && [ ! -e "/usr/local/cuda/lib/$lib" ]; then
     found=$(find /usr/local /opt /usr/lib -name "$lib" 2>/dev/null | head -1 || true)
     [ -n "$found" ] && paths=$paths:$(dirname "$found")
