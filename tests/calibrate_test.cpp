@@ -136,7 +136,7 @@ TEST_CASE("flash attention's backward runs five products, QK^T recomputed first"
   CHECK(b == layer_work(m, t).b_flops);
 }
 
-TEST_CASE("fill values are hashed: uniform in [-1, 1), full significands, one stream per buffer") {
+TEST_CASE("fill values are hashed: uniform from -1 to 1, full significands, one stream per buffer") {
   // The old fill, (i % 17 - 8) / 64, had 17 values; of 4096 of these no more than a few share
   // one of the 2^24 values (4091 distinct), and more than 1000 stay distinct in bf16 (a float's
   // top 16 bits).
