@@ -2,12 +2,16 @@
 
 #include <atomic>
 #include <cmath>
+#include <cstring>
+#include <set>
 #include <vector>
 
 #include "calibrate/layer_gemms.hpp"
-#include "calibrate/link_fit.hpp"
+#include "calibrate/card_match.hpp"
+#include "calibrate/fill_values.hpp"
 #include "calibrate/replay_program.hpp"
 #include "calibrate/sample_stats.hpp"
+#include "calibrate/throttle_reasons.hpp"
 #include "lower/lowering.hpp"
 #include "plan/piece_work.hpp"
 #include "test_support.hpp"
@@ -62,26 +66,6 @@ TEST_CASE("statistics of timings: median, percentiles by interpolation, CV") {
   CHECK(test::error_of([&] { (void)stats_of(bad); }) == "a timing sample is not a finite number");
 }
 
-TEST_CASE("the link fit recovers a known latency and bandwidth") {
-  // 0.02 ms + bytes / 25 GB/s, sizes 8 B to 1 GiB by powers of 4: exact samples give the line.
-  std::vector<TransferSample> exact;
-  for (double bytes = 8; bytes <= 1073741824.0; bytes *= 4) exact.push_back({bytes, 0.02 + bytes / 25e9 * 1e3});
-  LinkFit fit = fit_link(exact);
-  CHECK(fit.latency_ms == doctest::Approx(0.02).epsilon(1e-6));
-  CHECK(fit.bandwidth_gb_per_s == doctest::Approx(25.0).epsilon(1e-9));
-  CHECK(fit.r_squared == doctest::Approx(1.0));
-  // +-1% alternating noise keeps the bandwidth within 1%.
-  std::vector<TransferSample> noisy = exact;
-  for (std::size_t i = 0; i < noisy.size(); ++i) noisy[i].ms *= i % 2 == 0 ? 1.01 : 0.99;
-  CHECK(fit_link(noisy).bandwidth_gb_per_s == doctest::Approx(25.0).epsilon(0.01));
-  // Interpolation between 1 MiB and 4 MiB, halfway.
-  CHECK(interpolate_ms(exact, 2.5 * 1048576) == doctest::Approx(0.02 + 2.5 * 1048576 / 25e9 * 1e3));
-  std::vector<TransferSample> one_size = {{100, 1}, {100, 2}};
-  CHECK(test::error_of([&] { (void)fit_link(one_size); }) == "a link fit needs transfers of at least two sizes");
-  std::vector<TransferSample> shrinking = {{100, 2}, {200, 1}};
-  CHECK(test::error_of([&] { (void)fit_link(shrinking); }).rfind("the transfer times do not grow", 0) == 0);
-}
-
 TEST_CASE("replay's per-rank order runs every generator through a fake transport") {
   for (const Generator& g : generators()) {
     if (g.name == "zb") continue;  // needs a limit; zb-1p and zb-2p stand for it
@@ -112,4 +96,96 @@ TEST_CASE("the fake transport reports a deadlocked order instead of hanging") {
   FakeTransport transport(2);
   CHECK(test::error_of([&] { run_replay(program, transport, &transport, [](int, const Op&) {}); })
             .rfind("deadlock: every rank that has not finished waits for a peer", 0) == 0);
+}
+
+TEST_CASE("cuBLAS calls in Megatron's transposes: TN forward, NN input gradient, NT weight gradient") {
+  // The tiny Llama's QKV over 32 tokens: 64 inputs, 128 outputs (the first test's shapes).
+  const ModelConfig m = read_model_config_file(PIPEPLAN_TEST_DATA "/models/tiny-llama.json");
+  TrainingSettings t;
+  t.seq = 16;
+  t.micro_batch = 2;
+  const std::vector<Gemm> gemms = layer_gemms(m, t);
+  // Y = X W^T: column-major Y^T (128 x 32) = W (op T of the stored 64 x 128) X^T (64 x 32).
+  const CublasCall f = cublas_call(gemms[0]);
+  CHECK((f.transa && !f.transb));
+  CHECK((f.m == 128 && f.n == 32 && f.k == 64 && f.lda == 64 && f.ldb == 64 && f.ldc == 128));
+  // dX = dY W: dX^T (64 x 32) = W^T (stored 64 x 128, as is) dY^T (128 x 32).
+  const CublasCall b = cublas_call(gemms[1]);
+  CHECK((!b.transa && !b.transb));
+  CHECK((b.m == 64 && b.n == 32 && b.k == 128 && b.lda == 64 && b.ldb == 128 && b.ldc == 64));
+  // dW = dY^T X: dW^T (64 x 128) = X^T (stored 64 x 32, as is) dY (op T of the stored 128 x 32).
+  const CublasCall w = cublas_call(gemms[2]);
+  CHECK((!w.transa && w.transb));
+  CHECK((w.m == 64 && w.n == 128 && w.k == 32 && w.lda == 64 && w.ldb == 128 && w.ldc == 64));
+}
+
+TEST_CASE("flash attention's backward runs five products, QK^T recomputed first") {
+  // docs/costs.md: the backward of the core is 2 x its forward, 2.5 x with flash attention.
+  const ModelConfig m = read_model_config_file(PIPEPLAN_TEST_DATA "/models/tiny-llama.json");
+  TrainingSettings t;
+  t.seq = 16;
+  t.micro_batch = 2;
+  t.flash_attention = true;
+  int core_backward = 0;
+  double b = 0;
+  for (const Gemm& g : layer_gemms(m, t)) {
+    core_backward += g.phase == Phase::B && g.batch > 1 ? 1 : 0;
+    b += g.phase == Phase::B ? g.flops() : 0;
+  }
+  CHECK(core_backward == 5);
+  CHECK(b == layer_work(m, t).b_flops);
+}
+
+TEST_CASE("fill values are hashed: uniform from -1 to 1, full significands, one stream per buffer") {
+  // The old fill, (i % 17 - 8) / 64, had 17 values; of 4096 of these no more than a few share
+  // one of the 2^24 values (4091 distinct), and more than 1000 stay distinct in bf16 (a float's
+  // top 16 bits).
+  std::set<float> values;
+  std::set<std::uint16_t> as_bf16;
+  double sum = 0;
+  bool in_range = true;
+  constexpr int n = 1 << 16;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const float v = fill_value(i, 0);
+    in_range = in_range && v >= -1.0f && v < 1.0f;
+    sum += v;
+    if (i < 4096) {
+      values.insert(v);
+      std::uint32_t bits = 0;
+      std::memcpy(&bits, &v, sizeof bits);
+      as_bf16.insert(static_cast<std::uint16_t>(bits >> 16));
+    }
+  }
+  CHECK(in_range);
+  CHECK(values.size() > 4000);
+  CHECK(as_bf16.size() > 1000);
+  // The mean of 65536 uniform values has a standard deviation of 0.577 / 256 = 0.00226.
+  CHECK(std::abs(sum / n) < 4 * 0.00226);
+  CHECK(fill_value(7, 0) != fill_value(7, 1));  // A and B of a product differ
+}
+
+TEST_CASE("throttle reasons by name, and which slow a busy card") {
+  // 0x1 idle, 0x4 software power cap, 0x40 hardware thermal slowdown; bit 12 is unknown.
+  CHECK(throttle_reason_names(0x1 | 0x4 | 0x40 | (1ULL << 12)) ==
+        std::vector<std::string>{"gpu_idle", "sw_power_cap", "hw_thermal_slowdown", "bit 12"});
+  CHECK(throttle_reason_names(0).empty());
+  CHECK(slowing_reasons(0x1 | 0x2 | 0x100) == 0);
+  CHECK(slowing_reasons(0x1 | 0x4) == 0x4);
+}
+
+TEST_CASE("match_card tells the SXM cards of the table from PCIe and NVL ones") {
+  constexpr std::size_t gib = std::size_t{1} << 30;
+  CHECK(match_card("NVIDIA H100 80GB HBM3", 80 * gib, "").spec->name == "h100");
+  CHECK(match_card("NVIDIA H200", 141 * gib, "").spec->name == "h200");
+  CHECK(match_card("NVIDIA A100-SXM4-40GB", 40 * gib, "").spec->name == "a100-40gb");
+  CHECK(match_card("NVIDIA A100-SXM4-80GB", 80 * gib, "").spec->name == "a100-80gb");
+  CHECK(match_card("NVIDIA GeForce RTX 3090", 24 * gib, "").spec->name == "rtx3090");
+  for (const char* other : {"NVIDIA H100 PCIe", "NVIDIA H100 NVL", "NVIDIA H200 NVL", "NVIDIA A100-PCIE-40GB",
+                            "NVIDIA GH200 480GB"}) {
+    const CardMatch c = match_card(other, 94 * gib, "");
+    CHECK_MESSAGE(c.spec == nullptr, other);
+    CHECK(c.note.find("give --gpu") != std::string::npos);
+  }
+  CHECK(match_card("NVIDIA H100 PCIe", 80 * gib, "h100").spec->name == "h100");  // --gpu wins
+  CHECK(match_card("NVIDIA L4", 24 * gib, "").spec == nullptr);
 }

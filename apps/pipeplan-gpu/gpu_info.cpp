@@ -6,10 +6,33 @@
 
 namespace pipeplan::gpu {
 
+namespace {
+
+// The oldest Linux driver branch of each CUDA major version (NVIDIA's minor version
+// compatibility: any driver of that branch or newer runs every minor release).
+std::string driver_needed(int runtime) {
+  const int major = runtime / 1000;
+  return major >= 13 ? "580" : major == 12 ? "525" : major == 11 ? "450" : "a newer one";
+}
+
+}  // namespace
+
 int device_count() {
   int count = 0;
   const cudaError_t status = cudaGetDeviceCount(&count);
   if (status == cudaSuccess && count == 0) throw NoGpu("no GPU: no CUDA device found");
+  int driver = 0, runtime = 0;
+  cudaDriverGetVersion(&driver);
+  cudaRuntimeGetVersion(&runtime);
+  // A driver that is there but too old for this runtime is a failure to fix, not "no GPU".
+  if ((status == cudaErrorInsufficientDriver && driver > 0) || status == cudaErrorSystemDriverMismatch ||
+      status == cudaErrorCompatNotSupportedOnDevice) {
+    throw GpuError(fmt::format("the driver supports CUDA {}, but pipeplan-gpu was built with CUDA {}, which needs driver "
+                               "{} or newer: install a newer driver, or build with a CUDA toolkit the driver supports "
+                               "(cudaGetDeviceCount: {})",
+                               cuda_version_text(driver), cuda_version_text(runtime), driver_needed(runtime),
+                               cudaGetErrorString(status)));
+  }
   if (status == cudaErrorNoDevice || status == cudaErrorInsufficientDriver || status == cudaErrorInitializationError) {
     throw NoGpu(std::string("no GPU: no usable CUDA device or driver on this machine (cudaGetDeviceCount: ") +
                 cudaGetErrorString(status) + ")");

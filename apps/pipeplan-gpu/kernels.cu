@@ -1,5 +1,6 @@
 #include "kernels.hpp"
 
+#include "calibrate/fill_values.hpp"
 #include "gpu_error.hpp"
 
 #include <cuda_bf16.h>
@@ -20,9 +21,26 @@ constexpr int kThreads = 256;
 
 unsigned blocks_for(std::size_t count) { return static_cast<unsigned>((count + kThreads - 1) / kThreads); }
 
-template <class T> __global__ void fill_kernel(T* data, std::size_t count) {
+template <class T> __global__ void fill_kernel(T* data, std::size_t count, unsigned seed) {
   const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
-  if (i < count) data[i] = from_float<T>(static_cast<float>(static_cast<int>(i % 17) - 8) / 64.0f);
+  if (i < count) data[i] = from_float<T>(pipeplan::fill_value(i, seed));
+}
+
+__device__ long long global_ns() {
+  long long t = 0;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+__global__ void gate_kernel(const volatile int* release, int* timed_out, long long timeout_ns) {
+  const long long until = global_ns() + timeout_ns;
+  while (*release == 0) {
+    if (global_ns() > until) {
+      *timed_out = 1;
+      return;
+    }
+    __nanosleep(1000);
+  }
 }
 
 template <class T> __global__ void rms_norm_kernel(const T* x, T* y, std::size_t cols) {
@@ -95,11 +113,16 @@ template <class F> void with_type(cudaDataType type, F f) {
 
 }  // namespace
 
-void fill(void* data, std::size_t count, cudaDataType type, cudaStream_t stream) {
+void fill(void* data, std::size_t count, cudaDataType type, unsigned seed, cudaStream_t stream) {
   with_type(type, [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
-    fill_kernel<T><<<blocks_for(count), kThreads, 0, stream>>>(static_cast<T*>(data), count);
+    fill_kernel<T><<<blocks_for(count), kThreads, 0, stream>>>(static_cast<T*>(data), count, seed);
   });
+  PIPEPLAN_CUDA(cudaGetLastError());
+}
+
+void gate(const volatile int* release, int* timed_out, long long timeout_ns, cudaStream_t stream) {
+  gate_kernel<<<1, 1, 0, stream>>>(release, timed_out, timeout_ns);
   PIPEPLAN_CUDA(cudaGetLastError());
 }
 

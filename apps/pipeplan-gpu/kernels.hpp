@@ -9,8 +9,14 @@
 
 namespace pipeplan::gpu {
 
-/// Fills `count` elements with small values (so products neither overflow nor vanish).
-void fill(void* data, std::size_t count, cudaDataType type, cudaStream_t stream);
+/// Fills `count` elements with lib/calibrate/fill_values.hpp's hashed values in [-1, 1), a
+/// stream of its own per `seed`.
+void fill(void* data, std::size_t count, cudaDataType type, unsigned seed, cudaStream_t stream);
+
+/// A kernel that holds `stream` until the host sets `*release` (host-mapped memory) or
+/// `timeout_ns` pass; then sets `*timed_out` if they did. The host queues the timed work behind
+/// it, so that no repetition waits for a launch (docs/gpu.md).
+void gate(const volatile int* release, int* timed_out, long long timeout_ns, cudaStream_t stream);
 
 /// y = x / rms(x) * weight-free, per row of `cols`.
 void rms_norm(const void* x, void* y, std::size_t rows, std::size_t cols, cudaDataType type, cudaStream_t stream);

@@ -1,11 +1,13 @@
 // pipeplan-gpu: calibrate pipeplan's costs on real cards and replay schedules on them
 // (docs/gpu.md). `info` lists the devices and versions; `calibrate` times a model's layer, head
 // and embedding and the NCCL transfers and writes a profile; `replay` runs a schedule with those
-// kernels and compares with the prediction. Exit codes: 0 success, 1 failure or invalid input,
-// 2 usage, 3 no GPU.
+// kernels and compares with the prediction. Exit codes: 0 success, 1 failure or invalid input
+// (a driver too old for the runtime included), 2 usage, 3 no GPU.
 #include <CLI/CLI.hpp>
 
+#include <cstdlib>
 #include <iostream>
+#include <optional>
 
 #include "calibrate.hpp"
 #include "gpu_error.hpp"
@@ -33,6 +35,22 @@ struct CalibrateFlags {
 int fail(int code, const std::string& message) {
   std::cerr << "pipeplan-gpu: " << (code == kExitNoGpu ? "" : "error: ") << message << "\n";
   return code;
+}
+
+// One process drives every GPU of its host (a thread per rank, NCCL's unique id shared in
+// memory). Under torchrun, Slurm or MPI every process would run the whole calibration or replay
+// on the same GPUs, and the ranks of different hosts would never meet: refuse, naming the
+// variable, until a multi-host path (the unique id over a rendezvous, a process per GPU) exists.
+std::optional<std::string> launched_as_many() {
+  for (const char* name : {"WORLD_SIZE", "SLURM_NTASKS", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}) {
+    const char* value = std::getenv(name);
+    if (value != nullptr && std::atoi(value) > 1) {
+      return std::string(name) + "=" + value + ": pipeplan-gpu runs as one process per host and drives every GPU "
+             "of it; it cannot yet span hosts or run one process per GPU. Run it once, without torchrun, srun or "
+             "mpirun, on one host";
+    }
+  }
+  return std::nullopt;
 }
 
 int run_calibrate(CalibrateFlags& f) {
@@ -92,6 +110,8 @@ int main(int argc, char** argv) {
   rep->add_option("--trace", rq.trace, "Write the measured timeline as a Chrome trace")->type_name("FILE");
   rep->add_option("--warmup", rq.warmup, "Untimed runs of the step first")->check(CLI::Range(0, 100))->capture_default_str();
   rep->add_option("--iterations", rq.iterations, "Timed runs; the median is reported")->check(CLI::Range(1, 1000))->capture_default_str();
+  rep->add_option("--watchdog", rq.watchdog_s, "Seconds a step may take before it is taken as hung and aborted")
+      ->check(CLI::Range(1.0, 86400.0))->capture_default_str();
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -99,6 +119,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return fail(2, std::string(e.what()) + " (run 'pipeplan-gpu --help')");
   }
+  if (const std::optional<std::string> many = launched_as_many()) return fail(1, *many);
   try {
     if (info->parsed()) {
       std::cout << inventory_text(inventory());

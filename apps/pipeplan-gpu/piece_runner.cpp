@@ -27,11 +27,11 @@ PieceRunner::PieceRunner(const ModelConfig& m, const TrainingSettings& tr)
   table_rows_ = std::max<std::size_t>(1, std::min(vocab_, largest / hidden_));
   std::vector<int> ids(tokens_);
   for (std::size_t i = 0; i < tokens_; ++i) ids[i] = static_cast<int>((i * 7919) % table_rows_);
-  PIPEPLAN_CUDA(cudaMalloc(reinterpret_cast<void**>(&ids_), tokens_ * sizeof(int)));
-  PIPEPLAN_CUDA(cudaMemcpy(ids_, ids.data(), tokens_ * sizeof(int), cudaMemcpyHostToDevice));
+  int device = 0;
+  PIPEPLAN_CUDA(cudaGetDevice(&device));
+  ids_ = DeviceBuffer(device, tokens_ * sizeof(int));
+  PIPEPLAN_CUDA(cudaMemcpy(ids_.get(), ids.data(), tokens_ * sizeof(int), cudaMemcpyHostToDevice));
 }
-
-PieceRunner::~PieceRunner() { cudaFree(ids_); }
 
 void PieceRunner::layer_gemms(Phase phase) {
   for (const Gemm& g : layer_) {
@@ -65,7 +65,7 @@ void PieceRunner::loss() { softmax_rows(timer_->buffer(2), tokens_, vocab_, time
 
 void PieceRunner::embedding(Phase phase) {
   if (phase == Phase::B) return;  // token ids take no gradient
-  gather_rows(timer_->buffer(0), ids_, timer_->buffer(2), tokens_, hidden_, timer_->element_type(), timer_->stream());
+  gather_rows(timer_->buffer(0), static_cast<const int*>(ids_.get()), timer_->buffer(2), tokens_, hidden_, timer_->element_type(), timer_->stream());
 }
 
 void PieceRunner::stage(const StagePieces& pieces, Phase phase) {

@@ -17,7 +17,6 @@ class PieceRunner {
  public:
   /// Allocates on the current device.
   PieceRunner(const ModelConfig& model, const TrainingSettings& training);
-  ~PieceRunner();
   PieceRunner(const PieceRunner&) = delete;
   PieceRunner& operator=(const PieceRunner&) = delete;
 
@@ -41,7 +40,7 @@ class PieceRunner {
   std::vector<Gemm> layer_, head_;
   std::size_t tokens_ = 0, hidden_ = 0, ffn_ = 0, vocab_ = 0, score_rows_ = 0, table_rows_ = 0;
   std::unique_ptr<GemmTimer> timer_;
-  int* ids_ = nullptr;
+  DeviceBuffer ids_;  ///< token ids of the embedding's lookup
 };
 
 }  // namespace pipeplan::gpu

@@ -1,8 +1,9 @@
 #pragma once
 // `pipeplan-gpu replay`: runs a schedule on the GPUs of this machine, one rank per GPU, each
 // rank's ops in order with the calibrated kernels, and NCCL send/recv for every cross-device
-// dependency in the timed lowering's order (which cannot deadlock); CUDA events around every
-// op. Then predicted against measured (docs/gpu.md).
+// dependency in the timed lowering's order (which cannot deadlock), on each rank's compute
+// stream; CUDA events around every op. Then the prediction of that same lowering in the
+// `blocking` mode against what was measured (docs/gpu.md).
 #include <string>
 
 namespace pipeplan::gpu {
@@ -16,6 +17,7 @@ struct ReplayRequest {
   int iterations = 5;    ///< timed runs; the median one is reported
   double threshold = 0.05;  ///< an op parts from the prediction when its start differs by more
                             ///< than this share of the predicted makespan
+  double watchdog_s = 300;  ///< a step not done by then has hung: abort and fail
 };
 
 /// Prints the comparison; returns the exit code. Throws NoGpu, GpuError or Error.

@@ -8,12 +8,28 @@ namespace {
 
 // The three products of a linear layer from `in` to `out` features over T tokens.
 void linear(std::vector<Gemm>& out, const std::string& name, long long tokens, long long in, long long features) {
-  out.push_back({name, Phase::F, tokens, features, in, 1});
-  out.push_back({name, Phase::B, tokens, in, features, 1});
-  out.push_back({name, Phase::W, features, in, tokens, 1});
+  out.push_back({name, Phase::F, tokens, features, in, 1, false, true});   // Y = X W^T
+  out.push_back({name, Phase::B, tokens, in, features, 1, false, false});  // dX = dY W
+  out.push_back({name, Phase::W, features, in, tokens, 1, true, false});   // dW = dY^T X
 }
 
 }  // namespace
+
+CublasCall cublas_call(const Gemm& g) {
+  // C^T (n x m) = op(B)^T (n x k) op(A)^T (k x m). A row-major r x c matrix is a column-major
+  // c x r one: B stored n x k (transposed) is column-major k x n, used transposed; B stored
+  // k x n is column-major n x k, used as is. Likewise A.
+  CublasCall c;
+  c.transa = g.b_transposed;
+  c.transb = g.a_transposed;
+  c.m = g.n;
+  c.n = g.m;
+  c.k = g.k;
+  c.lda = g.b_transposed ? g.k : g.n;
+  c.ldb = g.a_transposed ? g.m : g.k;
+  c.ldc = g.n;
+  return c;
+}
 
 std::vector<Gemm> layer_gemms(const ModelConfig& m, const TrainingSettings& tr) {
   const long long t = tr.tp;
@@ -33,13 +49,14 @@ std::vector<Gemm> layer_gemms(const ModelConfig& m, const TrainingSettings& tr) 
   }
   linear(out, "mlp_out", tokens, f / t, h);
   // The core: scores S = Q K^T (s x s x d) and O = P V (s x d x s) per head; backward dV = P^T dO,
-  // dP = dO V^T, dQ = dS K, dK = dS^T Q.
-  out.push_back({"attention_scores", Phase::F, s, s, d, heads});
-  out.push_back({"attention_values", Phase::F, s, d, s, heads});
-  out.push_back({"attention_grad_values", Phase::B, s, d, s, heads});
-  out.push_back({"attention_grad_probs", Phase::B, s, s, d, heads});
-  out.push_back({"attention_grad_queries", Phase::B, s, d, s, heads});
-  out.push_back({"attention_grad_keys", Phase::B, s, d, s, heads});
+  // dP = dO V^T, dQ = dS K, dK = dS^T Q, and flash attention's recompute of S first.
+  out.push_back({"attention_scores", Phase::F, s, s, d, heads, false, true});
+  out.push_back({"attention_values", Phase::F, s, d, s, heads, false, false});
+  if (tr.flash_attention) out.push_back({"attention_recompute_scores", Phase::B, s, s, d, heads, false, true});
+  out.push_back({"attention_grad_values", Phase::B, s, d, s, heads, true, false});
+  out.push_back({"attention_grad_probs", Phase::B, s, s, d, heads, false, true});
+  out.push_back({"attention_grad_queries", Phase::B, s, d, s, heads, false, false});
+  out.push_back({"attention_grad_keys", Phase::B, s, d, s, heads, true, false});
   return out;
 }
 

@@ -17,6 +17,21 @@ namespace {
 // The tensor a send or receive carries: the send's key, the same at both ends.
 long long tensor_of(const CommOp& c) { return static_cast<long long>(comm_key(c.is_send() ? c : c.matching())); }
 
+// Aborts the transport for a rank's failure. Nothing it throws may hide that failure.
+void abort_for(Transport& transport, int rank, const std::exception_ptr& failure) {
+  std::string what = "an unknown error";
+  try {
+    std::rethrow_exception(failure);
+  } catch (const std::exception& e) {
+    what = e.what();
+  } catch (...) {
+  }
+  try {
+    transport.abort("rank " + std::to_string(rank) + " failed: " + what);
+  } catch (...) {
+  }
+}
+
 }  // namespace
 
 ReplayProgram replay_program(const Schedule& schedule, const CostModel& costs) {
@@ -54,6 +69,9 @@ struct FakeTransport::State {
   std::map<int, std::function<bool()>> waiters;  // each waiting rank's test: is its group done?
   long long completed = 0;
   std::string failure;
+  bool detect_deadlock = true;
+  std::chrono::milliseconds hang_limit{0};
+  bool hung = false;
 
   // Every rank that has not finished waits, and none of them can go on: nothing will change.
   bool stuck() const {
@@ -65,7 +83,11 @@ struct FakeTransport::State {
   }
 };
 
-FakeTransport::FakeTransport(int ranks) : state_(new State) { state_->ranks = ranks; }
+FakeTransport::FakeTransport(int ranks, bool detect_deadlock, std::chrono::milliseconds hang_limit) : state_(new State) {
+  state_->ranks = ranks;
+  state_->detect_deadlock = detect_deadlock;
+  state_->hang_limit = hang_limit;
+}
 FakeTransport::~FakeTransport() { delete state_; }
 
 void FakeTransport::exchange(int rank, std::span<const ReplayTransfer> group) {
@@ -91,14 +113,21 @@ void FakeTransport::exchange(int rank, std::span<const ReplayTransfer> group) {
   };
   ++st.waiting;
   st.waiters[rank] = all_met;
+  const auto give_up = std::chrono::steady_clock::now() + st.hang_limit;
   while (!all_met() && st.failure.empty()) {
-    if (st.stuck()) {
+    if (st.detect_deadlock && st.stuck()) {
       st.failure = "deadlock: every rank that has not finished waits for a peer (rank " + std::to_string(rank) +
                    " last posted " + describe(group.front().comm) + ")";
       st.changed.notify_all();
       break;
     }
-    st.changed.wait(lock);
+    if (st.detect_deadlock) {
+      st.changed.wait(lock);
+    } else if (st.changed.wait_until(lock, give_up) == std::cv_status::timeout) {
+      st.hung = true;
+      st.failure = "rank " + std::to_string(rank) + " waited past the hang limit";
+      st.changed.notify_all();
+    }
   }
   --st.waiting;
   st.waiters.erase(rank);
@@ -121,6 +150,17 @@ void FakeTransport::finished(int rank) {
   state_->changed.notify_all();
 }
 
+void FakeTransport::abort(const std::string& reason) {
+  std::lock_guard lock(state_->mutex);
+  if (state_->failure.empty()) state_->failure = "aborted: " + reason;
+  state_->changed.notify_all();
+}
+
+bool FakeTransport::hung() const {
+  std::lock_guard lock(state_->mutex);
+  return state_->hung;
+}
+
 long long FakeTransport::completed() const {
   std::lock_guard lock(state_->mutex);
   return state_->completed;
@@ -128,7 +168,8 @@ long long FakeTransport::completed() const {
 
 void run_replay(const ReplayProgram& program, Transport& transport, FakeTransport* fake,
                 const std::function<void(int, const Op&)>& compute) {
-  std::vector<std::exception_ptr> errors(program.ranks.size());
+  std::mutex mutex;
+  std::exception_ptr first;  // the failure that stopped the replay; the others follow from it
   {
     std::vector<std::jthread> threads;
     for (std::size_t r = 0; r < program.ranks.size(); ++r) {
@@ -143,15 +184,19 @@ void run_replay(const ReplayProgram& program, Transport& transport, FakeTranspor
             }
           }
         } catch (...) {
-          errors[r] = std::current_exception();
+          bool is_first = false;
+          {
+            std::lock_guard lock(mutex);
+            is_first = !first;
+            if (is_first) first = std::current_exception();
+          }
+          if (is_first) abort_for(transport, rank, first);
         }
         if (fake != nullptr) fake->finished(rank);
       });
     }
   }
-  for (const std::exception_ptr& e : errors) {
-    if (e) std::rethrow_exception(e);
-  }
+  if (first) std::rethrow_exception(first);
 }
 
 }  // namespace pipeplan

@@ -3,8 +3,10 @@
 // between them groups of sends and receives taken from the timed lowering, which no ordering
 // deadlock can break; and the runner that drives one thread per rank through a transport. The
 // transport is NCCL on GPUs and FakeTransport in the tests.
+#include <chrono>
 #include <functional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "costs/cost_model.hpp"
@@ -45,23 +47,33 @@ class Transport {
  public:
   virtual ~Transport() = default;
   virtual void exchange(int rank, std::span<const ReplayTransfer> group) = 0;
+  /// Stops every exchange in progress or to come, which then throws: a rank that failed will
+  /// never post its part, and its peers would wait for it forever (NCCL has no timeout).
+  /// Called once, from the failing rank's thread, while others may be in exchange().
+  virtual void abort(const std::string& reason) = 0;
 };
 
 /// An in-memory transport with NCCL's matching rules, for tests: it checks that both ends of
 /// every pair agree on the tensor, and reports a deadlock (every rank that has not finished
-/// waiting in exchange) instead of hanging. Thread-safe.
+/// waiting in exchange) instead of hanging. Thread-safe. With `detect_deadlock` false it waits
+/// as NCCL does, for a peer that may never come, but gives up after `hang_limit` and says so
+/// (hung()), so that a test of the abort fails instead of hanging.
 class FakeTransport : public Transport {
  public:
-  explicit FakeTransport(int ranks);
+  explicit FakeTransport(int ranks, bool detect_deadlock = true,
+                         std::chrono::milliseconds hang_limit = std::chrono::seconds(20));
   ~FakeTransport() override;
   FakeTransport(const FakeTransport&) = delete;
   FakeTransport& operator=(const FakeTransport&) = delete;
 
   void exchange(int rank, std::span<const ReplayTransfer> group) override;
+  void abort(const std::string& reason) override;
   /// A rank has run its whole program (so it will post nothing more).
   void finished(int rank);
   /// Transfers completed so far.
   [[nodiscard]] long long completed() const;
+  /// A wait ran past the hang limit.
+  [[nodiscard]] bool hung() const;
 
  private:
   struct State;
@@ -69,8 +81,9 @@ class FakeTransport : public Transport {
 };
 
 /// Runs every rank's program on a thread of its own: compute(rank, op) for compute steps,
-/// transport.exchange for groups. Throws Error when a rank fails (a deadlock or a mispairing
-/// the transport reports), after every thread has stopped.
+/// transport.exchange for groups. On the first failure of a rank (a kernel's error, or a
+/// deadlock or a mispairing the transport reports) it aborts the transport, so that no peer
+/// waits for that rank forever; once every thread has stopped it rethrows that first failure.
 void run_replay(const ReplayProgram& program, Transport& transport, FakeTransport* fake,
                 const std::function<void(int, const Op&)>& compute);
 

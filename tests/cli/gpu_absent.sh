@@ -1,23 +1,41 @@
 #!/usr/bin/env bash
-# pipeplan-gpu without a GPU: a plain message and exit code 3, for info and calibrate alike.
-# Skipped (77) on a machine that has one: scripts/gpu-check.sh is the test there.
+# pipeplan-gpu without a GPU: a plain message and exit code 3, for info and calibrate alike; bad
+# inputs, a driver too old for the runtime and a multi-process launch are failures (1), reported
+# before any GPU is looked for. Skipped (77) on a machine that has one: scripts/gpu-check.sh is
+# the test there. $2: the folder of the stand-in driver (tests/cli/fake_libcuda.cpp).
 set -u
 gpu=$1
+fake_driver=${2:-}
 if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then exit 77; fi
-for args in "info" "calibrate --model profiles/models/seed-llama2-7b-4layers.json --stages 4 --layers-per-stage 1"; do
-  # shellcheck disable=SC2086
-  err=$("$gpu" $args 2>&1 >/dev/null)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# expect CODE STDERR-PREFIX COMMAND...: the exit code and the start of stderr's first line.
+expect() {
+  local want=$1 prefix=$2
+  shift 2
+  local err code
+  err=$("$@" 2>&1 >/dev/null)
   code=$?
-  if [ "$code" -ne 3 ] || ! grep -q "^pipeplan-gpu: no GPU: " <<<"$err"; then
-    echo "FAIL: pipeplan-gpu $args: exit $code, stderr: $err"
+  if [ "$code" -ne "$want" ] || [ "${err#"$prefix"}" = "$err" ]; then
+    echo "FAIL: $*: exit $code (want $want), stderr: $err (want it to start with: $prefix)"
     exit 1
   fi
-done
-# Usage errors stay usage errors (2) and bad configs invalid input (1), GPU or not.
-"$gpu" calibrate >/dev/null 2>&1; [ $? -eq 2 ] || { echo "FAIL: calibrate without --model should exit 2"; exit 1; }
-echo '{"hidden_size": 64}' > "${TMPDIR:-/tmp}/pipeplan-gpu-bad.json"
-"$gpu" calibrate --model "${TMPDIR:-/tmp}/pipeplan-gpu-bad.json" >/dev/null 2>&1
-code=$?
-rm -f "${TMPDIR:-/tmp}/pipeplan-gpu-bad.json"
-[ $code -eq 1 ] || { echo "FAIL: a bad config should exit 1, got $code"; exit 1; }
-echo "ok: pipeplan-gpu says there is no GPU (exit 3)"
+}
+expect 3 "pipeplan-gpu: no GPU: " "$gpu" info
+expect 3 "pipeplan-gpu: no GPU: " "$gpu" calibrate --model profiles/models/seed-llama2-7b-4layers.json --stages 4 --layers-per-stage 1
+# Usage errors stay usage errors (2) and bad inputs invalid input (1), GPU or not.
+expect 2 "pipeplan-gpu: error: --model is required" "$gpu" calibrate
+echo '{"hidden_size": 64}' > "$tmp/bad.json"
+expect 1 "pipeplan-gpu: error: " "$gpu" calibrate --model "$tmp/bad.json"
+expect 1 "pipeplan-gpu: error: --tp 3: tensor parallelism must divide" "$gpu" calibrate --model profiles/models/llama-2-7b.json --tp 3
+expect 1 "pipeplan-gpu: error: cannot read $tmp/none.json" "$gpu" replay "$tmp/none.json" --profile "$tmp/bad.json"
+# torchrun, Slurm or MPI would start several copies on one host's GPUs: refused.
+expect 1 "pipeplan-gpu: error: WORLD_SIZE=2: pipeplan-gpu runs as one process per host" env WORLD_SIZE=2 "$gpu" info
+expect 1 "pipeplan-gpu: error: SLURM_NTASKS=4: " env SLURM_NTASKS=4 "$gpu" info
+expect 3 "pipeplan-gpu: no GPU: " env WORLD_SIZE=1 "$gpu" info
+# A driver for CUDA 12.4 under a program built with CUDA 13: which driver, which is needed.
+if [ -n "$fake_driver" ]; then
+  expect 1 "pipeplan-gpu: error: the driver supports CUDA 12.4, but pipeplan-gpu was built with CUDA 13" \
+    env LD_LIBRARY_PATH="$fake_driver" "$gpu" info
+fi
+echo "ok: pipeplan-gpu says there is no GPU (exit 3), and bad inputs, old drivers and multi-process launches fail (1)"

@@ -1,0 +1,16 @@
+#include "calibrate/message_size.hpp"
+
+#include <cstdint>
+
+namespace pipeplan {
+
+Bytes activation_message_bytes(const ModelConfig& m, const TrainingSettings& tr) {
+  return static_cast<Bytes>(std::int64_t{tr.seq} * tr.micro_batch * m.hidden * element_bytes(tr.dtype) / tr.tp);
+}
+
+Bytes replay_message_bytes(const TransferCost& transfer, const CalibratedProfile& calibrated) {
+  if (!transfer.fixed_ms && transfer.bytes > 0) return transfer.bytes;
+  return activation_message_bytes(calibrated.model, calibrated.training);
+}
+
+}  // namespace pipeplan
