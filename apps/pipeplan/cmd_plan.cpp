@@ -34,6 +34,7 @@ struct PlanOptions {
   std::string layout;
   int top = 5;
   int max_chunks = 4;
+  int microbatches = 0;
   int threads = 0;
   bool json = false;
   std::string emit_dir;
@@ -42,10 +43,15 @@ struct PlanOptions {
   SimFlags sim;
 };
 
-// The measured pieces of a calibrated profile, when its settings and shapes are the plan's.
-MeasuredPieces measured_pieces(const std::string& path, const ModelInput& in) {
+// The measured pieces of a calibrated profile, when its settings and shapes are the plan's. Its
+// tensor parallelism and micro-batch size become the plan's when their flags are absent, and
+// recompute stays as given (none by default): the times hold for what was measured only.
+MeasuredPieces measured_pieces(const std::string& path, ModelInput& in, SearchedSettings& searched) {
   const CalibratedProfile cal = calibrated_profile_from_json(parse_json(read_text_file(path), path), path);
   const TrainingSettings& m = cal.training;
+  if (searched.tp) in.training.tp = m.tp;
+  if (searched.micro_batch) in.training.micro_batch = m.micro_batch;
+  searched.tp = searched.micro_batch = searched.recompute = false;
   const TrainingSettings& p = in.training;
   if (m.seq != p.seq || m.micro_batch != p.micro_batch || m.dtype != p.dtype || m.tp != p.tp ||
       m.flash_attention != p.flash_attention) {
@@ -115,6 +121,10 @@ Runner add_plan(CLI::App& sub) {
       ->type_name("V")
       ->check(CLI::Range(2, 16))
       ->capture_default_str();
+  sub.add_option("--microbatches", o->microbatches,
+                 "Only configurations with M micro-batches per step (default: any; M = global batch / (dp x micro-batch))")
+      ->type_name("M")
+      ->check(CLI::Range(1, 1 << 20));
   sub.add_option("--threads", o->threads, "Threads (default: every core)")->type_name("N")->check(CLI::Range(1, 1024));
   sub.add_flag("--json", o->json, "Print every row as JSON: {\"rows\": [...]}");
   sub.add_option("-o,--output", o->output, "Also write the JSON rows to this file")->type_name("FILE");
@@ -127,10 +137,16 @@ Runner add_plan(CLI::App& sub) {
       ->description("Steps simulated back to back (default 1 under sync; 3 under post-validation, whose gain is in the steady state)");
   sub.add_option("--emit-schedule", o->emit_dir, "Write the winner's schedule.json and profile.json into DIR")->type_name("DIR");
   return [o] {
-    const ModelInput in = read_model_input(o->model);
+    ModelInput in = read_model_input(o->model);
+    SearchedSettings searched = searched_settings(o->model);
     PlanRequest request;
+    if (!o->calibration.empty()) request.measured = measured_pieces(o->calibration, in, searched);
     request.model = in.model;
     request.training = in.training;
+    request.search = searched;
+    request.microbatches = o->microbatches;
+    // Rows beyond --top need not be ranked exactly; --json and -o list every row simulated.
+    request.top = std::size_t(o->top);
     request.gpu = in.gpu;
     request.efficiency = in.efficiency;
     request.gpus = o->gpus;
@@ -146,7 +162,6 @@ Runner add_plan(CLI::App& sub) {
       }
       request.layout = o->layout;
     }
-    if (!o->calibration.empty()) request.measured = measured_pieces(o->calibration, in);
     request.max_chunks = o->max_chunks;
     request.threads = o->threads;
     SimFlags sim = o->sim;
@@ -165,7 +180,7 @@ Runner add_plan(CLI::App& sub) {
     const std::string json = to_json_text(plan_to_json(outcome));
     if (!o->output.empty()) emit(o->output, json);
     emit("", o->json ? json
-                     : describe_input(in) + fmt::format(", global batch {}, {} GPUs\n", in.training.global_batch, o->gpus) +
+                     : describe_input(in, &searched) + fmt::format(", global batch {}, {} GPUs\n", in.training.global_batch, o->gpus) +
                            plan_text(outcome, std::size_t(o->top)));
     return outcome.rows.empty() ? kExitInvalid : kExitOk;
   };

@@ -289,3 +289,11 @@ pipeplan_cli_test(generate_objective_needs_automatic --exit 2
                   -- generate --schedule zbh1 --stages 4 --microbatches 8 --optimizer-mode post-validation)
 pipeplan_cli_test(zb_looped_chunks --out "\"placement\": \\[0, 1, 2, 3, 0, 1, 2, 3\\]"
                   -- generate --schedule zb-2p --stages 4 --microbatches 8 --chunks 2 --costs 1,1.2,0.8)
+# The planner's search (issue 14): the settings not given are searched, the table shows them.
+pipeplan_cli_test(plan_searches_settings --out "micro-batch searched, tp searched, recompute searched, sharding searched"
+                  --out "^ +# +schedule +pp +dp +tp +V +M +mb recompute sharding "
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16 --seq 256 --microbatches 4)
+pipeplan_cli_test(plan_bad_sharding --exit 2 --err "--sharding: expected none, optimizer or gradients, got 'zero2'"
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 8 --sharding zero2)
+pipeplan_cli_test(plan_microbatches_impossible --exit 1 --err "--microbatches 3: no data-parallel degree and micro-batch size"
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16 --microbatches 3)
