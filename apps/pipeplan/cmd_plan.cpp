@@ -17,6 +17,7 @@
 #include "model/size_string.hpp"
 #include "model_options.hpp"
 #include "output.hpp"
+#include "plan/megatron_layout.hpp"
 #include "plan/planner.hpp"
 #include "plan/plan_report.hpp"
 #include "schedule_request.hpp"
@@ -115,7 +116,7 @@ Runner add_plan(CLI::App& sub) {
   sub.add_option("--schedules", o->schedules, "Generators to try, comma-separated (default 1f1b,interleaved,zbh1,zbh2,zbv,v-half,zb)")
       ->delimiter(',')
       ->type_name("A,B,...");
-  sub.add_option("--layout", o->layout, "Use this layout (E,t*N|...|t*N,H) instead of balancing by cost")->type_name("LAYOUT");
+  sub.add_option("--layout", o->layout, "Use this layout (E,t*N|...|t*N,H, or Megatron's Et*N|...|t*NL), or 'even' / 'padded' (Megatron's splits) for every stage count")->type_name("LAYOUT");
   sub.add_option("--top", o->top, "Rows to show")->type_name("K")->check(CLI::Range(1, 1000))->capture_default_str();
   sub.add_option("--max-chunks", o->max_chunks, "Most chunks per device tried for the interleaved and automatic schedules")
       ->type_name("V")
@@ -156,7 +157,7 @@ Runner add_plan(CLI::App& sub) {
     for (const std::string& name : request.schedules) (void)generator_named(name);
     if (!o->layout.empty()) {
       try {
-        (void)parse_layout(o->layout, in.model.layers, "--layout");
+        if (!is_layout_keyword(o->layout)) (void)parse_layout(o->layout, in.model.layers, "--layout");
       } catch (const Error& e) {
         throw UsageError(e.what());
       }

@@ -6,6 +6,7 @@
 
 #include "model/error.hpp"
 #include "model/placement.hpp"
+#include "plan/megatron_layout.hpp"
 #include "sim/simulator.hpp"
 
 namespace pipeplan {
@@ -16,15 +17,31 @@ int gpus_per_node(const PlanRequest& r) { return r.gpus_per_node > 0 ? r.gpus_pe
 Bytes memory_limit(const PlanRequest& r) { return r.memory_limit > 0 ? r.memory_limit : r.gpu->memory_bytes; }
 const MeasuredPieces* measured_of(const PlanRequest& r) { return r.measured ? &*r.measured : nullptr; }
 
-// The layouts to try: the given one, or the stages balanced by time and then tilted ever more
-// towards lighter first stages (balanced_layout), without repeats.
+// The layouts to try: the given one (or Megatron's even or padded split, when asked by name),
+// or the stages balanced by time, then tilted ever more towards lighter first stages
+// (balanced_layout), then Megatron's even and padded splits where they divide, without repeats.
 std::vector<Layout> layouts_for(const PlanRequest& r, const TrainingSettings& tr, int stages) {
+  if (r.layout && is_layout_keyword(*r.layout)) {
+    std::optional<Layout> l = even_layout(stages, r.model.layers, *r.layout == "padded");
+    if (!l) {
+      throw Error("--layout " + *r.layout + ": " + std::to_string(r.model.layers) +
+                  (*r.layout == "padded" ? " layers, the embedding and the loss" : " layers") + " do not split evenly into " +
+                  std::to_string(stages) + " stages");
+    }
+    return {std::move(*l)};
+  }
   if (r.layout) return {parse_layout(*r.layout, r.model.layers, "--layout")};
   const PieceTotals t = piece_totals(r.model, tr, *r.gpu, r.efficiency, measured_of(r));
+  std::vector<Layout> candidates;
+  for (double tilt : {0.0, 0.5, 1.0, 2.0}) {
+    candidates.push_back(balanced_layout(stages, r.model.layers, t.embedding, t.layer, t.head, tilt));
+  }
+  for (bool padded : {false, true}) {
+    if (std::optional<Layout> l = even_layout(stages, r.model.layers, padded)) candidates.push_back(std::move(*l));
+  }
   std::vector<Layout> out;
   std::vector<std::string> seen;
-  for (double tilt : {0.0, 0.5, 1.0, 2.0}) {
-    Layout l = balanced_layout(stages, r.model.layers, t.embedding, t.layer, t.head, tilt);
+  for (Layout& l : candidates) {
     std::string text = layout_string(l);
     if (std::find(seen.begin(), seen.end(), text) != seen.end()) continue;
     seen.push_back(std::move(text));
@@ -51,6 +68,7 @@ PlanRow row_of(const PlanRequest& r, const PlanJob& job, const TrainingSettings&
   row.sharding = job.dp > 1 ? tr.sharding : Sharding::None;
   row.schedule = std::string(job.generator->name);
   row.layout = layout_string(layout);
+  row.megatron_layout = megatron_layout_string(layout);
   row.memory_limit = memory_limit(r);
   return row;
 }
@@ -97,7 +115,14 @@ VariantOutcome evaluate_variant(const PlanRequest& r, const PlanJob& job, const 
   const TrainingSettings tr = job_training(r, job, v);
   VariantOutcome out;
   const Bytes limit = memory_limit(r);
-  for (const Layout& layout : layouts_for(r, tr, job.pp * job.chunks)) {
+  std::vector<Layout> layouts;
+  try {
+    layouts = layouts_for(r, tr, job.pp * job.chunks);
+  } catch (const Error& error) {  // --layout even or padded for a stage count they do not divide
+    out.refusal = refusal(*job.generator, error.what());
+    return out;
+  }
+  for (const Layout& layout : layouts) {
     try {
       const Bounds bounds = bounds_of(r, job, tr, layout);
       const Bytes least = *std::max_element(bounds.memory.begin(), bounds.memory.end());

@@ -24,6 +24,7 @@ Json row_to_json(const PlanRow& r) {
   j["recompute"] = recompute_name(r.recompute);
   j["sharding"] = sharding_name(r.sharding);
   j["layout"] = r.layout;
+  j["megatron_layout"] = r.megatron_layout;
   j["step_ms"] = r.step_ms;
   j["bubble_rate"] = r.bubble_rate;
   j["tokens_per_s_per_gpu"] = r.tokens_per_s_per_gpu;

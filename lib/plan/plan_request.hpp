@@ -31,7 +31,9 @@ struct PlanRequest {
   int gpus_per_node = 0;              ///< 0: the GPU table's
   Bytes memory_limit = 0;             ///< per GPU; 0: the card's memory
   std::vector<std::string> schedules; ///< generator names
-  std::optional<std::string> layout;  ///< a layout string; only configurations with its stage count
+  /// A layout string (pipeplan's or Megatron's notation): only configurations with its stage
+  /// count; or "even" / "padded": Megatron's split for every stage count it divides.
+  std::optional<std::string> layout;
   int max_chunks = 4;                 ///< the most chunks per device tried for the interleaved schedules
   int max_micro_batch = 8;            ///< the largest micro-batch size searched
   int microbatches = 0;               ///< only configurations with this many micro-batches; 0: any
@@ -55,6 +57,7 @@ struct PlanRow {
   Sharding sharding = Sharding::None;
   std::string schedule;
   std::string layout;
+  std::string megatron_layout;        ///< the same, for Megatron-LM's --pipeline-model-parallel-layout
   double step_ms = 0;                 ///< 0 when not simulated (see `estimated`)
   double bubble_rate = 0;             ///< the first iteration's idle share over devices x makespan
   std::vector<Bytes> peak_memory;     ///< per pipeline device, static memory included

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "model/error.hpp"
+#include "plan/megatron_layout.hpp"
 
 namespace pipeplan {
 
@@ -103,7 +104,8 @@ std::vector<PlanJob> plan_jobs(const PlanRequest& r, std::map<std::string, int>&
                 "), key-value heads (" + std::to_string(r.model.kv_heads) + ") and FFN width");
   }
   // A given layout fixes the stage count; 0 when none is given.
-  const std::size_t fixed_stages = r.layout ? parse_layout(*r.layout, r.model.layers, "--layout").size() : 0;
+  const std::size_t fixed_stages =
+      r.layout && !is_layout_keyword(*r.layout) ? parse_layout(*r.layout, r.model.layers, "--layout").size() : 0;
   std::vector<PlanJob> jobs;
   bool any_batch_fits = false;
   for (int tp : tps) {
