@@ -299,3 +299,6 @@ pipeplan_cli_test(plan_microbatches_impossible --exit 1 --err "--microbatches 3:
                   -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16 --microbatches 3)
 pipeplan_cli_test(plan_refuses_moe --exit 1 --err "num_local_experts: 8 experts: a mixture of experts, which pipeplan does not model"
                   -- plan --model tests/data/models/mixtral-8x7b.json --gpu h100 --gpus 8 --global-batch 8)
+pipeplan_cli_test(plan_megatron_layout --out "\"megatron_layout\": \"Et\\*4\\|t\\*4L\""
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16 --seq 256
+                     --layout "Et*4|t*4L" --json)
