@@ -21,6 +21,7 @@ PlanRequest tiny_request() {
   r.gpus = 4;
   r.schedules = {"1f1b", "zbh1", "interleaved", "zbv", "zb"};
   r.threads = 2;
+  r.search = {false, false, false, false};  // tp 1, micro-batch 1, no recompute, no sharding (plan_search_test searches them)
   return r;
 }
 
@@ -37,7 +38,12 @@ TEST_CASE("the planner ranks every configuration that fits by tokens per second 
   CHECK(out.considered == 10 + 10 + 6);
   std::size_t refused = 0;
   for (const auto& [reason, count] : out.refused) refused += std::size_t(count);
-  CHECK(out.rows.size() + refused == std::size_t(out.considered));
+  // Every configuration is a row, a row merged into an identical one (pp 1), over memory,
+  // refused or skipped (a bound said it could not reach the top).
+  CHECK(out.rows.size() + std::size_t(out.merged) + out.over_memory.size() + refused + std::size_t(out.skipped) ==
+        std::size_t(out.considered));
+  CHECK(out.skipped == 0);  // no top asked: every configuration simulated
+  CHECK(out.merged > 0);    // pp 1: 1F1B, ZB-H1 and zb with one chunk run the same order
   for (std::size_t i = 1; i < out.rows.size(); ++i) {
     CHECK(out.rows[i - 1].tokens_per_s_per_gpu >= out.rows[i].tokens_per_s_per_gpu);
   }
@@ -62,7 +68,7 @@ TEST_CASE("the planner's winner, rebuilt and simulated again, gives the numbers 
     CHECK(again.bubble_rate() == row.bubble_rate);
     for (std::size_t d = 0; d < row.peak_memory.size(); ++d) CHECK(again.devices[d].peak_memory == row.peak_memory[d]);
     // MFU: the model's F, B and W FLOPs for the global batch over the step at the GPUs' peak.
-    const double flops = run.profile.model_flops_per_microbatch * 16;
+    const double flops = run.profile.model_flops_per_microbatch * row.microbatches * row.dp;
     CHECK(row.mfu == doctest::Approx(flops / (row.step_ms / 1e3) / (4 * 989.4e12)));
   }
 }

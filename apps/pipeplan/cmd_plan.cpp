@@ -18,6 +18,7 @@
 #include "model/size_string.hpp"
 #include "model_options.hpp"
 #include "output.hpp"
+#include "plan/megatron_layout.hpp"
 #include "plan/planner.hpp"
 #include "plan/plan_report.hpp"
 #include "schedule_request.hpp"
@@ -35,6 +36,7 @@ struct PlanOptions {
   std::string layout;
   int top = 5;
   int max_chunks = 4;
+  int microbatches = 0;
   int threads = 0;
   bool json = false;
   std::string emit_dir;
@@ -43,10 +45,15 @@ struct PlanOptions {
   SimFlags sim;
 };
 
-// The measured pieces of a calibrated profile, when its settings and shapes are the plan's.
-MeasuredPieces measured_pieces(const std::string& path, const ModelInput& in) {
+// The measured pieces of a calibrated profile, when its settings and shapes are the plan's. Its
+// tensor parallelism and micro-batch size become the plan's when their flags are absent, and
+// recompute stays as given (none by default): the times hold for what was measured only.
+MeasuredPieces measured_pieces(const std::string& path, ModelInput& in, SearchedSettings& searched) {
   const CalibratedProfile cal = calibrated_profile_from_json(parse_json(read_text_file(path), path), path);
   const TrainingSettings& m = cal.training;
+  if (searched.tp) in.training.tp = m.tp;
+  if (searched.micro_batch) in.training.micro_batch = m.micro_batch;
+  searched.tp = searched.micro_batch = searched.recompute = false;
   const TrainingSettings& p = in.training;
   if (m.seq != p.seq || m.micro_batch != p.micro_batch || m.dtype != p.dtype || m.tp != p.tp ||
       m.flash_attention != p.flash_attention) {
@@ -111,13 +118,18 @@ Runner add_plan(CLI::App& sub) {
   sub.add_option("--schedules", o->schedules, "Generators to try, comma-separated (default 1f1b,interleaved,zbh1,zbh2,zbv,v-half,zb)")
       ->delimiter(',')
       ->type_name("A,B,...");
-  sub.add_option("--layout", o->layout, "Use this layout (E,t*N|...|t*N,H) instead of balancing by cost")
+  sub.add_option("--layout", o->layout,
+                 "Use this layout (E,t*N|...|t*N,H, or Megatron's Et*N|...|t*NL), or 'even' / 'padded' (Megatron's splits) for every stage count")
       ->type_name("LAYOUT");
   sub.add_option("--top", o->top, "Rows to show")->type_name("K")->check(CLI::Range(1, 1000))->capture_default_str();
   sub.add_option("--max-chunks", o->max_chunks, "Most chunks per device tried for the interleaved and automatic schedules")
       ->type_name("V")
       ->check(CLI::Range(2, 16))
       ->capture_default_str();
+  sub.add_option("--microbatches", o->microbatches,
+                 "Only configurations with M micro-batches per step (default: any; M = global batch / (dp x micro-batch))")
+      ->type_name("M")
+      ->check(CLI::Range(1, 1 << 20));
   sub.add_option("--threads", o->threads, "Threads (default: every core)")->type_name("N")->check(CLI::Range(1, 1024));
   sub.add_flag("--json", o->json, "Print every row as JSON: {\"rows\": [...]}");
   sub.add_option("-o,--output", o->output, "Also write the JSON rows to this file")
@@ -141,13 +153,19 @@ Runner add_plan(CLI::App& sub) {
                       {"-o", o->output, true},
                       {"--emit-schedule", emitted.empty() ? "" : emitted + "profile.json", true},
                       {"--emit-schedule", emitted.empty() ? "" : emitted + "schedule.json", true}});
-    const ModelInput in = read_model_input(o->model);
-    if (o->gpus % in.training.tp != 0) {  // flags that contradict each other: a usage error
+    ModelInput in = read_model_input(o->model);
+    SearchedSettings searched = searched_settings(o->model);
+    if (!searched.tp && o->gpus % in.training.tp != 0) {  // flags that contradict each other: a usage error
       throw UsageError(fmt::format("--gpus {}: must be a multiple of --tp {}", o->gpus, in.training.tp));
     }
     PlanRequest request;
+    if (!o->calibration.empty()) request.measured = measured_pieces(o->calibration, in, searched);
     request.model = in.model;
     request.training = in.training;
+    request.search = searched;
+    request.microbatches = o->microbatches;
+    // Rows beyond --top need not be ranked exactly; --json and -o list every row simulated.
+    request.top = std::size_t(o->top);
     request.gpu = in.gpu;
     request.efficiency = in.efficiency;
     request.gpus = o->gpus;
@@ -157,13 +175,12 @@ Runner add_plan(CLI::App& sub) {
     for (const std::string& name : request.schedules) (void)generator_named(name);
     if (!o->layout.empty()) {
       try {
-        (void)parse_layout(o->layout, in.model.layers, "--layout");
+        if (!is_layout_keyword(o->layout)) (void)parse_layout(o->layout, in.model.layers, "--layout");
       } catch (const Error& e) {
         throw UsageError(e.what());
       }
       request.layout = o->layout;
     }
-    if (!o->calibration.empty()) request.measured = measured_pieces(o->calibration, in);
     request.max_chunks = o->max_chunks;
     request.threads = o->threads;
     SimFlags sim = o->sim;
@@ -182,7 +199,7 @@ Runner add_plan(CLI::App& sub) {
     const std::string json = to_json_text(plan_to_json(outcome));
     if (!o->output.empty()) emit(o->output, json);
     emit("", o->json ? json
-                     : describe_input(in) + fmt::format(", global batch {}, {} GPUs\n", in.training.global_batch, o->gpus) +
+                     : describe_input(in, &searched) + fmt::format(", global batch {}, {} GPUs\n", in.training.global_batch, o->gpus) +
                            plan_text(outcome, std::size_t(o->top)));
     return outcome.rows.empty() ? kExitInvalid : kExitOk;
   };

@@ -16,14 +16,9 @@ void add_model_options(CLI::App& sub, ModelFlags& f, bool global_batch_required)
       ->type_name("FILE")
       ->check(file_name())
       ->required();
-  sub.add_option("--gpu", f.gpu, "GPU from the built-in table ('pipeplan gpus' lists them)")
-      ->type_name("NAME")
-      ->required();
-  sub.add_option("--seq", t.seq, "Tokens per sequence")
-      ->type_name("S")
-      ->check(CLI::Range(1, 1 << 22))
-      ->capture_default_str();
-  sub.add_option("--micro-batch", t.micro_batch, "Sequences per micro-batch")
+  sub.add_option("--gpu", f.gpu, "GPU from the built-in table ('pipeplan gpus' lists them)")->type_name("NAME")->required();
+  sub.add_option("--seq", t.seq, "Tokens per sequence")->type_name("S")->check(CLI::Range(1, 1 << 22))->capture_default_str();
+  f.micro_batch_option = sub.add_option("--micro-batch", t.micro_batch, "Sequences per micro-batch (plan: searched unless given)")
       ->type_name("B")
       ->check(CLI::Range(1, 1 << 16))
       ->capture_default_str();
@@ -34,13 +29,19 @@ void add_model_options(CLI::App& sub, ModelFlags& f, bool global_batch_required)
   sub.add_option("--dtype", f.dtype, "Activation and weight type: bf16, fp16 or fp32 (Adam keeps fp32 masters)")
       ->type_name("TYPE")
       ->capture_default_str();
-  sub.add_option("--tp", t.tp, "Tensor parallelism, with sequence parallelism")
+  f.tp_option = sub.add_option("--tp", t.tp, "Tensor parallelism, with sequence parallelism (plan: searched unless given)")
       ->type_name("T")
       ->check(CLI::Range(1, 1024))
       ->capture_default_str();
-  sub.add_option("--recompute", f.recompute, "Activation recompute: none, selective (the attention core) or full")
-      ->type_name("MODE")
-      ->capture_default_str();
+  f.recompute_option = sub.add_option("--recompute", f.recompute,
+                                      "Activation recompute: none, selective (the attention core) or full (plan: searched unless given)")
+                           ->type_name("MODE")
+                           ->capture_default_str();
+  f.sharding_option = sub.add_option("--sharding", f.sharding,
+                                     "Over data parallelism: none, optimizer (Megatron's distributed optimizer) or gradients "
+                                     "(also the gradients, ZeRO-2) (plan: searched unless given)")
+                          ->type_name("MODE")
+                          ->capture_default_str();
   sub.add_flag("--flash-attention,!--no-flash-attention", t.flash_attention,
                "Fused attention that keeps no s x s scores (default on)");
   sub.add_option("--gemm-efficiency", f.efficiency.gemm, "Fraction of the peak FLOP rate a GEMM reaches")
@@ -66,6 +67,9 @@ ModelInput read_model_input(const ModelFlags& f) {
   auto recompute = recompute_named(f.recompute);
   if (!recompute) throw UsageError("--recompute: expected none, selective or full, got '" + f.recompute + "'");
   in.training.recompute = *recompute;
+  auto sharding = sharding_named(f.sharding);
+  if (!sharding) throw UsageError("--sharding: expected none, optimizer or gradients, got '" + f.sharding + "'");
+  in.training.sharding = *sharding;
   try {
     in.gpu = &gpu_named(f.gpu);
   } catch (const Error& e) {
@@ -86,12 +90,22 @@ std::string parameter_count(std::int64_t n) {
 
 }  // namespace
 
-std::string describe_input(const ModelInput& in) {
+SearchedSettings searched_settings(const ModelFlags& f) {
+  const auto absent = [](const CLI::Option* o) { return o == nullptr || o->count() == 0; };
+  return {absent(f.tp_option), absent(f.micro_batch_option), absent(f.recompute_option), absent(f.sharding_option)};
+}
+
+std::string describe_input(const ModelInput& in, const SearchedSettings* searched) {
   const TrainingSettings& t = in.training;
-  return fmt::format("{} ({} parameters, {} layers) on {}, {}, seq {}, micro-batch {}, tp {}, recompute {}, {}",
-                     printable(in.model.name), parameter_count(model_parameters(in.model)), in.model.layers, in.gpu->name,
-                     dtype_name(t.dtype), t.seq, t.micro_batch, t.tp, recompute_name(t.recompute),
-                     t.flash_attention ? "flash attention" : "no flash attention");
+  const auto value = [&](bool search, const std::string& fixed) { return searched != nullptr && search ? std::string("searched") : fixed; };
+  const SearchedSettings none{false, false, false, false};
+  const SearchedSettings& s = searched != nullptr ? *searched : none;
+  std::string text = fmt::format("{} ({} parameters, {} layers) on {}, {}, seq {}, micro-batch {}, tp {}, recompute {}",
+                                 printable(in.model.name), parameter_count(model_parameters(in.model)), in.model.layers, in.gpu->name,
+                                 dtype_name(t.dtype), t.seq, value(s.micro_batch, std::to_string(t.micro_batch)),
+                                 value(s.tp, std::to_string(t.tp)), value(s.recompute, std::string(recompute_name(t.recompute))));
+  if (searched != nullptr || t.sharding != Sharding::None) text += ", sharding " + value(s.sharding, std::string(sharding_name(t.sharding)));
+  return text + (t.flash_attention ? ", flash attention" : ", no flash attention");
 }
 
 }  // namespace pipeplan::cli

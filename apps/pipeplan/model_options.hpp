@@ -1,13 +1,14 @@
 #pragma once
 // The flags that describe a model, how it is trained and on which GPU, shared by `profile` and
 // `plan`: --model FILE --gpu NAME --seq --micro-batch --global-batch --dtype --tp --recompute
-// --flash-attention/--no-flash-attention --gemm-efficiency --memory-efficiency.
+// --sharding --flash-attention/--no-flash-attention --gemm-efficiency --memory-efficiency.
 #include <CLI/CLI.hpp>
 
 #include <string>
 
 #include "plan/gpu_catalog.hpp"
 #include "plan/model_config.hpp"
+#include "plan/plan_request.hpp"
 #include "plan/training.hpp"
 
 namespace pipeplan::cli {
@@ -17,7 +18,13 @@ struct ModelFlags {
   std::string gpu;
   std::string dtype = "bf16";
   std::string recompute = "none";
+  std::string sharding = "none";
   TrainingSettings training;
+  /// The options, to tell a value given from a default (the planner searches what is not given).
+  CLI::Option* tp_option = nullptr;
+  CLI::Option* micro_batch_option = nullptr;
+  CLI::Option* recompute_option = nullptr;
+  CLI::Option* sharding_option = nullptr;
   Efficiency efficiency;
   int gpus_per_node = 0;
 };
@@ -35,7 +42,11 @@ struct ModelInput {
 /// Reads the config file and resolves the names; UsageError for a bad flag, Error for a bad file.
 [[nodiscard]] ModelInput read_model_input(const ModelFlags& flags);
 
-/// One line for reports: "llama (6.74 B parameters) on h100, bf16, seq 4096, micro-batch 1, ...".
-[[nodiscard]] std::string describe_input(const ModelInput& input);
+/// The settings whose flag was not given, which the planner searches.
+[[nodiscard]] SearchedSettings searched_settings(const ModelFlags& flags);
+
+/// One line for reports: "llama (6.74 B parameters) on h100, bf16, seq 4096, micro-batch 1, ...";
+/// with `searched`, the settings it marks read "searched".
+[[nodiscard]] std::string describe_input(const ModelInput& input, const SearchedSettings* searched = nullptr);
 
 }  // namespace pipeplan::cli

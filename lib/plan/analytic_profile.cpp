@@ -30,6 +30,19 @@ const LinkSpec& link_for(int span, const GpuSpec& gpu, int gpus_per_node) {
 
 int static_bytes_per_parameter(DType dtype) { return dtype == DType::FP32 ? 16 : 18; }
 
+double static_bytes_per_parameter(DType dtype, Sharding sharding, int data_parallel) {
+  const double d = data_parallel;
+  const double weight = element_bytes(dtype);
+  const double gradient = 4;
+  const double states = dtype == DType::FP32 ? 8 : 12;
+  switch (sharding) {
+    case Sharding::None: return weight + gradient + states;
+    case Sharding::Optimizer: return weight + gradient + states / d;
+    case Sharding::Gradients: return weight + (gradient + states) / d;
+  }
+  return weight + gradient + states;
+}
+
 StageCost piece_cost(const PieceWork& w, const GpuSpec& gpu, const Efficiency& e, const TrainingSettings& tr) {
   StageCost c;
   const LinkSpec& tp_link = gpu.intra_node;  // tensor parallelism stays inside a node
@@ -97,20 +110,44 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
     if (device < 0 || device >= where.devices) throw Error("the placement names a device out of range");
     device_params[static_cast<std::size_t>(device)] += work[s].params;
   }
-  // Gradients are all-reduced in fp32 over the data-parallel replicas, which sit a whole
-  // pipeline (and its tensor parallelism) apart: over the network once they leave a node.
+  // Gradients are reduced in fp32 over the data-parallel replicas, which sit a whole pipeline
+  // (and its tensor parallelism) apart: over the network once they leave a node. A ring moves
+  // (d-1)/d of the data through each rank per reduce-scatter or all-gather, twice that for an
+  // all-reduce (which is the two in turn).
   const int job_span = where.devices * tr.tp * where.data_parallel;
   const LinkSpec& dp_link = link_for(job_span, gpu, where.gpus_per_node);
   const double dp = where.data_parallel;
+  const double ring = (dp - 1) / dp;
+  const Sharding sharding = where.data_parallel > 1 ? tr.sharding : Sharding::None;
+  const double weight_bytes = element_bytes(tr.dtype);
+  if (sharding == Sharding::Gradients) {
+    // Each W reduce-scatters the gradients it made before the next micro-batch adds to them;
+    // counted in W's time, not overlapped (an upper bound; under full recompute W is in B).
+    for (std::size_t s = 0; s < work.size(); ++s) {
+      StageCost& c = out.costs.stages[s];
+      const double ms = ms_for_collectives(1, ring * double(work[s].params) * 4, dp_link);
+      (tr.recompute == Recompute::Full ? c.b_ms : c.w_ms) += ms;
+    }
+  }
   for (std::int64_t params : device_params) {
     DeviceCost d;
-    d.static_memory_bytes = static_cast<Bytes>(params) * static_bytes_per_parameter(tr.dtype);
+    const double per_parameter = static_bytes_per_parameter(tr.dtype, sharding, where.data_parallel);
+    d.static_memory_bytes = static_cast<Bytes>(double(params) * per_parameter + 0.5);
     // Adam reads the gradient, master weight and both moments and writes all but the gradient
-    // back, plus the 16-bit weight copy: 28 bytes a parameter in fp32, 30 with 16-bit weights.
-    const double adam_bytes = double(params) * (tr.dtype == DType::FP32 ? 28 : 30);
+    // back, plus the 16-bit weight copy: 28 bytes a parameter in fp32, 30 with 16-bit weights;
+    // sharded, each replica steps its 1/d of them.
+    const double shard = sharding == Sharding::None ? 1.0 : dp;
+    const double adam_bytes = double(params) * (tr.dtype == DType::FP32 ? 28 : 30) / shard;
     d.optimizer_ms = ms_for_bytes(adam_bytes, gpu.memory_gb_per_s, e.memory);
     if (where.data_parallel > 1) {
-      d.optimizer_ms += ms_for_collectives(1, 2 * (dp - 1) / dp * double(params) * 4, dp_link);
+      const double p = double(params);
+      switch (sharding) {
+        case Sharding::None: d.optimizer_ms += ms_for_collectives(1, 2 * ring * p * 4, dp_link); break;
+        case Sharding::Optimizer:  // reduce-scatter the gradients, all-gather the stepped weights
+          d.optimizer_ms += ms_for_collectives(1, ring * p * 4, dp_link) + ms_for_collectives(1, ring * p * weight_bytes, dp_link);
+          break;
+        case Sharding::Gradients: d.optimizer_ms += ms_for_collectives(1, ring * p * weight_bytes, dp_link); break;
+      }
     }
     out.costs.devices.push_back(d);
   }

@@ -38,6 +38,12 @@ struct AnalyticProfile {
 /// (Megatron-LM's distributed-optimizer documentation).
 [[nodiscard]] int static_bytes_per_parameter(DType dtype);
 
+/// The same with `sharding` over `data_parallel` replicas: the weight (2 or 4 bytes) stays whole,
+/// the fp32 gradient (4) is divided under Sharding::Gradients, the optimizer's states (12: fp32
+/// master and two moments; 8 in fp32 training, whose weight is its own master) under both
+/// (Megatron's table: 6 + 12/d for bf16 with the distributed optimizer).
+[[nodiscard]] double static_bytes_per_parameter(DType dtype, Sharding sharding, int data_parallel);
+
 /// The time of a piece's F, B and W on `gpu`, in milliseconds: FLOPs at the GEMM efficiency of
 /// the peak, element-wise bytes at the memory efficiency of the bandwidth, tensor-parallel
 /// collectives over the node's link. Activation bytes are copied; a_W is capped at a_F.
@@ -49,8 +55,10 @@ struct AnalyticProfile {
                                                 const Layout& layout);
 
 /// The profile of `layout` deployed as `deployment` says: per stage F, B, W and activations;
-/// per device static memory and optimizer time (Adam's memory traffic, plus the data-parallel
-/// all-reduce of fp32 gradients); one transfer of a micro-batch's activation between stages.
+/// per device static memory and optimizer time (Adam's memory traffic on its shard, plus the
+/// data-parallel all-reduce of fp32 gradients, or with sharding the reduce-scatter and the
+/// all-gather of the weights; under Sharding::Gradients each W's time includes reduce-scattering
+/// its gradients); one transfer of a micro-batch's activation between stages.
 /// With `measured`, each stage's times are the sums of its pieces' measured times. Throws Error
 /// when the placement does not match the layout.
 [[nodiscard]] AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSettings& training,

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "model/error.hpp"
+#include "plan/megatron_layout.hpp"
 
 namespace pipeplan {
 
@@ -48,6 +49,7 @@ int layer_count(std::string_view piece, std::string_view flag, std::string_view 
 }  // namespace
 
 Layout parse_layout(std::string_view text, int layers, std::string_view flag) {
+  if (is_megatron_layout(text)) return parse_megatron_layout(text, layers, flag);
   Layout layout;
   std::vector<std::string_view> stages = split(text, '|');
   long total = 0;

@@ -17,7 +17,8 @@ struct StagePieces {
 
 using Layout = std::vector<StagePieces>;
 
-/// Reads a layout string for a model of `layers` layers. Throws Error (naming `flag`) for an
+/// Reads a layout string for a model of `layers` layers, in pipeplan's notation or in
+/// Megatron-LM's (is_megatron_layout, parse_megatron_layout). Throws Error (naming `flag`) for an
 /// unknown piece, an empty stage, E anywhere but first or H anywhere but last, or layers that
 /// do not sum to the model's.
 [[nodiscard]] Layout parse_layout(std::string_view text, int layers, std::string_view flag);

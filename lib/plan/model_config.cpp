@@ -6,6 +6,7 @@
 
 #include "io/json_fields.hpp"
 #include "model/error.hpp"
+#include "plan/model_family.hpp"
 
 namespace pipeplan {
 
@@ -73,6 +74,7 @@ bool has_dropout(const Json& document, std::initializer_list<std::string_view> n
 ModelConfig model_config_from_json(const Json& document, const std::string& source) {
   JsonPath root(source);
   if (!document.is_object()) fail_field(root, "a config.json object", document);
+  check_modelled(document, root);
   ModelConfig m;
   m.name = std::filesystem::path(source).stem().string();
   if (const Json* type = optional_member(document, "model_type", root); type != nullptr && type->is_string()) {
@@ -124,7 +126,7 @@ Json model_config_to_json(const ModelConfig& m) {
     j["resid_pdrop"] = m.hidden_dropout ? 0.1 : 0.0;
     return j;
   }
-  j["model_type"] = m.name == "gpt2" ? std::string("llama") : m.name;
+  j["model_type"] = modelled_model_type(m.name) && m.name != "gpt2" ? m.name : std::string("llama");
   j["hidden_size"] = m.hidden;
   j["intermediate_size"] = m.ffn;
   j["num_hidden_layers"] = m.layers;

@@ -20,7 +20,11 @@ Json row_to_json(const PlanRow& r) {
   j["tp"] = r.tp;
   j["chunks"] = r.chunks;
   j["microbatches"] = r.microbatches;
+  j["micro_batch"] = r.micro_batch;
+  j["recompute"] = recompute_name(r.recompute);
+  j["sharding"] = sharding_name(r.sharding);
   j["layout"] = r.layout;
+  j["megatron_layout"] = r.megatron_layout;
   j["step_ms"] = r.step_ms;
   j["bubble_rate"] = r.bubble_rate;
   j["tokens_per_s_per_gpu"] = r.tokens_per_s_per_gpu;
@@ -33,33 +37,45 @@ Json row_to_json(const PlanRow& r) {
 }  // namespace
 
 std::string plan_row_title(const PlanRow& r) {
-  return fmt::format("{}, pp {} x {} chunks, dp {}, tp {}, {} micro-batches, layout {}", r.schedule, r.pp, r.chunks,
-                     r.dp, r.tp, r.microbatches, r.layout);
+  return fmt::format("{}, pp {} x {} chunks, dp {}, tp {}, micro-batch {}, recompute {}, sharding {}, {} micro-batches, "
+                     "layout {}",
+                     r.schedule, r.pp, r.chunks, r.dp, r.tp, r.micro_batch, recompute_name(r.recompute),
+                     sharding_name(r.sharding), r.microbatches, r.layout);
 }
 
 std::string plan_text(const PlanOutcome& outcome, std::size_t top) {
-  std::string text = fmt::format("{} configurations: {} within memory, {} over memory, {} refused\n",
-                                  outcome.considered, outcome.rows.size(), outcome.over_memory.size(),
-                                  outcome.considered - int(outcome.rows.size() + outcome.over_memory.size()));
+  int refused = 0;
+  for (const auto& [reason, count] : outcome.refused) refused += count;
+  std::string text = fmt::format("{} configurations: {} within memory, {} over memory, {} refused, {} skipped\n",
+                                  outcome.considered, outcome.rows.size() + std::size_t(outcome.merged),
+                                  outcome.over_memory.size(), refused, outcome.skipped);
+  if (outcome.skipped > 0) {
+    text += "  skipped: a lighter recompute or sharding already fits, or the step's lower bound cannot reach the top\n";
+  }
+  if (outcome.merged > 0) text += fmt::format("  {} rows identical to a row shown (pp 1 runs every schedule alike) are merged into it\n", outcome.merged);
   if (!outcome.over_memory.empty()) {
     const PlanRow& closest = outcome.over_memory.front();
-    text += fmt::format("  closest over memory: {} needs {} on its fullest device, the limit is {}\n",
-                        plan_row_title(closest), format_size(closest.max_peak()), format_size(closest.memory_limit));
+    text += fmt::format("  closest over memory: {} needs {}{} on its fullest device, the limit is {}\n",
+                        plan_row_title(closest), closest.estimated ? "at least " : "", format_size(closest.max_peak()),
+                        format_size(closest.memory_limit));
   }
   std::vector<std::pair<std::string, int>> reasons(outcome.refused.begin(), outcome.refused.end());
   std::stable_sort(reasons.begin(), reasons.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
   for (std::size_t i = 0; i < reasons.size() && i < 3; ++i) {
-    text += fmt::format("  refused {}x: {}\n", reasons[i].second, reasons[i].first);
+    const auto example = outcome.refused_example.find(reasons[i].first);
+    text += fmt::format("  refused {}x: {}{}\n", reasons[i].second, reasons[i].first,
+                        example == outcome.refused_example.end() ? "" : " (first: " + example->second + ")");
   }
   if (reasons.size() > 3) text += fmt::format("  ... and {} other reasons (--json lists them)\n", reasons.size() - 3);
   if (outcome.rows.empty()) return text + "no configuration fits in memory\n";
-  text += fmt::format("{:>3}  {:<11} {:>4} {:>3} {:>3} {:>2} {:>5}  {:>10} {:>7}  {:>21}  {:>12} {:>6}  {}\n", "#",
-                      "schedule", "pp", "dp", "tp", "V", "M", "step ms", "bubble", "peak / limit", "tokens/s/GPU",
-                      "MFU", "layout");
+  text += fmt::format("{:>3}  {:<11} {:>4} {:>3} {:>3} {:>2} {:>5} {:>3} {:<9} {:<9}  {:>10} {:>7}  {:>21}  {:>12} {:>6}  {}\n",
+                      "#", "schedule", "pp", "dp", "tp", "V", "M", "mb", "recompute", "sharding", "step ms", "bubble",
+                      "peak / limit", "tokens/s/GPU", "MFU", "layout");
   for (std::size_t i = 0; i < outcome.rows.size() && i < top; ++i) {
     const PlanRow& r = outcome.rows[i];
-    text += fmt::format("{:>3}  {:<11} {:>4} {:>3} {:>3} {:>2} {:>5}  {:>10.3f} {:>6.1f}%  {:>21}  {:>12.1f} {:>5.1f}%  {}\n",
-                        i + 1, r.schedule, r.pp, r.dp, r.tp, r.chunks, r.microbatches, r.step_ms,
+    text += fmt::format("{:>3}  {:<11} {:>4} {:>3} {:>3} {:>2} {:>5} {:>3} {:<9} {:<9}  {:>10.3f} {:>6.1f}%  {:>21}  {:>12.1f} {:>5.1f}%  {}\n",
+                        i + 1, r.schedule, r.pp, r.dp, r.tp, r.chunks, r.microbatches, r.micro_batch,
+                        recompute_name(r.recompute), sharding_name(r.sharding), r.step_ms,
                         100.0 * r.bubble_rate, format_size(r.max_peak()) + " / " + format_size(r.memory_limit),
                         r.tokens_per_s_per_gpu, 100.0 * r.mfu, r.layout);
   }
@@ -70,8 +86,12 @@ Json plan_to_json(const PlanOutcome& outcome) {
   Json j = file_header("pipeplan.plan");
   j["considered"] = outcome.considered;
   j["over_memory"] = outcome.over_memory.size();
+  j["skipped"] = outcome.skipped;
+  j["merged"] = outcome.merged;
   Json& refused = j["refused"] = Json::object();
   for (const auto& [reason, count] : outcome.refused) refused[reason] = count;
+  Json& examples = j["refused_first"] = Json::object();
+  for (const auto& [reason, configuration] : outcome.refused_example) examples[reason] = configuration;
   Json& rows = j["rows"] = Json::array();
   for (const PlanRow& r : outcome.rows) rows.push_back(row_to_json(r));
   return j;

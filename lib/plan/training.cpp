@@ -36,6 +36,22 @@ std::string_view recompute_name(Recompute recompute) {
   return "none";
 }
 
+std::optional<Sharding> sharding_named(std::string_view name) {
+  if (name == "none") return Sharding::None;
+  if (name == "optimizer") return Sharding::Optimizer;
+  if (name == "gradients") return Sharding::Gradients;
+  return std::nullopt;
+}
+
+std::string_view sharding_name(Sharding sharding) {
+  switch (sharding) {
+    case Sharding::None: return "none";
+    case Sharding::Optimizer: return "optimizer";
+    case Sharding::Gradients: return "gradients";
+  }
+  return "none";
+}
+
 int element_bytes(DType dtype) { return dtype == DType::FP32 ? 4 : 2; }
 
 }  // namespace pipeplan

@@ -13,11 +13,21 @@ enum class Recompute : unsigned char {
   Full,       ///< keep each layer's input only; the backward recomputes the layer's forward
 };
 
-/// "bf16", "fp16", "fp32" / "none", "selective", "full", and back; nullopt for other names.
+/// What the data-parallel replicas shard instead of each keeping a copy (docs/costs.md, "Memory").
+enum class Sharding : unsigned char {
+  None,       ///< every replica keeps all weights, gradients and optimizer states
+  Optimizer,  ///< Megatron's --use-distributed-optimizer (ZeRO-1): master weights and Adam's moments
+  Gradients,  ///< those and the fp32 gradients (ZeRO-2), reduce-scattered as each W makes them
+};
+
+/// "bf16", "fp16", "fp32" / "none", "selective", "full" / "none", "optimizer", "gradients", and
+/// back; nullopt for other names.
 [[nodiscard]] std::optional<DType> dtype_named(std::string_view name);
 [[nodiscard]] std::string_view dtype_name(DType dtype);
 [[nodiscard]] std::optional<Recompute> recompute_named(std::string_view name);
 [[nodiscard]] std::string_view recompute_name(Recompute recompute);
+[[nodiscard]] std::optional<Sharding> sharding_named(std::string_view name);
+[[nodiscard]] std::string_view sharding_name(Sharding sharding);
 
 /// Bytes of one activation or weight element in `dtype`.
 [[nodiscard]] int element_bytes(DType dtype);
@@ -29,6 +39,7 @@ struct TrainingSettings {
   DType dtype = DType::BF16;
   int tp = 1;              ///< tensor parallelism, with sequence parallelism (Megatron-LM)
   Recompute recompute = Recompute::None;
+  Sharding sharding = Sharding::None;  ///< over the data-parallel replicas; nothing to shard without them
   bool flash_attention = true;
 };
 

@@ -419,3 +419,17 @@ pipeplan_cli_test(gpu_any_case --out "on h100, bf16"
                   -- profile --model tests/data/models/tiny-llama.json --gpu H100 --stages 2)
 pipeplan_cli_test(format_any_case --out "^0F0,0F1,"
                   -- export schedules/zbh1-p4-m8.json --format CSV)
+
+# The planner's search (issue 14): the settings not given are searched, the table shows them.
+pipeplan_cli_test(plan_searches_settings --out "micro-batch searched, tp searched, recompute searched, sharding searched"
+                  --out "^ +# +schedule +pp +dp +tp +V +M +mb recompute sharding "
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16 --seq 256 --microbatches 4)
+pipeplan_cli_test(plan_bad_sharding --exit 2 --err "--sharding: expected none, optimizer or gradients, got 'zero2'"
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 8 --sharding zero2)
+pipeplan_cli_test(plan_microbatches_impossible --exit 1 --err "--microbatches 3: no data-parallel degree and micro-batch size"
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16 --microbatches 3)
+pipeplan_cli_test(plan_refuses_moe --exit 1 --err "num_local_experts: 8 experts: a mixture of experts, which pipeplan does not model"
+                  -- plan --model tests/data/models/mixtral-8x7b.json --gpu h100 --gpus 8 --global-batch 8)
+pipeplan_cli_test(plan_megatron_layout --out "\"megatron_layout\": \"Et\\*4\\|t\\*4L\""
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16 --seq 256
+                     --layout "Et*4|t*4L" --json)

@@ -1,0 +1,47 @@
+#include "plan/plan_bounds.hpp"
+
+#include <algorithm>
+#include <limits>
+
+#include "model/schedule.hpp"
+#include "sim/lower_bound.hpp"
+
+namespace pipeplan {
+
+std::vector<Bytes> memory_lower_bound(const CostModel& costs, const std::vector<int>& placement, int devices) {
+  std::vector<Bytes> out;
+  for (const DeviceCost& d : costs.devices) out.push_back(d.static_memory_bytes);
+  out.resize(static_cast<std::size_t>(devices), 0);
+  for (std::size_t s = 0; s < placement.size(); ++s) {
+    out[static_cast<std::size_t>(placement[s])] += costs.stages[s].activation_bytes;
+  }
+  return out;
+}
+
+SimTime step_bound(const CostModel& costs, const std::vector<int>& placement, int devices, int microbatches,
+                   OptimizerMode mode) {
+  Schedule shape;  // the bound reads only the shape and placement, never the order
+  shape.devices = devices;
+  shape.stages = static_cast<int>(placement.size());
+  shape.microbatches = microbatches;
+  shape.placement = placement;
+  return step_lower_bound(shape, costs, mode);
+}
+
+SimTime TopSteps::bar() const {
+  const std::lock_guard lock(mutex_);
+  if (keep_ == 0 || steps_.size() < keep_) return std::numeric_limits<SimTime>::max();
+  return steps_.back();
+}
+
+void TopSteps::add(SimTime step) {
+  if (keep_ == 0) return;
+  const std::lock_guard lock(mutex_);
+  // Identical rows (pp 1 under every schedule) are shown once, so they hold one place.
+  const auto at = std::lower_bound(steps_.begin(), steps_.end(), step);
+  if (at != steps_.end() && *at == step) return;
+  steps_.insert(at, step);
+  if (steps_.size() > keep_) steps_.pop_back();
+}
+
+}  // namespace pipeplan

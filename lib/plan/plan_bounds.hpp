@@ -1,0 +1,39 @@
+#pragma once
+// What the planner knows of a configuration before simulating it (docs/costs.md, "Pruning"):
+// bounds that let it skip configurations which cannot fit or cannot reach the top rows.
+#include <cstddef>
+#include <mutex>
+#include <vector>
+
+#include "costs/cost_model.hpp"
+#include "model/units.hpp"
+#include "sim/sim_result.hpp"
+
+namespace pipeplan {
+
+/// Per device, the least memory any schedule needs: its static memory plus one micro-batch's
+/// a_F on each of its stages (the last stage's forward of a micro-batch ends while every stage
+/// still holds that micro-batch's activations, since each backward needs the next stage's).
+[[nodiscard]] std::vector<Bytes> memory_lower_bound(const CostModel& costs, const std::vector<int>& placement,
+                                                    int devices);
+
+/// step_lower_bound for any schedule of `microbatches` on `placement`.
+[[nodiscard]] SimTime step_bound(const CostModel& costs, const std::vector<int>& placement, int devices,
+                                 int microbatches, OptimizerMode mode);
+
+/// The `keep` smallest distinct step times found so far, shared by the planner's threads. A
+/// configuration whose lower bound exceeds bar() cannot enter the top `keep`.
+class TopSteps {
+ public:
+  explicit TopSteps(std::size_t keep) : keep_(keep) {}
+  /// The keep-th smallest step so far; the largest SimTime while fewer are known (or keep is 0).
+  [[nodiscard]] SimTime bar() const;
+  void add(SimTime step);
+
+ private:
+  std::size_t keep_;
+  mutable std::mutex mutex_;
+  std::vector<SimTime> steps_;  ///< sorted, at most keep_
+};
+
+}  // namespace pipeplan

@@ -1,0 +1,216 @@
+#include "plan/plan_evaluate.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <optional>
+
+#include "model/error.hpp"
+#include "model/placement.hpp"
+#include "plan/megatron_layout.hpp"
+#include "sim/simulator.hpp"
+
+namespace pipeplan {
+
+namespace {
+
+int gpus_per_node(const PlanRequest& r) { return r.gpus_per_node > 0 ? r.gpus_per_node : r.gpu->gpus_per_node; }
+Bytes memory_limit(const PlanRequest& r) { return r.memory_limit > 0 ? r.memory_limit : r.gpu->memory_bytes; }
+const MeasuredPieces* measured_of(const PlanRequest& r) { return r.measured ? &*r.measured : nullptr; }
+
+// The layouts to try: the given one (or Megatron's even or padded split, when asked by name),
+// or the stages balanced by time, then tilted ever more towards lighter first stages
+// (balanced_layout), then Megatron's even and padded splits where they divide, without repeats.
+std::vector<Layout> layouts_for(const PlanRequest& r, const TrainingSettings& tr, int stages) {
+  if (r.layout && is_layout_keyword(*r.layout)) {
+    std::optional<Layout> l = even_layout(stages, r.model.layers, *r.layout == "padded");
+    if (!l) {
+      throw Error("--layout " + *r.layout + ": " + std::to_string(r.model.layers) +
+                  (*r.layout == "padded" ? " layers, the embedding and the loss" : " layers") + " do not split evenly into " +
+                  std::to_string(stages) + " stages");
+    }
+    return {std::move(*l)};
+  }
+  if (r.layout) return {parse_layout(*r.layout, r.model.layers, "--layout")};
+  const PieceTotals t = piece_totals(r.model, tr, *r.gpu, r.efficiency, measured_of(r));
+  std::vector<Layout> candidates;
+  for (double tilt : {0.0, 0.5, 1.0, 2.0}) {
+    candidates.push_back(balanced_layout(stages, r.model.layers, t.embedding, t.layer, t.head, tilt));
+  }
+  for (bool padded : {false, true}) {
+    if (std::optional<Layout> l = even_layout(stages, r.model.layers, padded)) candidates.push_back(std::move(*l));
+  }
+  std::vector<Layout> out;
+  std::vector<std::string> seen;
+  for (Layout& l : candidates) {
+    std::string text = layout_string(l);
+    if (std::find(seen.begin(), seen.end(), text) != seen.end()) continue;
+    seen.push_back(std::move(text));
+    out.push_back(std::move(l));
+  }
+  return out;
+}
+
+AnalyticProfile profile_of(const PlanRequest& r, const PlanJob& job, const TrainingSettings& tr, const Layout& layout,
+                           const std::vector<int>& placement) {
+  return analytic_profile(r.model, tr, *r.gpu, r.efficiency, layout, {placement, job.pp, job.dp, gpus_per_node(r)},
+                          measured_of(r));
+}
+
+PlanRow row_of(const PlanRequest& r, const PlanJob& job, const TrainingSettings& tr, const Layout& layout) {
+  PlanRow row;
+  row.pp = job.pp;
+  row.dp = job.dp;
+  row.tp = tr.tp;
+  row.chunks = job.chunks;
+  row.microbatches = job.microbatches;
+  row.micro_batch = tr.micro_batch;
+  row.recompute = tr.recompute;
+  row.sharding = job.dp > 1 ? tr.sharding : Sharding::None;
+  row.schedule = std::string(job.generator->name);
+  row.layout = layout_string(layout);
+  row.megatron_layout = megatron_layout_string(layout);
+  row.memory_limit = memory_limit(r);
+  return row;
+}
+
+// The bounds over the placements a generator may choose: the looped one, and the V for 2 chunks.
+struct Bounds {
+  std::vector<Bytes> memory;  ///< per device, of the placement whose fullest device is lightest
+  SimTime step = 0;
+};
+
+Bounds bounds_of(const PlanRequest& r, const PlanJob& job, const TrainingSettings& tr, const Layout& layout) {
+  std::vector<std::vector<int>> placements{loop_placement(job.pp, job.chunks)};
+  if (job.chunks == 2 && job.pp > 1) placements.push_back(vee_placement(job.pp));
+  Bounds out;
+  out.step = std::numeric_limits<SimTime>::max();
+  Bytes fullest = std::numeric_limits<Bytes>::max();
+  for (const std::vector<int>& placement : placements) {
+    const AnalyticProfile p = profile_of(r, job, tr, layout, placement);
+    std::vector<Bytes> memory = memory_lower_bound(p.costs, placement, job.pp);
+    const Bytes peak = *std::max_element(memory.begin(), memory.end());
+    if (peak < fullest) {
+      fullest = peak;
+      out.memory = std::move(memory);
+    }
+    out.step = std::min(out.step, step_bound(p.costs, placement, job.pp, job.microbatches, r.optimizer_mode));
+  }
+  return out;
+}
+
+// The refusal's message, starting with the generator's name once.
+std::string refusal(const Generator& g, std::string_view message) {
+  const std::string prefix = std::string(g.name) + ":";
+  return message.starts_with(prefix) ? std::string(message) : prefix + " " + std::string(message);
+}
+
+struct VariantOutcome {
+  std::optional<EvaluatedLayout> best;  ///< the fastest layout within memory
+  std::optional<PlanRow> closest;       ///< otherwise the least over memory
+  std::optional<std::string> refusal;
+  bool skipped = false;                 ///< a layout's bound could not reach the top
+};
+
+VariantOutcome evaluate_variant(const PlanRequest& r, const PlanJob& job, const MemoryVariant& v, TopSteps& top) {
+  const TrainingSettings tr = job_training(r, job, v);
+  VariantOutcome out;
+  const Bytes limit = memory_limit(r);
+  std::vector<Layout> layouts;
+  try {
+    layouts = layouts_for(r, tr, job.pp * job.chunks);
+  } catch (const Error& error) {  // --layout even or padded for a stage count they do not divide
+    out.refusal = refusal(*job.generator, error.what());
+    return out;
+  }
+  for (const Layout& layout : layouts) {
+    try {
+      const Bounds bounds = bounds_of(r, job, tr, layout);
+      const Bytes least = *std::max_element(bounds.memory.begin(), bounds.memory.end());
+      if (least > limit) {  // no schedule fits: no need to simulate one
+        if (!out.closest || least < out.closest->max_peak()) {
+          out.closest = row_of(r, job, tr, layout);
+          out.closest->peak_memory = bounds.memory;
+          out.closest->estimated = true;
+        }
+        continue;
+      }
+      const SimTime bar = std::min(top.bar(), out.best ? out.best->step : std::numeric_limits<SimTime>::max());
+      if (bounds.step > bar) {
+        out.skipped = out.skipped || !out.best;
+        continue;
+      }
+      EvaluatedLayout e = evaluate_layout(r, job, tr, layout);
+      if (e.row.max_peak() <= limit) {
+        if (!out.best || e.step < out.best->step) out.best = std::move(e);
+      } else if (!out.closest || e.row.max_peak() < out.closest->max_peak()) {
+        out.closest = std::move(e.row);
+      }
+    } catch (const Error& error) {
+      if (!out.refusal) out.refusal = refusal(*job.generator, error.what());
+    }
+  }
+  if (out.best) top.add(out.best->step);
+  return out;
+}
+
+}  // namespace
+
+EvaluatedLayout evaluate_layout(const PlanRequest& r, const PlanJob& job, const TrainingSettings& tr,
+                                const Layout& layout) {
+  std::vector<int> placement = loop_placement(job.pp, job.chunks);
+  AnalyticProfile profile = profile_of(r, job, tr, layout, placement);
+  GenerateRequest request{job.pp, job.microbatches, job.chunks, 0, &profile.costs, {memory_limit(r)},
+                          r.optimizer_mode, r.iterations};
+  Schedule schedule = job.generator->generate(request);
+  if (schedule.placement != placement) {  // a V-shaped schedule: its devices hold other stages
+    placement = schedule.placement;
+    profile = profile_of(r, job, tr, layout, placement);
+    request.costs = &profile.costs;
+    schedule = job.generator->generate(request);
+  }
+  SimOptions options;
+  options.record_timeline = false;
+  options.optimizer_mode = r.optimizer_mode;
+  options.iterations = r.iterations;
+  const SimResult result = simulate(schedule, profile.costs, options);
+  if (result.deadlocked()) throw Error(std::string(job.generator->name) + ": the generated schedule deadlocks");
+
+  PlanRow row = row_of(r, job, tr, layout);
+  row.step_ms = ns_to_ms(result.step_time());
+  row.bubble_rate = result.bubble_rate();
+  for (const DeviceTimeline& d : result.devices) row.peak_memory.push_back(d.peak_memory);
+  const double step_s = row.step_ms / 1e3;
+  const double tokens = double(r.training.global_batch) * r.training.seq;
+  row.tokens_per_s_per_gpu = tokens / step_s / r.gpus;
+  const double flops = profile.model_flops_per_microbatch * job.microbatches * job.dp;
+  row.mfu = flops / step_s / (double(r.gpus) * r.gpu->peak_flops(r.training.dtype));
+  return {std::move(schedule), std::move(profile), std::move(row), result.step_time()};
+}
+
+JobOutcome evaluate_job(const PlanRequest& r, const PlanJob& job, TopSteps& top) {
+  JobOutcome out;
+  std::vector<bool> fits(job.variants.size(), false);
+  for (std::size_t i = 0; i < job.variants.size(); ++i) {
+    const MemoryVariant& v = job.variants[i];
+    bool lighter_fits = false;
+    for (std::size_t j = 0; j < i; ++j) lighter_fits = lighter_fits || (fits[j] && job.variants[j].at_most(v));
+    if (lighter_fits && !job.generator->uses_costs) {
+      ++out.skipped;
+      continue;
+    }
+    VariantOutcome o = evaluate_variant(r, job, v, top);
+    if (o.best) {
+      fits[i] = true;
+      out.rows.push_back(std::move(o.best->row));
+    } else if (o.skipped) {
+      ++out.skipped;
+    } else if (o.closest) {
+      out.over_memory.push_back(std::move(*o.closest));
+    } else if (o.refusal) {
+      out.refusals.emplace_back(job_title(job, v), std::move(*o.refusal));
+    }
+  }
+  return out;
+}
+
+}  // namespace pipeplan

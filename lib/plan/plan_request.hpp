@@ -1,0 +1,85 @@
+#pragma once
+// What the planner is asked and what it answers (docs/costs.md, "The planner").
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "model/units.hpp"
+#include "plan/analytic_profile.hpp"
+#include "sim/sim_result.hpp"
+
+namespace pipeplan {
+
+/// Which settings the planner searches; the others stay at the request's TrainingSettings.
+struct SearchedSettings {
+  bool tp = true;           ///< every t dividing the GPUs, the heads, the key-value heads and the FFN, within a node
+  bool micro_batch = true;  ///< 1, 2, 4, ... up to max_micro_batch, dividing the global batch
+  bool recompute = true;    ///< none, full (and selective without flash attention, where it differs from none)
+  bool sharding = true;     ///< the distributed optimizer, and the gradients sharded when memory is short
+};
+
+struct PlanRequest {
+  ModelConfig model;
+  TrainingSettings training;          ///< global_batch must be set; tp, micro_batch, recompute, sharding when fixed
+  SearchedSettings search;
+  const GpuSpec* gpu = nullptr;
+  Efficiency efficiency;
+  int gpus = 1;                       ///< every GPU of the job: pipeline x data x tensor parallelism
+  int gpus_per_node = 0;              ///< 0: the GPU table's
+  Bytes memory_limit = 0;             ///< per GPU; 0: the card's memory
+  std::vector<std::string> schedules; ///< generator names
+  /// A layout string (pipeplan's or Megatron's notation): only configurations with its stage
+  /// count; or "even" / "padded": Megatron's split for every stage count it divides.
+  std::optional<std::string> layout;
+  int max_chunks = 4;                 ///< the most chunks per device tried for the interleaved schedules
+  int max_micro_batch = 8;            ///< the largest micro-batch size searched
+  int microbatches = 0;               ///< only configurations with this many micro-batches; 0: any
+  /// The rows the search must rank exactly: a configuration whose step cannot beat the top-th
+  /// best found is not simulated. 0: simulate everything.
+  std::size_t top = 0;
+  int threads = 0;                    ///< 0: every core
+  std::optional<MeasuredPieces> measured;  ///< piece times from pipeplan-gpu calibrate
+  /// How each device steps its optimizer: the rows' step time is simulated under it, and the
+  /// automatic schedules minimise that step. `iterations` back-to-back steps (1: one step, fill
+  /// and drain included; 2 or more: the steady state).
+  OptimizerMode optimizer_mode = OptimizerMode::Sync;
+  int iterations = 1;
+};
+
+/// One configuration and what the simulation predicts for it.
+struct PlanRow {
+  int pp = 1, dp = 1, tp = 1, chunks = 1, microbatches = 1;
+  int micro_batch = 1;                ///< sequences per micro-batch
+  Recompute recompute = Recompute::None;
+  Sharding sharding = Sharding::None;
+  std::string schedule;
+  std::string layout;
+  std::string megatron_layout;        ///< the same, for Megatron-LM's --pipeline-model-parallel-layout
+  double step_ms = 0;                 ///< 0 when not simulated (see `estimated`)
+  double bubble_rate = 0;             ///< the first iteration's idle share over devices x makespan
+  std::vector<Bytes> peak_memory;     ///< per pipeline device, static memory included
+  Bytes memory_limit = 0;
+  double tokens_per_s_per_gpu = 0;
+  double mfu = 0;                     ///< model FLOPs per second over the GPUs' dense peak
+  /// Over memory before any simulation: peak_memory is the lower bound (static memory plus one
+  /// micro-batch's activations on each of the device's stages).
+  bool estimated = false;
+  [[nodiscard]] Bytes max_peak() const;
+  /// The row's settings: the request's, with this row's tp, micro-batch, recompute and sharding.
+  [[nodiscard]] TrainingSettings training(const TrainingSettings& base) const;
+};
+
+struct PlanOutcome {
+  std::vector<PlanRow> rows;          ///< within memory, best first, identical rows once
+  std::vector<PlanRow> over_memory;   ///< above the limit, least excess first
+  std::map<std::string, int> refused; ///< configurations a generator refused, by reason
+  std::map<std::string, std::string> refused_example;  ///< reason: the first configuration refused for it
+  int considered = 0;                 ///< every configuration tried
+  int skipped = 0;                    ///< not simulated: a lighter recompute or sharding fits, or its bound cannot reach the top
+  int merged = 0;                     ///< rows identical to a shown one (pp 1 under every schedule)
+};
+
+}  // namespace pipeplan

@@ -1,0 +1,45 @@
+#pragma once
+// The configurations the planner tries (docs/costs.md, "The planner"): tensor, pipeline and data
+// parallelism, micro-batch size and count, chunks and schedule, each with the recompute and
+// sharding variants it tries in turn.
+#include <utility>
+#include <vector>
+
+#include "plan/plan_request.hpp"
+#include "schedules/generator.hpp"
+
+namespace pipeplan {
+
+/// Recompute and sharding: what trades time for memory within one configuration.
+struct MemoryVariant {
+  Recompute recompute = Recompute::None;
+  Sharding sharding = Sharding::None;
+  /// No slower than `other` and no lighter on memory: each setting at or below other's.
+  [[nodiscard]] bool at_most(const MemoryVariant& other) const {
+    return recompute <= other.recompute && sharding <= other.sharding;
+  }
+};
+
+struct PlanJob {
+  int tp = 1, pp = 1, dp = 1, chunks = 1, microbatches = 1, micro_batch = 1;
+  const Generator* generator = nullptr;
+  std::vector<MemoryVariant> variants;  ///< lightest first; see the planner for which it skips
+  double estimate_ms = 0;               ///< a rough step, to try the promising jobs first
+};
+
+/// The tensor-parallel degrees worth trying: the fixed one, or every t dividing the GPUs, the
+/// heads, the key-value heads and the FFN width, up to a node's GPUs.
+[[nodiscard]] std::vector<int> tp_choices(const PlanRequest& request);
+
+/// Every job, sorted by estimate; configurations that cannot be built (a global batch that does
+/// not split, too many micro-batches) are counted in `refused`. Throws Error for a request no
+/// configuration can meet, naming the flag.
+[[nodiscard]] std::vector<PlanJob> plan_jobs(const PlanRequest& request, std::map<std::string, int>& refused);
+
+/// The settings of one job and variant: the request's, with the job's tp and micro-batch.
+[[nodiscard]] TrainingSettings job_training(const PlanRequest& request, const PlanJob& job, const MemoryVariant& v);
+
+/// "zb, pp 8 x 1 chunks, dp 1, tp 2, micro-batch 1, recompute none, sharding none, 64 micro-batches".
+[[nodiscard]] std::string job_title(const PlanJob& job, const MemoryVariant& v);
+
+}  // namespace pipeplan

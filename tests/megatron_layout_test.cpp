@@ -1,0 +1,73 @@
+// Layouts as Megatron-LM writes them (docs/costs.md, "Layouts").
+#include <doctest/doctest.h>
+
+#include "plan/megatron_layout.hpp"
+#include "plan/plan_report.hpp"
+#include "plan/planner.hpp"
+#include "test_support.hpp"
+
+using namespace pipeplan;
+
+TEST_CASE("Megatron's --pipeline-model-parallel-layout reads into the same stages") {
+  // Megatron's own example shape, Et*3|(tt|)*N,m|L, without its multi-token prediction layer:
+  // stage 0 holds E and 3 layers, then N stages of 2, then the loss alone (an empty stage but L).
+  const Layout l = parse_layout("Et*3|(tt|)*2,L", 7, "--layout");
+  CHECK(layout_string(l) == "E,t*3|t*2|t*2|H");
+  CHECK(parse_layout("Et*3|(tt|)*29L", 61, "--layout").size() == 31);  // DeepSeek-V3's 61 layers
+  // pipeplan's layouts in Megatron's notation and back; H is read as L, commas are cosmetic.
+  const Layout ours = parse_layout("E,t*7|t*8|t*8|t*7,H", 30, "x");
+  CHECK(megatron_layout_string(ours) == "Et*7|t*8|t*8|t*7L");
+  CHECK(layout_string(parse_layout("Et*7|t*8|t*8|t*7L", 30, "x")) == "E,t*7|t*8|t*8|t*7,H");
+  CHECK(layout_string(parse_layout("Et*7|t*8, t*8|t*7H", 30, "x")) == "E,t*7|t*16|t*7,H");
+  // Megatron allows a stage with nothing on it.
+  CHECK(layout_string(parse_layout("Et*4||t*4L", 8, "x")) == "E,t*4||t*4,H");
+  CHECK(!is_megatron_layout("E,t*7|t*8,H"));
+  CHECK(is_megatron_layout("Et*7|t*8L"));
+}
+
+TEST_CASE("a Megatron layout that cannot be right says why") {
+  const auto error = [](const char* text) { return test::error_of([&] { (void)parse_layout(text, 8, "--layout"); }); };
+  CHECK(error("Et*3|(tt|)*2,m|L").find("m (a multi-token prediction layer) is not modelled") != std::string::npos);
+  CHECK(error("Et*4|(t*4L").find("a '(' without its ')'") != std::string::npos);
+  CHECK(error("Et*4|t*4)L").find("a ')' without its '('") != std::string::npos);
+  CHECK(error("Et*0|t*8L").find("'*' needs a whole number of repetitions from 1") != std::string::npos);
+  CHECK(error("tEt*7L").find("E (the embedding) must be the first piece of the first stage") != std::string::npos);
+  CHECK(error("Et*4L|t*4").find("L (the loss) must be the last piece of the last stage") != std::string::npos);
+  CHECK(error("Et*4|t*3L").find("the stages hold 7 layers, the model has 8") != std::string::npos);
+  CHECK(error("Et*4|x*4L").find("unknown character 'x'") != std::string::npos);
+  CHECK(error("Et*8").find("the last stage must end with L (the loss)") != std::string::npos);
+}
+
+TEST_CASE("Megatron's even split, and padded: the embedding and the loss counted as a layer") {
+  CHECK(layout_string(*even_layout(4, 8, false)) == "E,t*2|t*2|t*2|t*2,H");
+  CHECK(!even_layout(3, 8, false));  // Megatron refuses 8 layers on 3 stages
+  // Padded: 8 layers + 2 = 10 pieces, 2 a stage; the first and last stages hold one layer fewer.
+  CHECK(layout_string(*even_layout(5, 8, true)) == "E,t|t*2|t*2|t*2|t,H");
+  CHECK(layout_string(*even_layout(1, 8, true)) == "E,t*8,H");
+  CHECK(!even_layout(4, 8, true));
+  // Llama-3-70B: 80 layers + 2 = 82 = 2 x 41, so padded splits only into 2, 41 or 82 stages.
+  CHECK(layout_string(*even_layout(2, 80, true)) == "E,t*40|t*40,H");
+  CHECK(!even_layout(8, 80, true));
+}
+
+TEST_CASE("the planner takes --layout even or padded for every stage count, and writes Megatron's notation") {
+  PlanRequest r;
+  r.model = read_model_config_file(PIPEPLAN_TEST_DATA "/models/tiny-llama.json");
+  r.training.seq = 256;
+  r.training.global_batch = 16;
+  r.gpu = &gpu_named("h100");
+  r.gpus = 4;
+  r.schedules = {"1f1b", "interleaved"};
+  r.search = {false, false, false, false};
+  r.layout = "padded";
+  const PlanOutcome out = plan(r);
+  REQUIRE(!out.rows.empty());
+  for (const PlanRow& row : out.rows) {
+    CHECK(row.layout == layout_string(*even_layout(row.pp * row.chunks, 8, true)));
+    CHECK(row.megatron_layout == megatron_layout_string(parse_layout(row.layout, 8, "x")));
+  }
+  // 10 pieces on 4 stages (pp 4, or pp 2 x 2 chunks) do not split: refused, by name.
+  const auto refused = [&](const std::string& reason) { return out.refused.count(reason) > 0 ? out.refused.at(reason) : 0; };
+  CHECK(refused("1f1b: --layout padded: 8 layers, the embedding and the loss do not split evenly into 4 stages") == 1);
+  CHECK(plan_to_json(out)["rows"][0]["megatron_layout"] == out.rows.front().megatron_layout);
+}

@@ -1,0 +1,52 @@
+// Sharding over data parallelism (docs/costs.md, "Memory" and "Devices, optimizer and transfers").
+#include <doctest/doctest.h>
+
+#include "model/placement.hpp"
+#include "plan/analytic_profile.hpp"
+
+using namespace pipeplan;
+
+TEST_CASE("sharded static memory: Megatron's distributed-optimizer table") {
+  // Megatron Core's guide: bf16 weights with fp32 gradients take 18 bytes a parameter whole and
+  // 6 + 12/d with the distributed optimizer; fp32 takes 16 and 8 + 8/d. Sharding the gradients
+  // too leaves the 16-bit weight whole: 2 + 16/d (4 + 12/d in fp32).
+  CHECK(static_bytes_per_parameter(DType::BF16, Sharding::None, 8) == 18);
+  CHECK(static_bytes_per_parameter(DType::BF16, Sharding::Optimizer, 8) == 6 + 12.0 / 8);
+  CHECK(static_bytes_per_parameter(DType::FP32, Sharding::Optimizer, 4) == 8 + 8.0 / 4);
+  CHECK(static_bytes_per_parameter(DType::BF16, Sharding::Gradients, 8) == 2 + 16.0 / 8);
+  CHECK(static_bytes_per_parameter(DType::FP32, Sharding::Gradients, 4) == 4 + 12.0 / 4);
+}
+
+TEST_CASE("the sharded profile: memory, optimizer step and the gradients' traffic in W") {
+  const ModelConfig m = read_model_config_file(PIPEPLAN_TEST_DATA "/models/tiny-llama.json");
+  TrainingSettings t;
+  t.seq = 16;
+  // 100 TFLOP/s, 1000 GB/s memory, 8 a node on a 50 GB/s link with 0.01 ms.
+  const GpuSpec gpu{"round", "test card", 100.0, 100.0, 10.0, Bytes{1} << 34, 1000.0, 8, {"link", 50.0, 0.01}, {"net", 10.0, 0.05}};
+  const Layout layout = parse_layout("E,t*8,H", 8, "x");
+  const std::vector<int> one{0};
+  // Everything on one device: embedding 6400, 8 layers of 36992, head 6464 (analytic_profile_test).
+  const double p = 6400 + 8 * 36992 + 6464;
+  const auto profile = [&](Sharding s, int dp) {
+    t.sharding = s;
+    return analytic_profile(m, t, gpu, {}, layout, {one, 1, dp, 8});
+  };
+  const AnalyticProfile whole = profile(Sharding::None, 4);
+  const AnalyticProfile opt = profile(Sharding::Optimizer, 4);
+  const AnalyticProfile grads = profile(Sharding::Gradients, 4);
+  CHECK(whole.costs.devices[0].static_memory_bytes == Bytes(p * 18));
+  CHECK(opt.costs.devices[0].static_memory_bytes == Bytes(p * (6 + 12.0 / 4)));
+  CHECK(grads.costs.devices[0].static_memory_bytes == Bytes(p * (2 + 16.0 / 4)));
+  // Adam on a quarter of the parameters (30 bytes each at 0.7 of 1000 GB/s), then a ring
+  // reduce-scatter of fp32 gradients and an all-gather of bf16 weights, (d-1)/d = 3/4 of them each.
+  const double adam = p * 30 / 4 / 0.7e12 * 1e3;
+  const auto collective = [](double bytes) { return 0.01 + bytes / 50e9 * 1e3; };
+  CHECK(whole.costs.devices[0].optimizer_ms == doctest::Approx(p * 30 / 0.7e12 * 1e3 + collective(2 * 0.75 * 4 * p)));
+  CHECK(opt.costs.devices[0].optimizer_ms == doctest::Approx(adam + collective(0.75 * 4 * p) + collective(0.75 * 2 * p)));
+  CHECK(grads.costs.devices[0].optimizer_ms == doctest::Approx(adam + collective(0.75 * 2 * p)));
+  // Sharded gradients: every W reduce-scatters the stage's fp32 gradients.
+  CHECK(grads.costs.stages[0].w_ms - opt.costs.stages[0].w_ms == doctest::Approx(collective(0.75 * 4 * p)));
+  CHECK(grads.costs.stages[0].b_ms == opt.costs.stages[0].b_ms);
+  // Without replicas there is nothing to shard.
+  CHECK(profile(Sharding::Gradients, 1).costs.devices[0].static_memory_bytes == Bytes(p * 18));
+}
