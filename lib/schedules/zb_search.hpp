@@ -1,6 +1,7 @@
 #pragma once
-// The search behind the automatic schedules: candidates are simulated and kept only when they
-// fit the memory limits and beat the best so far; then a local search moves W ops.
+// The search behind the automatic schedules: candidates are scored under the objective (the
+// step under an optimizer mode) and kept only when they fit the memory limits and beat the best
+// so far; then a local search walks from the best (zb_local_search.cpp).
 #include <cstddef>
 #include <functional>
 #include <optional>

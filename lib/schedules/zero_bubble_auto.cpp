@@ -1,8 +1,10 @@
 // The automatic zero-bubble schedules (Qi et al., ICLR 2024, section 3), under a per-device
-// memory limit, for per-stage costs. The paper runs its greedy heuristic with each combination
-// of on/off choices and keeps the best. Here the greedy passes compete with the handcrafted
-// schedules that fit the same memory (so the result is never worse than any of them), and a
-// local search then moves W ops, keeping a move only when the schedule gets better.
+// memory limit, for per-stage costs, minimising the step under the optimizer mode asked for.
+// The paper runs its greedy heuristic with each combination of on/off choices and keeps the
+// best. Here the paper's own passes (and the authors' ZB-V heuristic on the V) compete with
+// greedy passes of our own and the handcrafted schedules that fit the same memory, so the
+// result is never worse than any of them; a local search then walks from the best
+// (docs/schedules.md, "Automatic").
 #include <algorithm>
 #include <optional>
 #include <string>
