@@ -433,3 +433,11 @@ pipeplan_cli_test(plan_refuses_moe --exit 1 --err "num_local_experts: 8 experts:
 pipeplan_cli_test(plan_megatron_layout --out "\"megatron_layout\": \"Et\\*4\\|t\\*4L\""
                   -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16 --seq 256
                      --layout "Et*4|t*4L" --json)
+
+# docs/validation.md, Megatron-LM's 39.1B GPT (Narayanan et al., SC 2021, Table 1) planned with
+# its settings: 512 A100s, tp 8; the pp 2 row steps in 12272.6 ms with the default efficiencies
+# (162.5 TFLOP/s per GPU by Megatron's FLOP formula against the measured 138).
+pipeplan_cli_test(plan_megatron_39b --out "interleaved +2 +32 +8 +4 +48 +1 full +none +12272\\.568"
+                  -- plan --model profiles/models/megatron-gpt-39.1b.json --gpu a100-80gb --gpus 512 --tp 8
+                     --micro-batch 1 --recompute full --sharding none --no-flash-attention --schedules interleaved
+                     --seq 2048 --global-batch 1536 --top 10)
