@@ -122,8 +122,16 @@ pipeplan_cli_test(compare_interleaved_default_chunks --out "^1f1b +33\\.000 " --
 # Looped BFS, P = 2, M = 2, V = 2 places 4 stages; V = 1 would give 2.
 pipeplan_cli_test(generate_looped_bfs_default_chunks --out "\"stages\": 4,"
                   -- generate --schedule looped-bfs --stages 2 --microbatches 2)
+# --group 4 asks for Megatron's groups, whose last group of 6 mod 4 = 2 < P would stall; without
+# --group, PyTorch's rounds take M = 6 as one round and write PyTorch's own file.
 pipeplan_cli_test(interleaved_group_rule --exit 1 --err "interleaved: micro-batch group size N = 4 does not fit M = 6"
-                  -- generate --schedule interleaved --stages 4 --microbatches 6)
+                  -- generate --schedule interleaved --stages 4 --microbatches 6 --group 4)
+pipeplan_cli_test(interleaved_matches_pytorch
+                  --then "$PIPEPLAN export i.json --format csv | cmp - <(sed -E -e 's/\\r$//' -e 's/,+/,/g' -e 's/^,//' -e 's/,$//' $SOURCE_DIR/tests/data/pytorch/generated/Interleaved1F1B_P4_M6_V2.csv)"
+                  -- generate --schedule interleaved --stages 4 --microbatches 6 -o @TMP@/i.json)
+pipeplan_cli_test(interleaved_round_rule --exit 1 --absent @TMP@/i.json
+                  --err "interleaved: M = 9 micro-batches do not split into 2 equal rounds for P = 4, V = 2"
+                  -- generate --schedule interleaved --stages 4 --microbatches 9 -o @TMP@/i.json)
 # Post-validation steady state of ZB-H2, uniform costs: M(F+B+W) = 24 ms, which is the lower bound.
 pipeplan_cli_test(steady_state_post_validation --out "\"step_ms\": 24\\.0," --out "\"lower_bound_ms\": 24\\.0,"
                   --out "\"span_bubble_rate\": 0\\.0,"
