@@ -20,6 +20,16 @@ pipeplan_cli_test(simulate_json --out "\"makespan_ms\": 17\\.0," --out "\"step_m
                   --out "\\{\"device\": 0, \"iteration\": 0, \"kind\": \"BW\", \"stage\": 0, \"microbatch\": 1, \"start_ms\": 14\\.0, \"end_ms\": 17\\.0\\}"
                   --before "$PIPEPLAN generate --schedule 1f1b --stages 2 --microbatches 2 -o s.json"
                   -- simulate @TMP@/s.json --profile tests/data/two_stage_profile.json --json)
+# GPipe, P = 2, M = 2, F = B = W = 1 ms, transfer 0.5 (critical_path_test.cpp times it by hand
+# without the transfer): F0 on device 0 (0-1), F0 and F1 on device 1 from 1.5, BW0 there 3.5-5.5,
+# then device 0's BW0 after the gradient's transfer (6-8) and BW1 (8-10): 6 ops, 2 transfers.
+pipeplan_cli_test(simulate_critical_path --out "^critical path: 6 ops and 2 transfers, 0\\.000 to 10\\.000 ms"
+                  --out "^ +1 +1\\.500 +2\\.500  F\\(s1,m0\\), after a transfer from device 0$"
+                  --out "^ +0 +8\\.000 +10\\.000  BW\\(s0,m1\\)$"
+                  --before "$PIPEPLAN generate --schedule gpipe --stages 2 --microbatches 2 -o s.json"
+                  -- simulate @TMP@/s.json --costs 1,1,1 --transfer 0.5 --critical-path)
+pipeplan_cli_test(simulate_critical_path_json --exit 2 --err "--json excludes --critical-path"
+                  -- simulate schedules/1f1b-p4-m8.json --json --critical-path)
 pipeplan_cli_test(simulate_writes_result --then "grep -q '\"format\": \"pipeplan.result\"' r.json"
                   -- simulate schedules/1f1b-p4-m8.json -o @TMP@/r.json)
 pipeplan_cli_test(validate_ok --out "^valid: zbh1: 4 devices" -- validate schedules/zbh1-p4-m8.json)
