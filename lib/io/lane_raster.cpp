@@ -1,7 +1,6 @@
 #include "io/lane_raster.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cstddef>
 
 namespace pipeplan {
@@ -16,9 +15,6 @@ int first_stage_of(const Schedule& s, int device) {
 std::vector<LaneCell> lane_cells(const DeviceTimeline& device, int first_stage, SimTime end, int cells) {
   std::vector<LaneCell> out(static_cast<std::size_t>(std::max(cells, 0)));
   if (out.empty() || end <= 0) return out;
-  // Time covered per cell by each kind on the first or a later chunk: index kind * 2 + later.
-  constexpr std::size_t kKeys = 2 * kOpKindCount;
-  std::vector<std::array<SimTime, kKeys>> covered(out.size(), std::array<SimTime, kKeys>{});
   const auto n = static_cast<SimTime>(out.size());
   // floor(end * c / n) without the product: end = q n + r gives q c + floor(r c / n), and r c
   // stays below n^2, where end * c could overflow for a step of months.
@@ -39,14 +35,14 @@ std::vector<LaneCell> lane_cells(const DeviceTimeline& device, int first_stage, 
       const SimTime hi = std::min(t.end, cell_start(c + 1));
       auto& cell = out[static_cast<std::size_t>(c)];
       ++cell.ops;
-      if (hi > lo) covered[static_cast<std::size_t>(c)][key] += hi - lo;
+      if (hi > lo) cell.covered[key] += hi - lo;
     }
   }
   for (std::size_t c = 0; c < out.size(); ++c) {
-    const auto& times = covered[c];
+    const auto& times = out[c].covered;
     SimTime total = 0;
     std::size_t best = 0;
-    for (std::size_t k = 0; k < kKeys; ++k) {
+    for (std::size_t k = 0; k < kLaneKeys; ++k) {
       total += times[k];
       if (times[k] > times[best]) best = k;
     }

@@ -4,6 +4,7 @@
 // would be thinner than a pixel or two. A cell is busy when the device's ops cover at least half
 // of it, whatever their number: ten ops of a tenth of a cell each make a busy cell, where a rule
 // asking for one op to cover the half would show the device idle.
+#include <array>
 #include <vector>
 
 #include "model/op.hpp"
@@ -13,11 +14,15 @@
 
 namespace pipeplan {
 
+/// What covers a cell is counted per kind and chunk: index kind * 2, plus 1 on a later chunk.
+inline constexpr std::size_t kLaneKeys = 2 * kOpKindCount;
+
 struct LaneCell {
   bool busy = false;
   OpKind kind = OpKind::F;   ///< when busy: the kind that covers most of the cell...
   bool later_chunk = false;  ///< ...on the device's first stage or a later one
   int ops = 0;               ///< the ops that overlap the cell, however little
+  std::array<SimTime, kLaneKeys> covered{};  ///< the time each kind and chunk covers
 };
 
 /// The first stage `device` holds (its chunk 0); the schedule's stage count when it holds none.
