@@ -70,20 +70,22 @@ details {{ margin: 1em 0; }}
 <tr><th>makespan</th><th>step</th><th>bubble</th><th>span bubble</th><th>lower bound</th></tr>
 <tr><td>{6:.3f} ms</td><td>{7:.3f} ms</td><td>{8:.2f}%</td><td>{9:.2f}%</td><td>{10:.3f} ms</td></tr>
 </table>
-<table id="devices">
-<tr><th>device</th><th>busy</th><th>idle</th><th>peak memory</th><th>peak at</th></tr>
 )",
                                 xml_escape(s.name), s.devices, s.stages, s.microbatches, s.op_count(), xml_escape(costs),
                                 ns_to_ms(r.makespan), ns_to_ms(r.step_time()), 100.0 * r.bubble_rate(),
                                 100.0 * r.span_bubble_rate(), ns_to_ms(r.lower_bound));
+  // The timeline first, where a person looks, then the numbers behind it.
+  sink << "<p class=\"note\">Hover over an op for its stage, micro-batch, start and end.</p>\n";
+  write_svg_timeline(sink, s, r, svg);
+  sink << "<table id=\"devices\">\n<tr><th>device</th><th>busy</th><th>idle</th><th>peak memory</th><th>peak at"
+          "</th></tr>\n";
   for (std::size_t d = 0; d < r.devices.size(); ++d) {
     const DeviceTimeline& t = r.devices[d];
     fmt::format_to(out, "<tr><td>{}</td><td>{:.3f} ms</td><td>{:.3f} ms</td><td>{}</td><td>{:.3f} ms</td></tr>\n", d,
                        ns_to_ms(t.busy()), ns_to_ms(r.makespan - t.busy()), xml_escape(format_size(t.peak_memory)),
                        ns_to_ms(t.peak_time));
   }
-  sink << "</table>\n<p class=\"note\">Hover over an op for its stage, micro-batch, start and end.</p>\n";
-  write_svg_timeline(sink, s, r, svg);
+  sink << "</table>\n";
   write_critical_path(sink, s, r);
   fmt::format_to(std::back_inserter(sink.buffer()), "<p class=\"note\">Made by {}.</p>\n</body>\n</html>\n",
                  xml_escape(tool_version()));
