@@ -31,7 +31,7 @@ std::string row(const Schedule& s, int device) {
 }
 
 // The start of the refusal a generator owes for P and M, from its constraints in the README's
-// list ("M >= 2P-1", "M >= P, N | M or M mod N >= P", ...), or "" when it must build.
+// list ("M >= 2P-1", "M < P or floor(M/P) | M", ...), or "" when it must build.
 std::string expected_refusal(std::string_view name, int p, int m) {
   auto least = [&](int n, const char* rule) {
     return m >= n ? std::string()
@@ -41,16 +41,12 @@ std::string expected_refusal(std::string_view name, int p, int m) {
   if (name == "zbh2" || name == "eager-1f1b") return least(2 * p - 1, "2P-1");
   if (name == "zbh1-paddle") return least(p, "P");
   if (name == "dualpipev") return least(2 * p, "2P");
-  if (name == "interleaved-zb") {
-    // PyTorch's rounds: floor(M/P) of them, each of M / rounds micro-batches; M < P is one round.
+  if (name == "interleaved-zb" || name == "interleaved") {
+    // PyTorch's rounds, which both follow (interleaved without --group): floor(M/P) of them,
+    // each of M / rounds micro-batches; M < P is one round.
     const int rounds = std::max(1, m / p);
-    return m % rounds == 0 ? "" : "interleaved-zb: M = " + std::to_string(m) + " micro-batches do not split into " +
+    return m % rounds == 0 ? "" : std::string(name) + ": M = " + std::to_string(m) + " micro-batches do not split into " +
                                        std::to_string(rounds) + " equal rounds";
-  }
-  if (name == "interleaved") {
-    if (m < p) return least(p, "P");
-    // N defaults to P, and M mod P is below P: only a multiple of P fits the group rule.
-    return m % p == 0 ? "" : "interleaved: micro-batch group size N = " + std::to_string(p) + " does not fit M = " + std::to_string(m);
   }
   return "";
 }

@@ -89,9 +89,9 @@ TEST_CASE("the lower bound never exceeds a simulated step time (random costs, ev
     for (const Generator& g : generators()) {
       // The cost-aware generators plan with costs and a limit: zb_test.cpp bounds them.
       if (std::string_view(g.constraints).find("costs") != std::string_view::npos) continue;
-      // M >= 2P meets every other generator's least M; interleaved's group rule wants P | M,
-      // or else one group of all M; PyTorch's interleaved zero bubble wants floor(M/P) | M, which
-      // M = 2P meets.
+      // M >= 2P meets every other generator's least M; PyTorch's rounds (interleaved, and
+      // interleaved zero bubble) want floor(M/P) | M, which M = 2P meets: interleaved gets one
+      // Megatron group of all M (--group M) where P does not divide M, interleaved-zb M = 2P.
       GenerateRequest request = test::request(p, g.name == "interleaved-zb" ? 2 * p : m, g.chunks_for(0));
       request.group = m % p == 0 ? 0 : m;
       Schedule s = g.generate(request);  // a refusal here is a failure

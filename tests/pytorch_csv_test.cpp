@@ -21,12 +21,12 @@ CsvImport read(std::string_view text, CsvNaming naming = CsvNaming::Auto) {
 }
 
 // Whether test::generated must refuse: a generator that needs --memory-limit gets none, and
-// interleaved's group rule (N = P by default) wants P | M. M >= 2P meets every other rule.
+// interleaved and interleaved-zb follow PyTorch's rounds: floor(M/P) of them must divide M (M < P
+// is one round), so M = 3P+1 is refused for P >= 2 (3 rounds, remainder 1). M >= 2P meets every
+// other rule.
 bool refuses(const Generator& g, int p, int m) {
   return std::string_view(g.constraints).find("--memory-limit") != std::string_view::npos ||
-         (g.name == "interleaved" && m % p != 0) ||
-         // PyTorch's rounds: floor(M/P) of them must divide M (M < P is one round).
-         (g.name == "interleaved-zb" && m % std::max(1, m / p) != 0);
+         ((g.name == "interleaved" || g.name == "interleaved-zb") && m % std::max(1, m / p) != 0);
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "io/text_timeline.hpp"
 #include "sim/simulator.hpp"
 #include "test_support.hpp"
@@ -26,4 +28,30 @@ TEST_CASE("colour wraps each op letter in ANSI codes, a later chunk is lower cas
   CHECK(plain.find("device 0   FfbwBW\n") != std::string::npos);
   std::string coloured = text_timeline(s, r, {11 + 6, true});
   CHECK(coloured.find("\x1b[44;97mF\x1b[0m") != std::string::npos);
+}
+
+TEST_CASE("a cell the device is busy for shows busy, however many ops share it") {
+  // 1F1B, P = 1, M = 8, F = B = W = 1: F, BW, F, BW, ... with no gap, 8 x 3 = 24 ms. In 4
+  // columns each cell is 6 ms holding two F (2 ms) and two BW (4 ms): no single op covers half of
+  // a cell, yet the device never idles; the fused backward covers most of each, so X.
+  Schedule s = test::generated("1f1b", 1, 8);
+  SimResult r = simulate(s, test::uniform(s, 1, 1, 1));
+  CHECK(text_timeline(s, r, {11 + 4, false}).find("device 0   XXXX\n") != std::string::npos);
+}
+
+TEST_CASE("the terminal's idle cells are the bubble when the cells fit the ops") {
+  // 1F1B, P = 4, M = 64, F = 1, BW = 2: makespan (M+P-1) x 3 = 201 ms, each device busy 64 x 3 =
+  // 192 ms and idle 9. With 201 columns every cell is one millisecond and every op starts and
+  // ends on a cell's edge, so each device shows 9 dots: 36 of 804 cells, the 4.48% bubble.
+  Schedule s = test::generated("1f1b", 4, 64);
+  SimResult r = simulate(s, test::uniform(s, 1, 1, 1));
+  const std::string text = text_timeline(s, r, {11 + 201, false});
+  std::size_t dots = 0;
+  for (std::size_t d = 0; d < 4; ++d) {
+    const std::size_t at = text.find("device " + std::to_string(d));
+    const std::string row = text.substr(at + 11, 201);
+    CHECK(std::count(row.begin(), row.end(), '.') == 9);
+    dots += static_cast<std::size_t>(std::count(row.begin(), row.end(), '.'));
+  }
+  CHECK(dots == 36);
 }

@@ -1,4 +1,5 @@
 // pipeplan compare: generate and simulate several schedules with the same costs, one row each.
+#include <algorithm>
 #include <memory>
 
 #include "comm_options.hpp"
@@ -89,7 +90,13 @@ Runner add_compare(CLI::App& sub) {
       trace_runs.push_back({rows[i].schedule, &schedules[i], &rows[i].result});
     }
     if (!o->pictures.svg.empty()) {
-      emit_streamed(o->pictures.svg, [&](TextSink& out) { write_svg_comparison(out, svg_runs); });
+      // The limit, when one value holds for every device, is drawn in every panel's memory plot.
+      SvgOptions svg;
+      const std::vector<Bytes> limits = memory_limits(o->request);
+      if (!limits.empty() && std::all_of(limits.begin(), limits.end(), [&](Bytes b) { return b == limits.front(); })) {
+        svg.memory_limit = limits.front();
+      }
+      emit_streamed(o->pictures.svg, [&](TextSink& out) { write_svg_comparison(out, svg_runs, svg); });
     }
     if (!o->pictures.trace.empty()) {
       emit_streamed(o->pictures.trace, [&](TextSink& out) { write_chrome_trace_comparison(out, trace_runs); });

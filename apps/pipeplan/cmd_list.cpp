@@ -23,6 +23,7 @@ Runner add_list(CLI::App& /*sub*/) {
     for (const Generator& g : generators()) line(g.name, g.constraints, g.description);
     std::cout << "P = --stages (devices), M = --microbatches, V = --chunks (default in brackets), "
                  "N = --group\n"
+                 "(interleaved with --group N: Megatron's rule, P <= N <= M and N | M or M mod N >= P)\n"
                  "Zero bubble needs --optimizer-mode post-validation: under sync every step still pays the staggered\n"
                  "start (zb-2p, the ZB paper's 1.5B model, P = 8, M = 32: span bubble 0.21%, step 1604 ms under sync,\n"
                  "1473 ms under post-validation); the automatic schedules minimise the step under the mode given.\n";

@@ -15,6 +15,7 @@
 #include "output.hpp"
 #include "picture_options.hpp"
 #include "sim_options.hpp"
+#include "sim/critical_path.hpp"
 #include "sim/simulator.hpp"
 
 namespace pipeplan::cli {
@@ -28,6 +29,7 @@ struct SimulateOptions {
   CommFlags comm;
   PictureFlags pictures;
   bool json = false;
+  bool critical_path = false;
   std::string output;
 };
 
@@ -40,7 +42,11 @@ Runner add_simulate(CLI::App& sub) {
   add_sim_options(sub, o->sim);
   add_comm_options(sub, o->comm);
   add_picture_options(sub, o->pictures);
-  sub.add_flag("--json", o->json, "Print the result JSON instead of the summary");
+  auto* json = sub.add_flag("--json", o->json, "Print the result JSON instead of the summary");
+  sub.add_flag("--critical-path", o->critical_path,
+               "After the summary, list the critical path: the ops and transfers that set the makespan, each with its "
+               "device, start and end")
+      ->excludes(json);
   sub.add_option("-o,--output", o->output, "Also write the result JSON to this file")
       ->type_name("FILE")
       ->check(file_name());
@@ -57,7 +63,8 @@ Runner add_simulate(CLI::App& sub) {
     // summary needs the per-device figures, which every run keeps.
     SimOptions options = sim_options(o->sim);
     const bool writes_result = o->json || !o->output.empty();
-    options.record_timeline = writes_result || !o->pictures.svg.empty() || !o->pictures.trace.empty();
+    options.record_timeline =
+        writes_result || o->critical_path || !o->pictures.svg.empty() || !o->pictures.trace.empty();
     SimResult result = simulate_under(file, costs, options, o->comm, o->file);
     if (result.deadlocked()) {
       const BlockedDevice& b = result.deadlock.front();
@@ -81,7 +88,8 @@ Runner add_simulate(CLI::App& sub) {
       emit_streamed("", write_result);
     } else {
       emit("", describe_costs(o->costs) + "\n" + (overlapped ? "" : describe_comm(file, o->comm) + "\n") +
-                   simulation_text(schedule, result));
+                   simulation_text(schedule, result) +
+                   (o->critical_path ? "\n" + critical_path_text(critical_path(schedule, result)) : ""));
     }
     return kExitOk;
   };

@@ -1,6 +1,7 @@
 #pragma once
 // The HTML report of a simulated run: one self-contained file (no network, no scripts) with the
-// summary, a table per device and the SVG timeline, whose boxes show their details on hover.
+// summary, the SVG timeline (whose boxes show their details on hover), a table per device and
+// the critical path.
 #include <string>
 
 #include "io/svg_timeline.hpp"

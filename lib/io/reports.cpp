@@ -41,6 +41,23 @@ std::string simulation_text(const Schedule& schedule, const SimResult& r) {
   return out;
 }
 
+std::string critical_path_text(const std::vector<CriticalStep>& path) {
+  if (path.empty()) return "critical path: no ops were timed\n";
+  std::size_t transfers = 0;
+  for (const CriticalStep& step : path) transfers += step.after_transfer ? 1 : 0;
+  std::string out = fmt::format("critical path: {} ops and {} transfers, {:.3f} to {:.3f} ms\n", path.size(), transfers,
+                                ns_to_ms(path.front().op->start), ns_to_ms(path.back().op->end));
+  out += fmt::format("{:>6}  {:>12}  {:>12}  {}\n", "device", "start ms", "end ms", "op");
+  const OpTiming* before = nullptr;
+  for (const CriticalStep& step : path) {
+    const OpTiming& t = *step.op;
+    out += fmt::format("{:>6}  {:>12.3f}  {:>12.3f}  {}{}\n", t.device, ns_to_ms(t.start), ns_to_ms(t.end), describe(t.op),
+                       step.after_transfer ? fmt::format(", after a transfer from device {}", before->device) : "");
+    before = &t;
+  }
+  return out;
+}
+
 std::string comparison_text(const std::vector<ComparisonRow>& rows) {
   std::string out = fmt::format("{:<14} {:>13} {:>13} {:>8} {:>8} {:>9}  {}\n", "schedule", "makespan ms",
                                 "step ms", "bubble", "span", "vs first", "peak memory per device");

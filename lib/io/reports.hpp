@@ -8,6 +8,7 @@
 #include "io/json_text.hpp"
 #include "model/problem.hpp"
 #include "model/schedule.hpp"
+#include "sim/critical_path.hpp"
 #include "sim/sim_result.hpp"
 
 namespace pipeplan {
@@ -21,6 +22,10 @@ struct ComparisonRow {
   SimResult result;
   std::optional<bool> within_memory_limit;  ///< set when the comparison has a memory limit
 };
+
+/// The critical path (critical_path()), a line per op: its device, start, end and name, and
+/// whether it waited for a transfer from the device before it; a count and the span first.
+[[nodiscard]] std::string critical_path_text(const std::vector<CriticalStep>& path);
 
 /// One row per schedule: makespan, step time, bubble rates, ratio of step time to the first
 /// row's, and each device's peak memory, marked when it is over the comparison's memory limit.

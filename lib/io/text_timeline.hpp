@@ -12,9 +12,10 @@ struct TextOptions {
   bool colour = false;  ///< ANSI colours (apps/ turns them on when stdout is a terminal)
 };
 
-/// Each column covers makespan / columns of time and shows the op that covers most of it: F, B,
-/// W, X for a fused BW or O for an overlapped FB, lower case for a device's later chunks; '.'
-/// where the device idles for most of it. A time axis and a legend follow.
+/// Each column covers makespan / columns of time (lane_cells): '.' where the device idles for at
+/// least half of it, however many ops share the rest; else the kind that covers most of it: F,
+/// B, W, X for a fused BW or O for an overlapped FB, lower case for a device's later chunks. A
+/// time axis and a legend follow.
 [[nodiscard]] std::string text_timeline(const Schedule& schedule, const SimResult& result, const TextOptions& options);
 
 }  // namespace pipeplan

@@ -1,5 +1,8 @@
 #include "schedules/builder.hpp"
 
+#include <algorithm>
+#include <string>
+
 #include "model/error.hpp"
 #include "model/placement.hpp"
 
@@ -33,6 +36,35 @@ void check_request(std::string_view schedule, const GenerateRequest& r, const Re
                 std::to_string(rules.min_microbatches) + " micro-batches for " + std::to_string(r.devices) +
                 " stages, got " + std::to_string(r.microbatches));
   }
+}
+
+namespace {
+
+// PyTorch's round count: floor(M/P) rounds, at least one, which must split M evenly.
+int rounds_of(int devices, int microbatches) { return std::max(1, microbatches / devices); }
+
+bool splits_into_rounds(int devices, int microbatches) {
+  return microbatches % rounds_of(devices, microbatches) == 0;
+}
+
+}  // namespace
+
+int microbatches_per_round(std::string_view schedule, const GenerateRequest& r) {
+  const int p = r.devices;
+  const int m = r.microbatches;
+  if (!splits_into_rounds(p, m)) {
+    // The nearest counts PyTorch takes: every M < P and every multiple of P fit, so both
+    // searches stop within P steps.
+    int below = m - 1;
+    while (!splits_into_rounds(p, below)) --below;
+    int above = m + 1;
+    while (!splits_into_rounds(p, above)) ++above;
+    throw Error(std::string(schedule) + ": M = " + std::to_string(m) + " micro-batches do not split into " +
+                std::to_string(rounds_of(p, m)) + " equal rounds for P = " + std::to_string(p) + ", V = " +
+                std::to_string(r.chunks) + ": PyTorch's rule needs M < P or M a multiple of floor(M/P); the nearest "
+                "that fit are M = " + std::to_string(below) + " and M = " + std::to_string(above));
+  }
+  return m / rounds_of(p, m);
 }
 
 Schedule empty_schedule(std::string_view name, const GenerateRequest& r, std::vector<int> placement) {

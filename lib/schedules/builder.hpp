@@ -22,6 +22,11 @@ struct RequestRules {
 /// and within `rules`.
 void check_request(std::string_view schedule, const GenerateRequest& request, const RequestRules& rules);
 
+/// PyTorch's "flexible rounds" (ScheduleInterleaved1F1B, ScheduleInterleavedZeroBubble):
+/// R = max(1, floor(M/P)) rounds of M/R micro-batches each. Returns M/R; throws Error naming
+/// `schedule` and the nearest M that fit when R does not divide M, as PyTorch refuses those.
+[[nodiscard]] int microbatches_per_round(std::string_view schedule, const GenerateRequest& request);
+
 /// An empty schedule of P devices and P*V stages with the given placement.
 [[nodiscard]] Schedule empty_schedule(std::string_view name, const GenerateRequest& request,
                                       std::vector<int> placement);

@@ -28,8 +28,9 @@ namespace pipeplan {
 /// device 0); then the d W held back from the first d backwards. Needs M >= P.
 [[nodiscard]] Schedule generate_zbh1_paddle(const GenerateRequest& request);
 
-/// Megatron-LM's interleaved 1F1B: V chunks per device on the loop placement, micro-batches in
-/// groups of N (request.group, default P). Needs P <= N <= M and M mod N either 0 or >= P.
+/// Interleaved 1F1B: V chunks per device on the loop placement, micro-batches in groups of N.
+/// Without request.group, PyTorch's rounds: N = M / max(1, floor(M/P)), which must divide M.
+/// With it, Megatron-LM's rule: P <= N <= M and M mod N either 0 or >= P.
 [[nodiscard]] Schedule generate_interleaved(const GenerateRequest& request);
 
 /// PyTorch's interleaved zero bubble (ScheduleInterleavedZeroBubble, "ZB1P"): V chunks per

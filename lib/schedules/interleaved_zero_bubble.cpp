@@ -18,48 +18,19 @@
 // PyTorch also refuses a compute order that its send/recv lowering cannot run (a dependency
 // deadlock); none of this rule's orders deadlocks (tests/interleaved_zb_test.cpp sweeps P, M, V).
 #include <algorithm>
-#include <string>
 
-#include "model/error.hpp"
 #include "model/placement.hpp"
 #include "schedules/builder.hpp"
 #include "schedules/handcrafted.hpp"
 
 namespace pipeplan {
 
-namespace {
-
-// PyTorch's "flexible rounds": floor(M/P) rounds, at least one, which must split M evenly.
-int rounds_of(int devices, int microbatches) { return std::max(1, microbatches / devices); }
-
-bool splits_into_rounds(int devices, int microbatches) {
-  return microbatches % rounds_of(devices, microbatches) == 0;
-}
-
-int microbatches_per_round(int devices, int microbatches, int chunks) {
-  if (!splits_into_rounds(devices, microbatches)) {
-    // The nearest counts PyTorch takes: the next multiple of P at the latest.
-    int below = microbatches - 1;
-    while (!splits_into_rounds(devices, below)) --below;
-    int above = microbatches + 1;
-    while (!splits_into_rounds(devices, above)) ++above;
-    throw Error("interleaved-zb: M = " + std::to_string(microbatches) + " micro-batches do not split into " +
-                std::to_string(rounds_of(devices, microbatches)) + " equal rounds for P = " +
-                std::to_string(devices) + ", V = " + std::to_string(chunks) +
-                ": PyTorch's rule needs M < P or M a multiple of floor(M/P); the nearest that fit are M = " +
-                std::to_string(below) + " and M = " + std::to_string(above));
-  }
-  return microbatches / rounds_of(devices, microbatches);
-}
-
-}  // namespace
-
 Schedule generate_interleaved_zero_bubble(const GenerateRequest& request) {
   check_request("interleaved-zb", request, {1, "1", 1, 64});
   const int p = request.devices;
   const int m = request.microbatches;
   const int v = request.chunks;
-  const int n = microbatches_per_round(p, m, v);
+  const int n = microbatches_per_round("interleaved-zb", request);
   const int total = m * v;
   Schedule s = empty_schedule("interleaved-zb", request, loop_placement(p, v));
   for (int r = 0; r < p; ++r) {

@@ -20,6 +20,16 @@ pipeplan_cli_test(simulate_json --out "\"makespan_ms\": 17\\.0," --out "\"step_m
                   --out "\\{\"device\": 0, \"iteration\": 0, \"kind\": \"BW\", \"stage\": 0, \"microbatch\": 1, \"start_ms\": 14\\.0, \"end_ms\": 17\\.0\\}"
                   --before "$PIPEPLAN generate --schedule 1f1b --stages 2 --microbatches 2 -o s.json"
                   -- simulate @TMP@/s.json --profile tests/data/two_stage_profile.json --json)
+# GPipe, P = 2, M = 2, F = B = W = 1 ms, transfer 0.5 (critical_path_test.cpp times it by hand
+# without the transfer): F0 on device 0 (0-1), F0 and F1 on device 1 from 1.5, BW0 there 3.5-5.5,
+# then device 0's BW0 after the gradient's transfer (6-8) and BW1 (8-10): 6 ops, 2 transfers.
+pipeplan_cli_test(simulate_critical_path --out "^critical path: 6 ops and 2 transfers, 0\\.000 to 10\\.000 ms"
+                  --out "^ +1 +1\\.500 +2\\.500  F\\(s1,m0\\), after a transfer from device 0$"
+                  --out "^ +0 +8\\.000 +10\\.000  BW\\(s0,m1\\)$"
+                  --before "$PIPEPLAN generate --schedule gpipe --stages 2 --microbatches 2 -o s.json"
+                  -- simulate @TMP@/s.json --costs 1,1,1 --transfer 0.5 --critical-path)
+pipeplan_cli_test(simulate_critical_path_json --exit 2 --err "--json excludes --critical-path"
+                  -- simulate schedules/1f1b-p4-m8.json --json --critical-path)
 pipeplan_cli_test(simulate_writes_result --then "grep -q '\"format\": \"pipeplan.result\"' r.json"
                   -- simulate schedules/1f1b-p4-m8.json -o @TMP@/r.json)
 pipeplan_cli_test(validate_ok --out "^valid: zbh1: 4 devices" -- validate schedules/zbh1-p4-m8.json)
@@ -122,8 +132,16 @@ pipeplan_cli_test(compare_interleaved_default_chunks --out "^1f1b +33\\.000 " --
 # Looped BFS, P = 2, M = 2, V = 2 places 4 stages; V = 1 would give 2.
 pipeplan_cli_test(generate_looped_bfs_default_chunks --out "\"stages\": 4,"
                   -- generate --schedule looped-bfs --stages 2 --microbatches 2)
+# --group 4 asks for Megatron's groups, whose last group of 6 mod 4 = 2 < P would stall; without
+# --group, PyTorch's rounds take M = 6 as one round and write PyTorch's own file.
 pipeplan_cli_test(interleaved_group_rule --exit 1 --err "interleaved: micro-batch group size N = 4 does not fit M = 6"
-                  -- generate --schedule interleaved --stages 4 --microbatches 6)
+                  -- generate --schedule interleaved --stages 4 --microbatches 6 --group 4)
+pipeplan_cli_test(interleaved_matches_pytorch
+                  --then "$PIPEPLAN export i.json --format csv | cmp - <(sed -E -e 's/\\r$//' -e 's/,+/,/g' -e 's/^,//' -e 's/,$//' $SOURCE_DIR/tests/data/pytorch/generated/Interleaved1F1B_P4_M6_V2.csv)"
+                  -- generate --schedule interleaved --stages 4 --microbatches 6 -o @TMP@/i.json)
+pipeplan_cli_test(interleaved_round_rule --exit 1 --absent @TMP@/i.json
+                  --err "interleaved: M = 9 micro-batches do not split into 2 equal rounds for P = 4, V = 2"
+                  -- generate --schedule interleaved --stages 4 --microbatches 9 -o @TMP@/i.json)
 # Post-validation steady state of ZB-H2, uniform costs: M(F+B+W) = 24 ms, which is the lower bound.
 pipeplan_cli_test(steady_state_post_validation --out "\"step_ms\": 24\\.0," --out "\"lower_bound_ms\": 24\\.0,"
                   --out "\"span_bubble_rate\": 0\\.0,"
