@@ -112,16 +112,17 @@ TEST_CASE("identical rows are shown once: pp 1 under every schedule") {
 
 TEST_CASE("a refusal names its configuration") {
   PlanRequest r = tiny_search();
-  r.training.global_batch = 6;  // pp 2, dp 2: M = 3, which interleaved's groups of 2 do not fit
+  // pp 2, dp 2: M = 5, which PyTorch's rounds for interleaved (floor(5/2) = 2 rounds) do not split.
+  r.training.global_batch = 10;
   r.search = {false, false, false, false};
   const PlanOutcome out = plan(r);
   const auto it = std::find_if(out.refused_example.begin(), out.refused_example.end(), [](const auto& e) {
-    return e.first.starts_with("interleaved: micro-batch group size N = 2 does not fit M = 3:");
+    return e.first.starts_with("interleaved: M = 5 micro-batches do not split into 2 equal rounds for P = 2, V = 4:");
   });
   REQUIRE(it != out.refused_example.end());
-  CHECK(out.refused.at(it->first) == 3);  // V = 2, 3 and 4
-  // The first refused is tried first: V = 4, whose fill and drain are shortest.
-  CHECK(it->second == "interleaved, pp 2 x 4 chunks, dp 2, tp 1, micro-batch 1, recompute none, sharding none, 3 micro-batches");
+  CHECK(out.refused.at(it->first) == 1);  // the message names V, so V = 2, 3 and 4 are three reasons
+  // The refusal names the configuration it refused, V = 4 among them.
+  CHECK(it->second == "interleaved, pp 2 x 4 chunks, dp 2, tp 1, micro-batch 1, recompute none, sharding none, 5 micro-batches");
   CHECK(plan_text(out, 3).find("(first: interleaved, pp ") != std::string::npos);
 }
 
