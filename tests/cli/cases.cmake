@@ -428,8 +428,9 @@ pipeplan_cli_test(plan_bad_sharding --exit 2 --err "--sharding: expected none, o
                   -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 8 --sharding zero2)
 pipeplan_cli_test(plan_microbatches_impossible --exit 1 --err "--microbatches 3: no data-parallel degree and micro-batch size"
                   -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16 --microbatches 3)
-pipeplan_cli_test(plan_refuses_moe --exit 1 --err "num_local_experts: 8 experts: a mixture of experts, which pipeplan does not model"
-                  -- plan --model tests/data/models/mixtral-8x7b.json --gpu h100 --gpus 8 --global-batch 8)
+pipeplan_cli_test(plan_refuses_deepseek_v3 --exit 1
+                  --err "kv_lora_rank: 512: DeepSeek's multi-head latent attention \\(q_lora_rank, kv_lora_rank\\) is not modelled"
+                  -- plan --model tests/data/models/deepseek-v3.json --gpu h100 --gpus 8 --global-batch 8)
 pipeplan_cli_test(plan_megatron_layout --out "\"megatron_layout\": \"Et\\*4\\|t\\*4L\""
                   -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16 --seq 256
                      --layout "Et*4|t*4L" --json)
