@@ -66,7 +66,8 @@ TEST_CASE("bad configs name the key and what was expected") {
 }
 
 TEST_CASE("a model written as config keys reads back to the same shape") {
-  for (const char* file : {"/models/gpt2.json", "/models/tiny-llama.json", "/models/tiny-gpt.json"}) {
+  for (const char* file : {"/models/gpt2.json", "/models/tiny-llama.json", "/models/tiny-gpt.json",
+                           "/models/mixtral-8x7b.json", "/models/tiny-qwen-moe.json"}) {
     const ModelConfig m = read_model_config_file(std::string(PIPEPLAN_TEST_DATA) + file);
     const ModelConfig back = model_config_from_json(model_config_to_json(m), "back.json");
     CHECK(back.hidden == m.hidden);
@@ -80,6 +81,11 @@ TEST_CASE("a model written as config keys reads back to the same shape") {
     CHECK(back.gated_mlp == m.gated_mlp);
     CHECK(back.attention_dropout == m.attention_dropout);
     CHECK(back.hidden_dropout == m.hidden_dropout);
+    CHECK(back.moe.experts == m.moe.experts);
+    CHECK(back.moe.per_token == m.moe.per_token);
+    CHECK(back.moe.ffn == m.moe.ffn);
+    CHECK(back.moe.shared_ffn == m.moe.shared_ffn);
+    CHECK(back.moe.shared_gate == m.moe.shared_gate);
     CHECK(model_parameters(back) == model_parameters(m));
   }
 }

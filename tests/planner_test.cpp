@@ -163,3 +163,28 @@ TEST_CASE("when the time-balanced layout is over memory, a layout with lighter f
   const PlannedRun run = rebuild_row(r, *tilted);
   CHECK(ns_to_ms(simulate(run.schedule, run.profile.costs).step_time()) == tilted->step_ms);
 }
+
+TEST_CASE("a mixture of experts is planned with expert parallelism searched, and its rows show ep") {
+  PlanRequest r = tiny_request();
+  r.model = read_model_config_file(PIPEPLAN_TEST_DATA "/models/tiny-qwen-moe.json");  // 4 experts, 2 layers
+  r.schedules = {"1f1b", "zbv", "dualpipev"};
+  const PlanOutcome out = plan(r);
+  REQUIRE(!out.rows.empty());
+  CHECK(out.experts);
+  bool spread = false;
+  for (const PlanRow& row : out.rows) {
+    CHECK(row.dp % row.ep == 0);  // the experts are spread over ep of the data-parallel ranks
+    CHECK(4 % row.ep == 0);       // and divide evenly among them
+    spread = spread || row.ep > 1;
+  }
+  CHECK(spread);
+  // Each schedule where its P·V stages fit the 4 pieces (E, 2 layers, H), once per ep dividing dp
+  // and the 4 experts: pp 1 (dp 4: ep 1, 2, 4) all three schedules, pp 2 (dp 2: ep 1, 2) all
+  // three, pp 4 (dp 1) only 1F1B (the V needs 8 stages).
+  CHECK(out.considered == 3 * 3 + 3 * 2 + 1);
+  const std::string text = plan_text(out, 3);
+  CHECK(text.find(" tp  ep  V ") != std::string::npos);
+  CHECK(plan_to_json(out)["rows"][0].contains("ep"));
+  // A dense model's table has no ep column.
+  CHECK(plan_text(plan(tiny_request()), 3).find(" ep ") == std::string::npos);
+}

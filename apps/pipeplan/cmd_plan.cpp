@@ -159,7 +159,11 @@ Runner add_plan(CLI::App& sub) {
       throw UsageError(fmt::format("--gpus {}: must be a multiple of --tp {}", o->gpus, in.training.tp));
     }
     PlanRequest request;
-    if (!o->calibration.empty()) request.measured = measured_pieces(o->calibration, in, searched);
+    if (!o->calibration.empty()) {
+      // Calibration times a dense layer's GEMMs; a mixture of experts' routed layer is not measured.
+      if (in.model.is_moe()) throw Error("--calibration: " + o->model.model + " is a mixture of experts, whose layers pipeplan-gpu calibrate does not measure");
+      request.measured = measured_pieces(o->calibration, in, searched);
+    }
     request.model = in.model;
     request.training = in.training;
     request.search = searched;
@@ -171,7 +175,7 @@ Runner add_plan(CLI::App& sub) {
     request.gpus = o->gpus;
     request.gpus_per_node = o->model.gpus_per_node;
     if (!o->memory_limit.empty()) request.memory_limit = parse_size_flag(o->memory_limit, "--memory-limit");
-    request.schedules = o->schedules.empty() ? default_plan_schedules() : o->schedules;
+    request.schedules = o->schedules.empty() ? default_plan_schedules(in.model) : o->schedules;
     for (const std::string& name : request.schedules) (void)generator_named(name);
     if (!o->layout.empty()) {
       try {

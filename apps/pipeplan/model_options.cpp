@@ -6,6 +6,7 @@
 #include "file_roles.hpp"
 #include "io/printable.hpp"
 #include "model/error.hpp"
+#include "plan/moe_work.hpp"
 #include "plan/piece_work.hpp"
 
 namespace pipeplan::cli {
@@ -42,6 +43,12 @@ void add_model_options(CLI::App& sub, ModelFlags& f, bool global_batch_required)
                                      "(also the gradients, ZeRO-2) (plan: searched unless given)")
                           ->type_name("MODE")
                           ->capture_default_str();
+  f.ep_option = sub.add_option("--ep", t.ep,
+                               "Expert parallelism of a mixture of experts: its experts spread over E data-parallel ranks "
+                               "(plan: searched unless given)")
+                    ->type_name("E")
+                    ->check(CLI::Range(1, 1 << 16))
+                    ->capture_default_str();
   sub.add_flag("--flash-attention,!--no-flash-attention", t.flash_attention,
                "Fused attention that keeps no s x s scores (default on)");
   sub.add_option("--gemm-efficiency", f.efficiency.gemm, "Fraction of the peak FLOP rate a GEMM reaches")
@@ -76,6 +83,9 @@ ModelInput read_model_input(const ModelFlags& f) {
     throw UsageError(std::string("--gpu: ") + e.what());
   }
   in.model = read_model_config_file(f.model);
+  if (!in.model.is_moe() && in.training.ep > 1) {
+    throw Error("--ep " + std::to_string(in.training.ep) + ": " + f.model + " has no experts to spread");
+  }
   return in;
 }
 
@@ -92,18 +102,23 @@ std::string parameter_count(std::int64_t n) {
 
 SearchedSettings searched_settings(const ModelFlags& f) {
   const auto absent = [](const CLI::Option* o) { return o == nullptr || o->count() == 0; };
-  return {absent(f.tp_option), absent(f.micro_batch_option), absent(f.recompute_option), absent(f.sharding_option)};
+  return {absent(f.tp_option), absent(f.micro_batch_option), absent(f.recompute_option), absent(f.sharding_option),
+          absent(f.ep_option)};
 }
 
 std::string describe_input(const ModelInput& in, const SearchedSettings* searched) {
   const TrainingSettings& t = in.training;
   const auto value = [&](bool search, const std::string& fixed) { return searched != nullptr && search ? std::string("searched") : fixed; };
-  const SearchedSettings none{false, false, false, false};
+  const SearchedSettings none{false, false, false, false, false};
   const SearchedSettings& s = searched != nullptr ? *searched : none;
-  std::string text = fmt::format("{} ({} parameters, {} layers) on {}, {}, seq {}, micro-batch {}, tp {}, recompute {}",
-                                 printable(in.model.name), parameter_count(model_parameters(in.model)), in.model.layers, in.gpu->name,
-                                 dtype_name(t.dtype), t.seq, value(s.micro_batch, std::to_string(t.micro_batch)),
-                                 value(s.tp, std::to_string(t.tp)), value(s.recompute, std::string(recompute_name(t.recompute))));
+  // A mixture of experts: how many of its parameters a token passes through, and the experts' spread.
+  const bool moe = in.model.is_moe();
+  const std::string active = moe ? ", " + parameter_count(active_parameters(in.model)) + " active" : "";
+  const std::string ep = moe ? ", ep " + value(s.ep, std::to_string(t.ep)) : "";
+  std::string text = fmt::format("{} ({} parameters{}, {} layers) on {}, {}, seq {}, micro-batch {}, tp {}{}, recompute {}",
+                                 printable(in.model.name), parameter_count(model_parameters(in.model)), active, in.model.layers,
+                                 in.gpu->name, dtype_name(t.dtype), t.seq, value(s.micro_batch, std::to_string(t.micro_batch)),
+                                 value(s.tp, std::to_string(t.tp)), ep, value(s.recompute, std::string(recompute_name(t.recompute))));
   if (searched != nullptr || t.sharding != Sharding::None) text += ", sharding " + value(s.sharding, std::string(sharding_name(t.sharding)));
   return text + (t.flash_attention ? ", flash attention" : ", no flash attention");
 }

@@ -1,7 +1,7 @@
 #pragma once
 // The flags that describe a model, how it is trained and on which GPU, shared by `profile` and
 // `plan`: --model FILE --gpu NAME --seq --micro-batch --global-batch --dtype --tp --recompute
-// --sharding --flash-attention/--no-flash-attention --gemm-efficiency --memory-efficiency.
+// --sharding --ep --flash-attention/--no-flash-attention --gemm-efficiency --memory-efficiency.
 #include <CLI/CLI.hpp>
 
 #include <string>
@@ -25,6 +25,7 @@ struct ModelFlags {
   CLI::Option* micro_batch_option = nullptr;
   CLI::Option* recompute_option = nullptr;
   CLI::Option* sharding_option = nullptr;
+  CLI::Option* ep_option = nullptr;
   Efficiency efficiency;
   int gpus_per_node = 0;
 };

@@ -32,6 +32,9 @@ CublasCall cublas_call(const Gemm& g) {
 }
 
 std::vector<Gemm> layer_gemms(const ModelConfig& m, const TrainingSettings& tr) {
+  if (m.is_moe()) {  // its routed experts' grouped GEMMs are not these products
+    throw Error(m.name + ": a mixture of experts, whose layers calibration does not measure (it times dense layers)");
+  }
   const long long t = tr.tp;
   if (m.heads % t != 0 || m.kv_heads % t != 0 || m.ffn % t != 0) {
     throw Error("--tp " + std::to_string(t) + ": tensor parallelism must divide the heads, the key-value heads and the FFN width");

@@ -4,6 +4,7 @@
 
 #include "io/profile_json.hpp"
 #include "model/error.hpp"
+#include "plan/moe_work.hpp"
 
 namespace pipeplan {
 
@@ -26,6 +27,62 @@ const LinkSpec& link_for(int span, const GpuSpec& gpu, int gpus_per_node) {
   return span <= gpus_per_node ? gpu.intra_node : gpu.inter_node;
 }
 
+// Weights kept by `count` data-parallel replicas, which shard them as `requested` says when
+// there are several: their static memory, Adam's step on the replica's shard, and the
+// collectives that keep the replicas equal (docs/costs.md, "Devices, optimizer and transfers").
+struct Replicas {
+  int count = 1;
+  Sharding requested = Sharding::None;
+
+  [[nodiscard]] Sharding sharding() const { return count > 1 ? requested : Sharding::None; }
+  [[nodiscard]] double ring() const { return (count - 1.0) / count; }
+
+  // Under Sharding::Gradients, each W's reduce-scatter of its fresh fp32 gradients.
+  [[nodiscard]] double gradient_scatter_ms(double params, const LinkSpec& link) const {
+    return sharding() == Sharding::Gradients ? ms_for_collectives(1, ring() * params * 4, link) : 0.0;
+  }
+
+  void add_to(DeviceCost& d, double& static_bytes, double params, DType dtype, const GpuSpec& gpu, const Efficiency& e,
+              const LinkSpec& link) const {
+    static_bytes += params * static_bytes_per_parameter(dtype, sharding(), count);
+    // Adam reads the gradient, master weight and both moments and writes all but the gradient
+    // back, plus the 16-bit weight copy: 28 bytes a parameter in fp32, 30 with 16-bit weights;
+    // sharded, each replica steps its 1/d of them.
+    const double shard = sharding() == Sharding::None ? 1.0 : count;
+    d.optimizer_ms += ms_for_bytes(params * (dtype == DType::FP32 ? 28 : 30) / shard, gpu.memory_gb_per_s, e.memory);
+    if (count <= 1) return;
+    const double weight_bytes = element_bytes(dtype);
+    switch (sharding()) {
+      case Sharding::None: d.optimizer_ms += ms_for_collectives(1, 2 * ring() * params * 4, link); break;
+      case Sharding::Optimizer:  // reduce-scatter the gradients, all-gather the stepped weights
+        d.optimizer_ms += ms_for_collectives(1, ring() * params * 4, link) +
+                          ms_for_collectives(1, ring() * params * weight_bytes, link);
+        break;
+      case Sharding::Gradients: d.optimizer_ms += ms_for_collectives(1, ring() * params * weight_bytes, link); break;
+    }
+  }
+};
+
+// DualPipe runs each forward beside the backward of the device's other stage, one's
+// all-to-alls under the other's compute (moe_work.hpp): every stage's FB op, when each device
+// holds two stages (the V) and the model has all-to-alls to hide.
+void overlap_all_to_alls(CostModel& costs, const std::vector<PieceWork>& work, const GpuSpec& gpu,
+                         const TrainingSettings& tr, const Deployment& where) {
+  std::vector<std::vector<std::size_t>> held(static_cast<std::size_t>(where.devices));
+  for (std::size_t s = 0; s < work.size(); ++s) held[static_cast<std::size_t>(where.placement[s])].push_back(s);
+  for (const std::vector<std::size_t>& stages : held) {
+    if (stages.size() != 2) return;
+  }
+  for (const std::vector<std::size_t>& stages : held) {
+    for (int i = 0; i < 2; ++i) {
+      const std::size_t f = stages[std::size_t(i)], b = stages[std::size_t(1 - i)];
+      costs.stages[f].f_and_b_ms =
+          overlapped_f_and_b_ms(costs.stages[f], all_to_all_ms(work[f], gpu, tr, where.gpus_per_node), costs.stages[b],
+                                all_to_all_ms(work[b], gpu, tr, where.gpus_per_node));
+    }
+  }
+}
+
 }  // namespace
 
 int static_bytes_per_parameter(DType dtype) { return dtype == DType::FP32 ? 16 : 18; }
@@ -43,13 +100,15 @@ double static_bytes_per_parameter(DType dtype, Sharding sharding, int data_paral
   return weight + gradient + states;
 }
 
-StageCost piece_cost(const PieceWork& w, const GpuSpec& gpu, const Efficiency& e, const TrainingSettings& tr) {
+StageCost piece_cost(const PieceWork& w, const GpuSpec& gpu, const Efficiency& e, const TrainingSettings& tr,
+                     int gpus_per_node) {
   StageCost c;
+  const AllToAllMs a2a = all_to_all_ms(w, gpu, tr, gpus_per_node);  // a mixture of experts' dispatch and combine
   const LinkSpec& tp_link = gpu.intra_node;  // tensor parallelism stays inside a node
   c.f_ms = ms_for_flops(w.f_flops, gpu, e, tr.dtype) + ms_for_bytes(w.f_bytes, gpu.memory_gb_per_s, e.memory) +
-           ms_for_collectives(w.f_collectives, w.tp_bytes, tp_link);
+           ms_for_collectives(w.f_collectives, w.tp_bytes, tp_link) + a2a.f_ms;
   c.b_ms = ms_for_flops(w.b_flops, gpu, e, tr.dtype) + ms_for_bytes(w.b_bytes, gpu.memory_gb_per_s, e.memory) +
-           ms_for_collectives(w.b_collectives, w.tp_bytes, tp_link);
+           ms_for_collectives(w.b_collectives, w.tp_bytes, tp_link) + a2a.b_ms;
   c.w_ms = ms_for_flops(w.w_flops, gpu, e, tr.dtype) + ms_for_bytes(w.w_bytes, gpu.memory_gb_per_s, e.memory);
   c.activation_bytes = w.activation_bytes;
   // The gradients B computes at the linear layers' outputs take the place of activations it
@@ -74,11 +133,12 @@ std::vector<PieceWork> stage_work(const ModelConfig& model, const TrainingSettin
 }
 
 PieceTotals piece_totals(const ModelConfig& model, const TrainingSettings& tr, const GpuSpec& gpu,
-                         const Efficiency& e, const MeasuredPieces* measured) {
+                         const Efficiency& e, const MeasuredPieces* measured, int gpus_per_node) {
   const auto total = [](const StageCost& c) { return c.f_ms + c.b_ms + c.w_ms; };
   if (measured != nullptr) return {total(measured->embedding), total(measured->layer), total(measured->head)};
-  return {total(piece_cost(embedding_work(model, tr), gpu, e, tr)), total(piece_cost(layer_work(model, tr), gpu, e, tr)),
-          total(piece_cost(head_work(model, tr), gpu, e, tr))};
+  return {total(piece_cost(embedding_work(model, tr), gpu, e, tr, gpus_per_node)),
+          total(piece_cost(layer_work(model, tr), gpu, e, tr, gpus_per_node)),
+          total(piece_cost(head_work(model, tr), gpu, e, tr, gpus_per_node))};
 }
 
 AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSettings& tr, const GpuSpec& gpu,
@@ -90,9 +150,17 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
   }
   AnalyticProfile out;
   const std::vector<PieceWork> work = stage_work(model, tr, layout);
+  if (tr.ep < 1 || where.data_parallel % tr.ep != 0) {
+    throw Error("--ep " + std::to_string(tr.ep) + ": expert parallelism must divide the data-parallel replicas (" +
+                std::to_string(where.data_parallel) + ")");
+  }
+  // Routed experts' weights are replicated over dp / ep replicas only (the ep ranks of an
+  // expert-parallel group hold different experts): their gradients are reduced, and their
+  // optimizer states sharded, over those; every other weight over all dp replicas.
   std::vector<std::int64_t> device_params(static_cast<std::size_t>(where.devices), 0);
+  std::vector<std::int64_t> device_expert_params(device_params.size(), 0);
   for (std::size_t s = 0; s < work.size(); ++s) {
-    out.costs.stages.push_back(piece_cost(work[s], gpu, e, tr));
+    out.costs.stages.push_back(piece_cost(work[s], gpu, e, tr, where.gpus_per_node));
     if (measured != nullptr) {
       // The measured times of the stage's pieces replace the estimate; memory stays.
       StageCost& c = out.costs.stages.back();
@@ -108,49 +176,39 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
     out.model_flops_per_microbatch += work[s].model_flops() * tr.tp;
     const int device = where.placement[s];
     if (device < 0 || device >= where.devices) throw Error("the placement names a device out of range");
-    device_params[static_cast<std::size_t>(device)] += work[s].params;
+    device_params[static_cast<std::size_t>(device)] += work[s].params - work[s].expert_params;
+    device_expert_params[static_cast<std::size_t>(device)] += work[s].expert_params;
   }
+  if (measured == nullptr) overlap_all_to_alls(out.costs, work, gpu, tr, where);
   // Gradients are reduced in fp32 over the data-parallel replicas, which sit a whole pipeline
   // (and its tensor parallelism) apart: over the network once they leave a node. A ring moves
   // (d-1)/d of the data through each rank per reduce-scatter or all-gather, twice that for an
   // all-reduce (which is the two in turn).
   const int job_span = where.devices * tr.tp * where.data_parallel;
   const LinkSpec& dp_link = link_for(job_span, gpu, where.gpus_per_node);
-  const double dp = where.data_parallel;
-  const double ring = (dp - 1) / dp;
-  const Sharding sharding = where.data_parallel > 1 ? tr.sharding : Sharding::None;
-  const double weight_bytes = element_bytes(tr.dtype);
-  if (sharding == Sharding::Gradients) {
+  const Replicas dense{where.data_parallel, tr.sharding};
+  const Replicas experts{where.data_parallel / tr.ep, tr.sharding};
+  if (tr.sharding == Sharding::Gradients) {
     // Each W reduce-scatters the gradients it made before the next micro-batch adds to them;
     // counted in W's time, not overlapped (an upper bound; under full recompute W is in B).
     for (std::size_t s = 0; s < work.size(); ++s) {
       StageCost& c = out.costs.stages[s];
-      const double ms = ms_for_collectives(1, ring * double(work[s].params) * 4, dp_link);
+      double ms = dense.gradient_scatter_ms(double(work[s].params - work[s].expert_params), dp_link);
+      if (work[s].expert_params > 0) ms += experts.gradient_scatter_ms(double(work[s].expert_params), dp_link);
       (tr.recompute == Recompute::Full ? c.b_ms : c.w_ms) += ms;
     }
   }
-  for (std::int64_t params : device_params) {
+  for (std::size_t device = 0; device < device_params.size(); ++device) {
     DeviceCost d;
-    const double per_parameter = static_bytes_per_parameter(tr.dtype, sharding, where.data_parallel);
-    d.static_memory_bytes = static_cast<Bytes>(double(params) * per_parameter + 0.5);
-    // Adam reads the gradient, master weight and both moments and writes all but the gradient
-    // back, plus the 16-bit weight copy: 28 bytes a parameter in fp32, 30 with 16-bit weights;
-    // sharded, each replica steps its 1/d of them.
-    const double shard = sharding == Sharding::None ? 1.0 : dp;
-    const double adam_bytes = double(params) * (tr.dtype == DType::FP32 ? 28 : 30) / shard;
-    d.optimizer_ms = ms_for_bytes(adam_bytes, gpu.memory_gb_per_s, e.memory);
-    if (where.data_parallel > 1) {
-      const double p = double(params);
-      switch (sharding) {
-        case Sharding::None: d.optimizer_ms += ms_for_collectives(1, 2 * ring * p * 4, dp_link); break;
-        case Sharding::Optimizer:  // reduce-scatter the gradients, all-gather the stepped weights
-          d.optimizer_ms += ms_for_collectives(1, ring * p * 4, dp_link) + ms_for_collectives(1, ring * p * weight_bytes, dp_link);
-          break;
-        case Sharding::Gradients: d.optimizer_ms += ms_for_collectives(1, ring * p * weight_bytes, dp_link); break;
-      }
+    double static_bytes = 0;
+    dense.add_to(d, static_bytes, double(device_params[device]), tr.dtype, gpu, e, dp_link);
+    if (device_expert_params[device] > 0) {
+      experts.add_to(d, static_bytes, double(device_expert_params[device]), tr.dtype, gpu, e, dp_link);
     }
+    d.static_memory_bytes = static_cast<Bytes>(static_bytes + 0.5);
     out.costs.devices.push_back(d);
   }
+  if (measured == nullptr) overlap_all_to_alls(out.costs, work, gpu, tr, where);
   // One micro-batch's hidden state, split over the tensor-parallel ranks (sequence parallelism).
   const LinkSpec& pp_link = link_for(where.devices * tr.tp, gpu, where.gpus_per_node);
   out.costs.transfer.latency_ms = pp_link.latency_ms;

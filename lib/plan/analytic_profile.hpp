@@ -46,9 +46,11 @@ struct AnalyticProfile {
 
 /// The time of a piece's F, B and W on `gpu`, in milliseconds: FLOPs at the GEMM efficiency of
 /// the peak, element-wise bytes at the memory efficiency of the bandwidth, tensor-parallel
-/// collectives over the node's link. Activation bytes are copied; a_W is capped at a_F.
+/// collectives over the node's link, a mixture of experts' all-to-alls over the link
+/// all_to_all_ms picks (`gpus_per_node`, 0: the table's). Activation bytes are copied; a_W is
+/// capped at a_F.
 [[nodiscard]] StageCost piece_cost(const PieceWork& work, const GpuSpec& gpu, const Efficiency& efficiency,
-                                   const TrainingSettings& training);
+                                   const TrainingSettings& training, int gpus_per_node = 0);
 
 /// The work of each stage of `layout`.
 [[nodiscard]] std::vector<PieceWork> stage_work(const ModelConfig& model, const TrainingSettings& training,
@@ -58,7 +60,9 @@ struct AnalyticProfile {
 /// per device static memory and optimizer time (Adam's memory traffic on its shard, plus the
 /// data-parallel all-reduce of fp32 gradients, or with sharding the reduce-scatter and the
 /// all-gather of the weights; under Sharding::Gradients each W's time includes reduce-scattering
-/// its gradients); one transfer of a micro-batch's activation between stages.
+/// its gradients); one transfer of a micro-batch's activation between stages. A mixture of
+/// experts' expert weights are replicated over data_parallel / training.ep replicas only, and
+/// when every device holds two stages each stage's FB op overlaps the all-to-alls (DualPipe).
 /// With `measured`, each stage's times are the sums of its pieces' measured times. Throws Error
 /// when the placement does not match the layout.
 [[nodiscard]] AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSettings& training,
@@ -71,7 +75,8 @@ struct PieceTotals {
   double embedding = 0, layer = 0, head = 0;
 };
 [[nodiscard]] PieceTotals piece_totals(const ModelConfig& model, const TrainingSettings& training, const GpuSpec& gpu,
-                                       const Efficiency& efficiency, const MeasuredPieces* measured = nullptr);
+                                       const Efficiency& efficiency, const MeasuredPieces* measured = nullptr,
+                                       int gpus_per_node = 0);
 
 /// The profile document with a "name" and "source" after the header, saying what it estimates.
 [[nodiscard]] Json analytic_profile_to_json(const CostModel& costs, const std::string& name,

@@ -7,6 +7,7 @@
 #include "io/json_fields.hpp"
 #include "model/error.hpp"
 #include "plan/model_family.hpp"
+#include "plan/moe_config.hpp"
 
 namespace pipeplan {
 
@@ -91,6 +92,7 @@ ModelConfig model_config_from_json(const Json& document, const std::string& sour
   } else {
     m.ffn = required_int(document, {"intermediate_size"}, root, kMaxWidth);
   }
+  m.moe = read_expert_shape(document, root, m.name, m.ffn);
   m.kv_heads = optional_int(document, {"num_key_value_heads"}, root, kMaxWidth, m.heads);
   m.positions = gpt2_style ? optional_int(document, {"n_positions", "max_position_embeddings"}, root, kMaxWidth, 0) : 0;
   m.tied_embeddings = optional_bool(document, "tie_word_embeddings", root, gpt2_style);
@@ -136,6 +138,7 @@ Json model_config_to_json(const ModelConfig& m) {
   j["tie_word_embeddings"] = m.tied_embeddings;
   j["attention_dropout"] = m.attention_dropout ? 0.1 : 0.0;
   j["hidden_dropout"] = m.hidden_dropout ? 0.1 : 0.0;
+  write_expert_shape(m, j);
   return j;
 }
 

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "model/error.hpp"
+#include "plan/moe_work.hpp"
 
 namespace pipeplan {
 
@@ -77,12 +78,17 @@ PieceWork& PieceWork::operator+=(const PieceWork& o) {
   f_collectives += o.f_collectives;
   b_collectives += o.b_collectives;
   params += o.params;
+  expert_params += o.expert_params;
+  all_to_all_bytes = o.all_to_all_bytes > all_to_all_bytes ? o.all_to_all_bytes : all_to_all_bytes;
+  f_all_to_alls += o.f_all_to_alls;
+  b_all_to_alls += o.b_all_to_alls;
   activation_bytes += o.activation_bytes;
   w_activation_bytes += o.w_activation_bytes;
   return *this;
 }
 
 PieceWork layer_work(const ModelConfig& m, const TrainingSettings& tr) {
+  if (m.is_moe()) return moe_layer_work(m, tr);  // its attention is this function's (moe_work.cpp)
   check_tensor_parallel(m, tr);
   const Shape x = shape_of(m, tr);
   const double mlp_matrices = m.gated_mlp ? 3.0 : 2.0;

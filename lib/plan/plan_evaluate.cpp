@@ -31,7 +31,7 @@ std::vector<Layout> layouts_for(const PlanRequest& r, const TrainingSettings& tr
     return {std::move(*l)};
   }
   if (r.layout) return {parse_layout(*r.layout, r.model.layers, "--layout")};
-  const PieceTotals t = piece_totals(r.model, tr, *r.gpu, r.efficiency, measured_of(r));
+  const PieceTotals t = piece_totals(r.model, tr, *r.gpu, r.efficiency, measured_of(r), gpus_per_node(r));
   std::vector<Layout> candidates;
   for (double tilt : {0.0, 0.5, 1.0, 2.0}) {
     candidates.push_back(balanced_layout(stages, r.model.layers, t.embedding, t.layer, t.head, tilt));
@@ -61,6 +61,7 @@ PlanRow row_of(const PlanRequest& r, const PlanJob& job, const TrainingSettings&
   row.pp = job.pp;
   row.dp = job.dp;
   row.tp = tr.tp;
+  row.ep = tr.ep;
   row.chunks = job.chunks;
   row.microbatches = job.microbatches;
   row.micro_batch = tr.micro_batch;

@@ -19,6 +19,7 @@ struct SearchedSettings {
   bool micro_batch = true;  ///< 1, 2, 4, ... up to max_micro_batch, dividing the global batch
   bool recompute = true;    ///< none, full (and selective without flash attention, where it differs from none)
   bool sharding = true;     ///< the distributed optimizer, and the gradients sharded when memory is short
+  bool ep = true;           ///< a mixture of experts: every ep dividing the experts and the data-parallel replicas
 };
 
 struct PlanRequest {
@@ -52,6 +53,7 @@ struct PlanRequest {
 /// One configuration and what the simulation predicts for it.
 struct PlanRow {
   int pp = 1, dp = 1, tp = 1, chunks = 1, microbatches = 1;
+  int ep = 1;                         ///< expert parallelism, out of dp (1 for a dense model)
   int micro_batch = 1;                ///< sequences per micro-batch
   Recompute recompute = Recompute::None;
   Sharding sharding = Sharding::None;
@@ -68,7 +70,7 @@ struct PlanRow {
   /// micro-batch's activations on each of the device's stages).
   bool estimated = false;
   [[nodiscard]] Bytes max_peak() const;
-  /// The row's settings: the request's, with this row's tp, micro-batch, recompute and sharding.
+  /// The row's settings: the request's, with this row's tp, ep, micro-batch, recompute and sharding.
   [[nodiscard]] TrainingSettings training(const TrainingSettings& base) const;
 };
 
@@ -80,6 +82,7 @@ struct PlanOutcome {
   int considered = 0;                 ///< every configuration tried
   int skipped = 0;                    ///< not simulated: a lighter recompute or sharding fits, or its bound cannot reach the top
   int merged = 0;                     ///< rows identical to a shown one (pp 1 under every schedule)
+  bool experts = false;               ///< the model is a mixture of experts: rows show their ep
 };
 
 }  // namespace pipeplan

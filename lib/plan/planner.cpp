@@ -30,7 +30,7 @@ void merge_identical(PlanOutcome& outcome) {
   std::vector<PlanRow> kept;
   for (PlanRow& row : outcome.rows) {
     const bool same = std::any_of(kept.begin(), kept.end(), [&](const PlanRow& k) {
-      return k.pp == row.pp && k.dp == row.dp && k.tp == row.tp && k.micro_batch == row.micro_batch &&
+      return k.pp == row.pp && k.dp == row.dp && k.tp == row.tp && k.ep == row.ep && k.micro_batch == row.micro_batch &&
              k.microbatches == row.microbatches && k.recompute == row.recompute && k.sharding == row.sharding &&
              (row.pp == 1 || (k.step_ms == row.step_ms && k.max_peak() == row.max_peak()));
     });
@@ -52,6 +52,7 @@ Bytes PlanRow::max_peak() const {
 TrainingSettings PlanRow::training(const TrainingSettings& base) const {
   TrainingSettings t = base;
   t.tp = tp;
+  t.ep = ep;
   t.micro_batch = micro_batch;
   t.recompute = recompute;
   t.sharding = sharding;
@@ -62,8 +63,16 @@ std::vector<std::string> default_plan_schedules() {
   return {"1f1b", "interleaved", "zbh1", "zbh2", "zbv", "v-half", "zb"};
 }
 
+std::vector<std::string> default_plan_schedules(const ModelConfig& model) {
+  std::vector<std::string> out = default_plan_schedules();
+  // DualPipeV's FB ops hide a mixture of experts' all-to-alls under the other chunk's compute.
+  if (model.is_moe()) out.emplace_back("dualpipev");
+  return out;
+}
+
 PlanOutcome plan(const PlanRequest& request, const std::function<void(std::size_t, std::size_t)>& progress) {
   PlanOutcome outcome;
+  outcome.experts = request.model.is_moe();
   const std::vector<PlanJob> jobs = plan_jobs(request, outcome.refused);
   for (const auto& [reason, count] : outcome.refused) outcome.considered += count;
   for (const PlanJob& job : jobs) outcome.considered += int(job.variants.size());
@@ -113,7 +122,7 @@ PlanOutcome plan(const PlanRequest& request, const std::function<void(std::size_
 PlannedRun rebuild_row(const PlanRequest& request, const PlanRow& row) {
   const Generator* g = find_generator(row.schedule);
   if (g == nullptr) throw Error("unknown schedule '" + row.schedule + "'");
-  const PlanJob job{row.tp, row.pp, row.dp, row.chunks, row.microbatches, row.micro_batch, g, {}, 0};
+  const PlanJob job{row.tp, row.pp, row.dp, row.chunks, row.microbatches, row.micro_batch, g, {}, 0, row.ep};
   EvaluatedLayout e = evaluate_layout(request, job, row.training(request.training),
                                       parse_layout(row.layout, request.model.layers, "the row's layout"));
   return {std::move(e.schedule), std::move(e.profile)};

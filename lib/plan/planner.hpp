@@ -15,6 +15,8 @@ namespace pipeplan {
 
 /// The schedules the planner tries when none are named.
 [[nodiscard]] std::vector<std::string> default_plan_schedules();
+/// The same for `model`, with dualpipev for a mixture of experts (its all-to-alls to overlap).
+[[nodiscard]] std::vector<std::string> default_plan_schedules(const ModelConfig& model);
 
 /// Runs the search on request.threads threads. `progress(done, total)` is called on the calling
 /// thread, about ten times a second while it runs and once at the end. Throws Error for a

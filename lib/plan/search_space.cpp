@@ -58,6 +58,17 @@ std::vector<MemoryVariant> variants(const PlanRequest& r, int dp) {
   return out;
 }
 
+// The expert-parallel degrees: 1 for a dense model; every ep dividing the data-parallel replicas
+// and the experts (the experts are spread over ep of the replicas), or the fixed one if it does.
+std::vector<int> ep_choices(const PlanRequest& r, int dp) {
+  if (!r.model.is_moe()) return {1};
+  std::vector<int> out;
+  for (int e = 1; e <= dp; ++e) {
+    if (dp % e == 0 && r.model.moe.experts % e == 0 && (r.search.ep || e == r.training.ep)) out.push_back(e);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<int> tp_choices(const PlanRequest& r) {
@@ -65,7 +76,9 @@ std::vector<int> tp_choices(const PlanRequest& r) {
   std::vector<int> out;
   const ModelConfig& m = r.model;
   for (int t = 1; t <= std::min(r.gpus, node_gpus(r)); ++t) {
-    if (r.gpus % t == 0 && m.heads % t == 0 && m.kv_heads % t == 0 && m.ffn % t == 0) out.push_back(t);
+    // A mixture of experts' MLPs are its experts (moe_work.cpp); intermediate_size may be unused.
+    const bool mlp_split = m.is_moe() ? m.moe.ffn % t == 0 && m.moe.shared_ffn % t == 0 : m.ffn % t == 0;
+    if (r.gpus % t == 0 && m.heads % t == 0 && m.kv_heads % t == 0 && mlp_split) out.push_back(t);
   }
   return out;
 }
@@ -73,6 +86,7 @@ std::vector<int> tp_choices(const PlanRequest& r) {
 TrainingSettings job_training(const PlanRequest& r, const PlanJob& job, const MemoryVariant& v) {
   TrainingSettings t = r.training;
   t.tp = job.tp;
+  t.ep = job.ep;
   t.micro_batch = job.micro_batch;
   t.recompute = v.recompute;
   t.sharding = v.sharding;
@@ -80,9 +94,9 @@ TrainingSettings job_training(const PlanRequest& r, const PlanJob& job, const Me
 }
 
 std::string job_title(const PlanJob& j, const MemoryVariant& v) {
-  return fmt::format("{}, pp {} x {} chunks, dp {}, tp {}, micro-batch {}, recompute {}, sharding {}, {} micro-batches",
-                     j.generator->name, j.pp, j.chunks, j.dp, j.tp, j.micro_batch, recompute_name(v.recompute),
-                     sharding_name(v.sharding), j.microbatches);
+  return fmt::format("{}, pp {} x {} chunks, dp {}, tp {}{}, micro-batch {}, recompute {}, sharding {}, {} micro-batches",
+                     j.generator->name, j.pp, j.chunks, j.dp, j.tp, j.ep > 1 ? fmt::format(", ep {}", j.ep) : "",
+                     j.micro_batch, recompute_name(v.recompute), sharding_name(v.sharding), j.microbatches);
 }
 
 std::vector<PlanJob> plan_jobs(const PlanRequest& r, std::map<std::string, int>& refused) {
@@ -131,19 +145,25 @@ std::vector<PlanJob> plan_jobs(const PlanRequest& r, std::map<std::string, int>&
           ++refused["more micro-batches than the limit of " + std::to_string(kMaxMicrobatches)];
           continue;
         }
-        TrainingSettings lightest = r.training;
-        lightest.tp = tp;
-        lightest.micro_batch = b;
-        lightest.recompute = vs.front().recompute;
-        const PieceTotals t = piece_totals(r.model, lightest, *r.gpu, r.efficiency, r.measured ? &*r.measured : nullptr);
-        const double per_microbatch = t.embedding + r.model.layers * t.layer + t.head;
-        for (const Generator* g : chosen) {
-          for (int v : chunk_choices(*g, r.max_chunks)) {
-            const int stages = pp * v;
-            if (fixed_stages > 0 ? std::size_t(stages) != fixed_stages : stages > r.model.layers + 2) continue;
-            // 1F1B's step with the fill and drain shortened V times: only an order to try them in.
-            const double estimate = (double(microbatches) + double(pp - 1) / v) * per_microbatch / pp;
-            jobs.push_back({tp, pp, dp, v, int(microbatches), b, g, vs, estimate});
+        const std::vector<int> eps = ep_choices(r, dp);
+        if (eps.empty()) ++refused["expert parallelism does not divide both the data-parallel replicas and the experts"];
+        for (int ep : eps) {
+          TrainingSettings lightest = r.training;
+          lightest.tp = tp;
+          lightest.ep = ep;
+          lightest.micro_batch = b;
+          lightest.recompute = vs.front().recompute;
+          const PieceTotals t = piece_totals(r.model, lightest, *r.gpu, r.efficiency, r.measured ? &*r.measured : nullptr,
+                                             node_gpus(r));
+          const double per_microbatch = t.embedding + r.model.layers * t.layer + t.head;
+          for (const Generator* g : chosen) {
+            for (int v : chunk_choices(*g, r.max_chunks)) {
+              const int stages = pp * v;
+              if (fixed_stages > 0 ? std::size_t(stages) != fixed_stages : stages > r.model.layers + 2) continue;
+              // 1F1B's step with the fill and drain shortened V times: only an order to try them in.
+              const double estimate = (double(microbatches) + double(pp - 1) / v) * per_microbatch / pp;
+              jobs.push_back({tp, pp, dp, v, int(microbatches), b, g, vs, estimate, ep});
+            }
           }
         }
       }

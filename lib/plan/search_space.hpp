@@ -25,10 +25,11 @@ struct PlanJob {
   const Generator* generator = nullptr;
   std::vector<MemoryVariant> variants;  ///< lightest first; see the planner for which it skips
   double estimate_ms = 0;               ///< a rough step, to try the promising jobs first
+  int ep = 1;                           ///< expert parallelism, dividing dp and the experts
 };
 
 /// The tensor-parallel degrees worth trying: the fixed one, or every t dividing the GPUs, the
-/// heads, the key-value heads and the FFN width, up to a node's GPUs.
+/// heads, the key-value heads and the FFN widths (the experts' too), up to a node's GPUs.
 [[nodiscard]] std::vector<int> tp_choices(const PlanRequest& request);
 
 /// Every job, sorted by estimate; configurations that cannot be built (a global batch that does
@@ -36,7 +37,7 @@ struct PlanJob {
 /// configuration can meet, naming the flag.
 [[nodiscard]] std::vector<PlanJob> plan_jobs(const PlanRequest& request, std::map<std::string, int>& refused);
 
-/// The settings of one job and variant: the request's, with the job's tp and micro-batch.
+/// The settings of one job and variant: the request's, with the job's tp, ep and micro-batch.
 [[nodiscard]] TrainingSettings job_training(const PlanRequest& request, const PlanJob& job, const MemoryVariant& v);
 
 /// "zb, pp 8 x 1 chunks, dp 1, tp 2, micro-batch 1, recompute none, sharding none, 64 micro-batches".

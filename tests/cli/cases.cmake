@@ -446,8 +446,19 @@ pipeplan_cli_test(plan_bad_sharding --exit 2 --err "--sharding: expected none, o
                   -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 8 --sharding zero2)
 pipeplan_cli_test(plan_microbatches_impossible --exit 1 --err "--microbatches 3: no data-parallel degree and micro-batch size"
                   -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16 --microbatches 3)
-pipeplan_cli_test(plan_refuses_moe --exit 1 --err "num_local_experts: 8 experts: a mixture of experts, which pipeplan does not model"
-                  -- plan --model tests/data/models/mixtral-8x7b.json --gpu h100 --gpus 8 --global-batch 8)
+# A mixture of experts: Mixtral 8x7B's 46.7e9 parameters (12.9e9 active), expert parallelism per row.
+pipeplan_cli_test(plan_mixtral --out "mixtral \\(46\\.70 B parameters, 12\\.88 B active, 32 layers\\)" --out "ep searched"
+                  --out " tp +ep +V +M" --out "^  1  [a-z0-9-]+ +[0-9]+ +[0-9]+ +2 +[1248] "
+                  -- plan --model profiles/models/mixtral-8x7b.json --gpu h100 --gpus 16 --global-batch 64 --seq 4096
+                     --tp 2 --micro-batch 1 --recompute none --sharding optimizer --schedules zbv,dualpipev --top 3)
+pipeplan_cli_test(plan_mixtral_ep_json --out "\"ep\": 4"
+                  -- plan --model profiles/models/mixtral-8x7b.json --gpu h100 --gpus 16 --global-batch 64 --seq 4096
+                     --tp 2 --ep 4 --micro-batch 1 --recompute none --sharding optimizer --schedules zbv --json)
+pipeplan_cli_test(plan_refuses_deepseek_v3 --exit 1
+                  --err "kv_lora_rank: 512: DeepSeek's multi-head latent attention \\(q_lora_rank, kv_lora_rank\\) is not modelled"
+                  -- plan --model tests/data/models/deepseek-v3.json --gpu h100 --gpus 8 --global-batch 8)
+pipeplan_cli_test(plan_ep_needs_experts --exit 1 --err "--ep 2: .*tiny-llama.json has no experts to spread"
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16 --ep 2)
 pipeplan_cli_test(plan_megatron_layout --out "\"megatron_layout\": \"Et\\*4\\|t\\*4L\""
                   -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16 --seq 256
                      --layout "Et*4|t*4L" --json)

@@ -1,0 +1,44 @@
+#pragma once
+// The work of a mixture of experts' layer (docs/costs.md, "Mixture of experts"): a router picks
+// k experts for each token, the tokens travel to the ranks holding them (an all-to-all of expert
+// parallelism, "dispatch") and back ("combine"), and a shared expert, when there is one, runs on
+// every token. Routing is taken as balanced: every expert gets T·k/E of a micro-batch's tokens.
+#include <cstdint>
+#include <optional>
+
+#include "costs/cost_model.hpp"
+#include "plan/gpu_catalog.hpp"
+#include "plan/piece_work.hpp"
+
+namespace pipeplan {
+
+/// The MLP block of one MoE layer for one micro-batch on one rank: the router, the routed
+/// experts this rank holds (experts / ep of them, each t-way tensor-parallel) and the tokens
+/// they get, the shared expert, the permutation's traffic and the all-to-alls. Throws Error when
+/// ep does not divide the experts or tp their widths.
+[[nodiscard]] PieceWork moe_mlp_work(const ModelConfig& model, const TrainingSettings& training);
+
+/// One MoE layer: layer_work's attention and norms (its MLP width set to 0), then moe_mlp_work.
+[[nodiscard]] PieceWork moe_layer_work(const ModelConfig& model, const TrainingSettings& training);
+
+/// The time of a piece's all-to-alls in F and in B, over the node's link when the tp·ep ranks
+/// of an expert-parallel group fit in a node (`gpus_per_node`, 0: the table's), the network
+/// otherwise.
+struct AllToAllMs {
+  double f_ms = 0, b_ms = 0;
+};
+[[nodiscard]] AllToAllMs all_to_all_ms(const PieceWork& work, const GpuSpec& gpu, const TrainingSettings& training,
+                                       int gpus_per_node);
+
+/// DualPipe's overlapped pair (DeepSeek-V3 report, section 3.2.1): the forward of `forward`
+/// beside the fused backward of `backward` on the same device, each one's all-to-alls running
+/// under the other's compute: max(compute of both, all-to-alls of both). nullopt when neither
+/// has an all-to-all (the simulator then adds the two, as without overlap).
+[[nodiscard]] std::optional<double> overlapped_f_and_b_ms(const StageCost& forward, const AllToAllMs& forward_a2a,
+                                                          const StageCost& backward, const AllToAllMs& backward_a2a);
+
+/// The parameters one token's forward passes through: every dense weight and k of the routed
+/// experts of each layer (Mixtral 8x7B: 12.9e9 of its 46.7e9). model_parameters for a dense model.
+[[nodiscard]] std::int64_t active_parameters(const ModelConfig& model);
+
+}  // namespace pipeplan

@@ -1,0 +1,143 @@
+// A mixture of experts' parameters, FLOPs, activations and all-to-alls, derived by hand
+// (docs/costs.md, "Mixture of experts").
+#include <doctest/doctest.h>
+
+#include "model/placement.hpp"
+#include "plan/analytic_profile.hpp"
+#include "plan/moe_work.hpp"
+#include "test_support.hpp"
+
+using namespace pipeplan;
+
+namespace {
+
+ModelConfig mixtral() { return read_model_config_file(PIPEPLAN_TEST_DATA "/../../profiles/models/mixtral-8x7b.json"); }
+
+// h = 64, 4 heads, 2 key-value heads (hk = 32), 2 layers, V = 100; 4 experts of width 32, k = 2,
+// a shared expert of width 48 with its gate. s = 16, b = 2 (T = 32), bf16 (e = 2), no flash.
+ModelConfig tiny_moe() { return read_model_config_file(PIPEPLAN_TEST_DATA "/models/tiny-qwen-moe.json"); }
+
+TrainingSettings tiny_training(int ep) {
+  TrainingSettings t;
+  t.seq = 16;
+  t.micro_batch = 2;
+  t.flash_attention = false;
+  t.ep = ep;
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("Mixtral 8x7B: 46.7e9 parameters, 12.9e9 of them active per token") {
+  const ModelConfig m = mixtral();
+  CHECK(m.moe.experts == 8);
+  CHECK(m.moe.per_token == 2);
+  CHECK(m.moe.ffn == 14336);
+  CHECK(m.moe.shared_ffn == 0);
+  // Per layer: QKV h(h + 2hk) and output h^2 with hk = 8 heads x 128; 8 SwiGLU experts of 3hf;
+  // the router h x 8; two RMSNorm weights. Then the embedding and the untied head, V x h each,
+  // and the final norm.
+  const std::int64_t h = 4096, hk = 1024, f = 14336, V = 32000, L = 32;
+  const std::int64_t attention = h * (h + 2 * hk) + h * h;  // 41,943,040
+  const std::int64_t per_layer_rest = h * 8 + 2 * h;        // router and norms
+  const std::int64_t outside = 2 * V * h + h;               // embedding, head, final norm
+  CHECK(model_parameters(m) == L * (attention + 8 * 3 * h * f + per_layer_rest) + outside);
+  CHECK(model_parameters(m) == 46'702'792'704);  // Hugging Face's num_parameters() for Mixtral-8x7B-v0.1
+  CHECK(active_parameters(m) == L * (attention + 2 * 3 * h * f + per_layer_rest) + outside);
+  CHECK(active_parameters(m) == 12'879'925'248);
+  // A layer's weight-gradient FLOPs are 2 per multiply-add over the T tokens for every weight a
+  // token passes through: the attention's, 2 of the experts' and the router's (norms are not GEMMs).
+  TrainingSettings t;
+  t.seq = 4096;
+  const PieceWork w = layer_work(m, t);
+  CHECK(w.w_flops == 2.0 * 4096 * double(attention + 2 * 3 * h * f + h * 8));
+}
+
+TEST_CASE("an MoE layer's FLOPs, all-to-all bytes, parameters and activations, derived by hand") {
+  const ModelConfig m = tiny_moe();
+  const PieceWork w = layer_work(m, tiny_training(2));
+  // The block: router 2ThE = 16,384; T·k = 64 routed copies through 3 matrices of h x 32:
+  // 6·64·64·32 = 786,432; the shared expert 6·T·h·48 = 589,824 and its gate 2Th = 4,096.
+  const double block = 16'384 + 786'432 + 589'824 + 4'096;
+  // The attention as for a dense layer: QKV 524,288 and output 262,144; the core 4bs^2h = 131,072.
+  CHECK(w.f_flops == 786'432 + 131'072 + block);
+  CHECK(w.b_flops == 786'432 + 2 * 131'072 + block);
+  CHECK(w.w_flops == 786'432 + block);
+  // Dispatch and combine, each way: T·k·h·e bytes of routed copies, (ep - 1)/ep of them to another
+  // rank: 32·2·64·2 / 2 = 4,096 bytes from each rank.
+  CHECK(w.all_to_all_bytes == 4096);
+  CHECK(w.f_all_to_alls == 2);
+  CHECK(w.b_all_to_alls == 2);
+  CHECK(layer_work(m, tiny_training(4)).all_to_all_bytes == 32 * 2 * 64 * 2 * 3 / 4);
+  CHECK(layer_work(m, tiny_training(1)).f_all_to_alls == 0);  // no expert parallelism, nothing to send
+  // Parameters with ep 2: 2 of the 4 experts, 3·64·32 each = 12,288; router 256; shared 3·64·48 =
+  // 9,216 and its gate 64; attention 8,192 + 4,096; norms 128.
+  CHECK(w.expert_params == 12'288);
+  CHECK(w.params == 12'288 + 256 + 9'216 + 64 + 12'288 + 128);
+  // The whole model: both layers with all 4 experts (46,528 each), embedding and head 6,400 each,
+  // the final norm 64; 2 idle experts a layer (24,576) are not active.
+  CHECK(model_parameters(m) == 2 * 46'528 + 2 * 6'400 + 64);
+  CHECK(active_parameters(m) == model_parameters(m) - 2 * 2 * 3 * 64 * 32);
+  // a_F: the dense part (norm inputs 8,192, linear inputs 12,288, Q K V 8,192, scores 4,096) and
+  // the block: router probabilities T·E·4 = 512, routed inputs and outputs 2·64·64·2 = 16,384,
+  // the experts' SwiGLU intermediates 4·64·32·2 = 16,384, the shared expert's 4·32·48·2 = 12,288.
+  CHECK(w.activation_bytes == 32'768 + 512 + 16'384 + 16'384 + 12'288);
+}
+
+TEST_CASE("the experts' all-to-alls take the node's link, or the network beyond a node") {
+  const GpuSpec& h100 = gpu_named("h100");  // NVLink 450 GB/s, 0.01 ms; network 50 GB/s, 0.02 ms
+  const TrainingSettings t = tiny_training(2);
+  const PieceWork w = layer_work(tiny_moe(), t);
+  const AllToAllMs inside = all_to_all_ms(w, h100, t, 8);
+  CHECK(inside.f_ms == doctest::Approx(2 * (0.01 + 4096 / 450e9 * 1e3)));
+  CHECK(inside.b_ms == inside.f_ms);
+  const AllToAllMs across = all_to_all_ms(w, h100, t, 1);  // tp·ep = 2 ranks over 1-GPU nodes
+  CHECK(across.f_ms == doctest::Approx(2 * (0.02 + 4096 / 50e9 * 1e3)));
+  // The a2a is part of F and B's times.
+  TrainingSettings alone = t;
+  alone.ep = 1;
+  const StageCost with = piece_cost(w, h100, {}, t, 8);
+  const StageCost without = piece_cost(layer_work(tiny_moe(), alone), h100, {}, alone, 8);
+  CHECK(with.f_ms - without.f_ms == doctest::Approx(inside.f_ms));
+}
+
+TEST_CASE("DualPipe's pair hides one micro-batch's all-to-alls under the other's compute") {
+  StageCost f, bw;
+  f.f_ms = 3;  // 1 of it all-to-all
+  bw.b_ms = 4;  // 1.5 of it all-to-all
+  bw.w_ms = 2;
+  // compute (3 - 1) + (4 + 2 - 1.5) = 6.5 against all-to-alls 1 + 1.5 = 2.5: compute-bound.
+  CHECK(*overlapped_f_and_b_ms(f, {1, 0}, bw, {0, 1.5}) == doctest::Approx(6.5));
+  // all-to-alls of 2.5 + 5.5 = 8 against compute (3 - 2.5) + (6 - 5.5) = 1: communication-bound.
+  CHECK(*overlapped_f_and_b_ms(f, {2.5, 0}, bw, {0, 5.5}) == doctest::Approx(8.0));
+  CHECK_FALSE(overlapped_f_and_b_ms(f, {}, bw, {}).has_value());  // a dense model: nothing to overlap
+}
+
+TEST_CASE("expert weights are sharded over dp / ep replicas, the rest over dp; the V gets FB times") {
+  const ModelConfig m = tiny_moe();
+  TrainingSettings t = tiny_training(2);
+  t.sharding = Sharding::Optimizer;
+  const GpuSpec& h100 = gpu_named("h100");
+  const std::vector<int> one{0};
+  const AnalyticProfile p = analytic_profile(m, t, h100, {}, parse_layout("E,t*2,H", 2, "test"), {one, 1, 4, 8});
+  // Embedding 6,400, two layers of 34,240 (12,288 of experts each), head 6,464: 24,576 expert
+  // weights at 2 + 4 + 12/(4/2) = 12 bytes, 56,768 others at 2 + 4 + 12/4 = 9.
+  CHECK(p.costs.devices[0].static_memory_bytes == 56'768 * 9 + 24'576 * 12);
+  CHECK(test::error_of([&] {
+          (void)analytic_profile(m, t, h100, {}, parse_layout("E,t*2,H", 2, "test"), {one, 1, 3, 8});
+        }) == "--ep 2: expert parallelism must divide the data-parallel replicas (3)");
+  // On the V (pp 2, 2 stages a device) each stage's FB pairs its forward with the device's other
+  // stage's backward and costs less than the two apart; a dense model's FB is left to the simulator.
+  ModelConfig four = m;
+  four.layers = 4;
+  const std::vector<int> vee = vee_placement(2);
+  const Layout layout = parse_layout("E,t|t|t|t,H", 4, "test");
+  const AnalyticProfile v = analytic_profile(four, t, h100, {}, layout, {vee, 2, 2, 8});
+  for (std::size_t s = 0; s < 4; ++s) {
+    const StageCost& other = v.costs.stages[3 - s];  // vee: stages s and 3 - s share a device
+    REQUIRE(v.costs.stages[s].f_and_b_ms.has_value());
+    CHECK(*v.costs.stages[s].f_and_b_ms < v.costs.stages[s].f_ms + other.b_ms + other.w_ms);
+  }
+  t.ep = 1;
+  CHECK_FALSE(analytic_profile(four, t, h100, {}, layout, {vee, 2, 2, 8}).costs.stages[1].f_and_b_ms.has_value());
+}
