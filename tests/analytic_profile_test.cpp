@@ -11,7 +11,7 @@ namespace {
 // A GPU with round numbers: 100 TFLOP/s bf16, 1000 GB/s memory, a 50 GB/s link with 0.01 ms.
 GpuSpec round_gpu() {
   return {"round", "test card", 100.0, 100.0, 10.0, Bytes{1} << 34, 1000.0, 8,
-          {"link", 50.0, 0.01}, {"net", 10.0, 0.05}};
+          {"link", 50.0, 0.01}, {"net", 10.0, 0.05}, 0};
 }
 
 }  // namespace

@@ -38,9 +38,12 @@ TEST_CASE("a Llama layer's FLOPs, bytes and parameters, derived by hand") {
   // T(3h + 2hk + 2f)e = Te(6h + 2hk + 3f) = 64 * 832.
   CHECK(w.w_activation_bytes == 53'248);
   // Element-wise: norms 4The = 16384, residuals 6The = 24576, SwiGLU 3Tfe = 24576, RoPE
-  // 2T(h+hk)e = 12288, softmax 2*a*b*s^2*e = 8192; the backward moves twice as much.
+  // 2T(h+hk)e = 12288, softmax 2*a*b*s^2*e = 8192.
   CHECK(w.f_bytes == 86'016.0);
-  CHECK(w.b_bytes == 2 * 86'016.0);
+  // Backward, each kernel's own traffic: norms read x and dy and write dx, 6The = 24576;
+  // residuals 6The = 24576; SwiGLU reads gate, up and the gradient and writes two, 5Tfe = 40960;
+  // RoPE 12288; softmax reads P and dP and writes dS, 3*a*b*s^2*e = 12288.
+  CHECK(w.b_bytes == 114'688.0);
   // Parameters: h(h+2hk) + h^2 + 3hf + 2h (two RMSNorm weights) = 8192 + 4096 + 24576 + 128.
   CHECK(w.params == 36'992);
 }
@@ -49,7 +52,9 @@ TEST_CASE("flash attention and recompute change what the layer keeps and redoes"
   TrainingSettings t = tiny_training();
   t.flash_attention = true;
   PieceWork flash = layer_work(tiny_llama(), t);
-  CHECK(flash.b_flops == 2'359'296.0 + 2.5 * 131'072.0);  // flash's backward recomputes Q K^T
+  // flash's backward recomputes Q K^T; at s = 16 the one 128-wide block on the causal diagonal
+  // is computed whole, so the core is the full 131072 FLOPs.
+  CHECK(flash.b_flops == 2'359'296.0 + 2.5 * 131'072.0);
   CHECK(flash.activation_bytes == 65'536 - 4096 + 4 * 2 * 16 * 4);  // no scores; fp32 log-sum-exp a*b*s
   t.flash_attention = false;
   t.recompute = Recompute::Selective;
@@ -120,4 +125,18 @@ TEST_CASE("the seed's layer matches docs/model.md's hand estimate") {
   const PieceWork w = layer_work(read_model_config_file(PIPEPLAN_TEST_DATA "/../../profiles/models/llama-2-7b.json"), t);
   CHECK(w.w_flops == 828'928'688'128.0);
   CHECK(w.f_flops - w.w_flops == 68'719'476'736.0);
+}
+
+TEST_CASE("flash attention skips the score blocks above the causal diagonal") {
+  // s = 1024: 8 blocks of 128 a side, 36 of the 64 on or below the diagonal, 9/16 of the core.
+  // The layer's core 4bs^2h = 4 * 1 * 1024^2 * 64 = 268435456 FLOPs, 150994944 of them run.
+  TrainingSettings t;
+  t.seq = 1024;
+  t.flash_attention = true;
+  const double linear = 2.0 * 1024 * 64 * 128 + 2.0 * 1024 * 64 * 64 + 6.0 * 1024 * 64 * 128;
+  const PieceWork flash = layer_work(tiny_llama(), t);
+  CHECK(flash.f_flops == linear + 150'994'944.0);
+  CHECK(flash.b_flops == linear + 2.5 * 150'994'944.0);
+  t.flash_attention = false;  // unfused kernels compute every score
+  CHECK(layer_work(tiny_llama(), t).f_flops == linear + 268'435'456.0);
 }

@@ -22,7 +22,7 @@ TEST_CASE("the sharded profile: memory, optimizer step and the gradients' traffi
   TrainingSettings t;
   t.seq = 16;
   // 100 TFLOP/s, 1000 GB/s memory, 8 a node on a 50 GB/s link with 0.01 ms.
-  const GpuSpec gpu{"round", "test card", 100.0, 100.0, 10.0, Bytes{1} << 34, 1000.0, 8, {"link", 50.0, 0.01}, {"net", 10.0, 0.05}};
+  const GpuSpec gpu{"round", "test card", 100.0, 100.0, 10.0, Bytes{1} << 34, 1000.0, 8, {"link", 50.0, 0.01}, {"net", 10.0, 0.05}, 0};
   const Layout layout = parse_layout("E,t*8,H", 8, "x");
   const std::vector<int> one{0};
   // Everything on one device: embedding 6400, 8 layers of 36992, head 6464 (analytic_profile_test).

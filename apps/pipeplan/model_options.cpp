@@ -51,7 +51,7 @@ void add_model_options(CLI::App& sub, ModelFlags& f, bool global_batch_required)
                     ->capture_default_str();
   sub.add_flag("--flash-attention,!--no-flash-attention", t.flash_attention,
                "Fused attention that keeps no s x s scores (default on)");
-  sub.add_option("--gemm-efficiency", f.efficiency.gemm, "Fraction of the peak FLOP rate a GEMM reaches")
+  sub.add_option("--gemm-efficiency", f.efficiency.gemm, "Fraction of the peak FLOP rate a large, well-shaped GEMM reaches; each GEMM gets it times its shape's tile and wave quantisation and roofline factor")
       ->type_name("X")
       ->check(CLI::Range(0.01, 1.0))
       ->capture_default_str();

@@ -102,14 +102,29 @@ double static_bytes_per_parameter(DType dtype, Sharding sharding, int data_paral
 
 StageCost piece_cost(const PieceWork& w, const GpuSpec& gpu, const Efficiency& e, const TrainingSettings& tr,
                      int gpus_per_node) {
+  return piece_cost(w, PhaseGemms{}, gpu, e, tr, gpus_per_node);
+}
+
+StageCost piece_cost(const PieceWork& w, const PhaseGemms& gemms, const GpuSpec& gpu, const Efficiency& e,
+                     const TrainingSettings& tr, int gpus_per_node) {
+  // The listed products at their shapes' speed; whatever FLOPs of the phase they do not cover
+  // (the attention core, a piece without a list) at the large-product rate.
+  const auto flops_ms = [&](double flops, const std::vector<GemmShape>& products) {
+    double ms = 0;
+    for (const GemmShape& g : products) {
+      ms += gemm_ms(g, gpu, e, tr.dtype);
+      flops -= g.flops();
+    }
+    return ms + ms_for_flops(std::max(flops, 0.0), gpu, e, tr.dtype);
+  };
   StageCost c;
   const AllToAllMs a2a = all_to_all_ms(w, gpu, tr, gpus_per_node);  // a mixture of experts' dispatch and combine
   const LinkSpec& tp_link = gpu.intra_node;  // tensor parallelism stays inside a node
-  c.f_ms = ms_for_flops(w.f_flops, gpu, e, tr.dtype) + ms_for_bytes(w.f_bytes, gpu.memory_gb_per_s, e.memory) +
+  c.f_ms = flops_ms(w.f_flops, gemms.f) + ms_for_bytes(w.f_bytes, gpu.memory_gb_per_s, e.memory) +
            ms_for_collectives(w.f_collectives, w.tp_bytes, tp_link) + a2a.f_ms;
-  c.b_ms = ms_for_flops(w.b_flops, gpu, e, tr.dtype) + ms_for_bytes(w.b_bytes, gpu.memory_gb_per_s, e.memory) +
+  c.b_ms = flops_ms(w.b_flops, gemms.b) + ms_for_bytes(w.b_bytes, gpu.memory_gb_per_s, e.memory) +
            ms_for_collectives(w.b_collectives, w.tp_bytes, tp_link) + a2a.b_ms;
-  c.w_ms = ms_for_flops(w.w_flops, gpu, e, tr.dtype) + ms_for_bytes(w.w_bytes, gpu.memory_gb_per_s, e.memory);
+  c.w_ms = flops_ms(w.w_flops, gemms.w) + ms_for_bytes(w.w_bytes, gpu.memory_gb_per_s, e.memory);
   c.activation_bytes = w.activation_bytes;
   // The gradients B computes at the linear layers' outputs take the place of activations it
   // frees; the memory model holds a_W within a_F (docs/costs.md).
@@ -132,13 +147,24 @@ std::vector<PieceWork> stage_work(const ModelConfig& model, const TrainingSettin
   return stages;
 }
 
+namespace {
+
+// Each piece's F, B and W estimated alone, with its products' shapes: a stage's times are the
+// sums of its pieces' (a product's speed depends on its own shape, not on its neighbours').
+MeasuredPieces estimated_pieces(const ModelConfig& model, const TrainingSettings& tr, const GpuSpec& gpu,
+                                const Efficiency& e, int gpus_per_node) {
+  return {piece_cost(layer_work(model, tr), layer_linear_gemms(model, tr), gpu, e, tr, gpus_per_node),
+          piece_cost(head_work(model, tr), head_linear_gemms(model, tr), gpu, e, tr, gpus_per_node),
+          piece_cost(embedding_work(model, tr), gpu, e, tr, gpus_per_node)};
+}
+
+}  // namespace
+
 PieceTotals piece_totals(const ModelConfig& model, const TrainingSettings& tr, const GpuSpec& gpu,
                          const Efficiency& e, const MeasuredPieces* measured, int gpus_per_node) {
   const auto total = [](const StageCost& c) { return c.f_ms + c.b_ms + c.w_ms; };
-  if (measured != nullptr) return {total(measured->embedding), total(measured->layer), total(measured->head)};
-  return {total(piece_cost(embedding_work(model, tr), gpu, e, tr, gpus_per_node)),
-          total(piece_cost(layer_work(model, tr), gpu, e, tr, gpus_per_node)),
-          total(piece_cost(head_work(model, tr), gpu, e, tr, gpus_per_node))};
+  const MeasuredPieces pieces = measured != nullptr ? *measured : estimated_pieces(model, tr, gpu, e, gpus_per_node);
+  return {total(pieces.embedding), total(pieces.layer), total(pieces.head)};
 }
 
 AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSettings& tr, const GpuSpec& gpu,
@@ -154,25 +180,26 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
     throw Error("--ep " + std::to_string(tr.ep) + ": expert parallelism must divide the data-parallel replicas (" +
                 std::to_string(where.data_parallel) + ")");
   }
+  const MeasuredPieces estimated =
+      measured == nullptr ? estimated_pieces(model, tr, gpu, e, where.gpus_per_node) : MeasuredPieces{};
+  const MeasuredPieces& times = measured != nullptr ? *measured : estimated;
   // Routed experts' weights are replicated over dp / ep replicas only (the ep ranks of an
   // expert-parallel group hold different experts): their gradients are reduced, and their
   // optimizer states sharded, over those; every other weight over all dp replicas.
   std::vector<std::int64_t> device_params(static_cast<std::size_t>(where.devices), 0);
   std::vector<std::int64_t> device_expert_params(device_params.size(), 0);
   for (std::size_t s = 0; s < work.size(); ++s) {
+    // Memory from the stage's work; times the sums of its pieces', estimated or measured.
     out.costs.stages.push_back(piece_cost(work[s], gpu, e, tr, where.gpus_per_node));
-    if (measured != nullptr) {
-      // The measured times of the stage's pieces replace the estimate; memory stays.
-      StageCost& c = out.costs.stages.back();
-      const StagePieces& p = layout[s];
-      const auto sum = [&](double StageCost::*field) {
-        return p.layers * (measured->layer.*field) + (p.embedding ? measured->embedding.*field : 0.0) +
-               (p.head ? measured->head.*field : 0.0);
-      };
-      c.f_ms = sum(&StageCost::f_ms);
-      c.b_ms = sum(&StageCost::b_ms);
-      c.w_ms = sum(&StageCost::w_ms);
-    }
+    StageCost& c = out.costs.stages.back();
+    const StagePieces& p = layout[s];
+    const auto sum = [&](double StageCost::*field) {
+      return p.layers * (times.layer.*field) + (p.embedding ? times.embedding.*field : 0.0) +
+             (p.head ? times.head.*field : 0.0);
+    };
+    c.f_ms = sum(&StageCost::f_ms);
+    c.b_ms = sum(&StageCost::b_ms);
+    c.w_ms = sum(&StageCost::w_ms);
     out.model_flops_per_microbatch += work[s].model_flops() * tr.tp;
     const int device = where.placement[s];
     if (device < 0 || device >= where.devices) throw Error("the placement names a device out of range");

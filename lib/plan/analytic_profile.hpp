@@ -9,6 +9,7 @@
 #include "plan/gpu_catalog.hpp"
 #include "plan/layout.hpp"
 #include "plan/model_config.hpp"
+#include "plan/piece_gemms.hpp"
 #include "plan/piece_work.hpp"
 #include "plan/training.hpp"
 
@@ -51,6 +52,13 @@ struct AnalyticProfile {
 /// capped at a_F.
 [[nodiscard]] StageCost piece_cost(const PieceWork& work, const GpuSpec& gpu, const Efficiency& efficiency,
                                    const TrainingSettings& training, int gpus_per_node = 0);
+
+/// The same with the piece's linear products priced by their shapes (gemm_ms: tile and wave
+/// quantisation, the roofline); the rest of each phase's FLOPs (the attention core) run at the
+/// GEMM efficiency of the peak. What profiles and layouts use.
+[[nodiscard]] StageCost piece_cost(const PieceWork& work, const PhaseGemms& gemms, const GpuSpec& gpu,
+                                   const Efficiency& efficiency, const TrainingSettings& training,
+                                   int gpus_per_node = 0);
 
 /// The work of each stage of `layout`.
 [[nodiscard]] std::vector<PieceWork> stage_work(const ModelConfig& model, const TrainingSettings& training,

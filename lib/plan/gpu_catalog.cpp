@@ -13,7 +13,8 @@ namespace {
 constexpr Bytes kMiB = Bytes{1} << 20;
 
 // Peaks are NVIDIA's data-sheet figures without sparsity; memory is what nvidia-smi reports as
-// the total; links are nominal per-direction rates (docs/costs.md lists the sources).
+// the total; links are nominal per-direction rates; SM counts are the data sheets' and
+// whitepapers' (docs/costs.md lists the sources).
 constexpr LinkSpec kNvlink3{"NVLink 3 (600 GB/s both ways)", 300.0, 0.01};
 constexpr LinkSpec kNvlink4{"NVLink 4 (900 GB/s both ways)", 450.0, 0.01};
 // GeForce cards have no peer access: a transfer is staged through host memory, so it reaches
@@ -24,12 +25,12 @@ constexpr LinkSpec kNdr{"InfiniBand NDR, one 400 Gb/s NIC per GPU", 50.0, 0.02};
 constexpr LinkSpec kEthernet{"100 Gb/s Ethernet per node", 12.5, 0.05};
 
 const std::array<GpuSpec, 6> kGpus = {{
-    {"a100-40gb", "NVIDIA A100 SXM4 40GB", 312.0, 312.0, 19.5, 40960 * kMiB, 1555.0, 8, kNvlink3, kHdr},
-    {"a100-80gb", "NVIDIA A100 SXM4 80GB", 312.0, 312.0, 19.5, 81920 * kMiB, 2039.0, 8, kNvlink3, kHdr},
-    {"h100", "NVIDIA H100 SXM5 80GB", 989.4, 989.4, 66.9, 81559 * kMiB, 3350.0, 8, kNvlink4, kNdr},
-    {"h200", "NVIDIA H200 SXM 141GB", 989.4, 989.4, 66.9, 143771 * kMiB, 4800.0, 8, kNvlink4, kNdr},
-    {"rtx3090", "NVIDIA GeForce RTX 3090 24GB", 71.0, 71.0, 35.6, 24576 * kMiB, 936.0, 4, kPcieHost, kEthernet},
-    {"rtx4090", "NVIDIA GeForce RTX 4090 24GB", 165.2, 165.2, 82.6, 24564 * kMiB, 1008.0, 4, kPcieHost, kEthernet},
+    {"a100-40gb", "NVIDIA A100 SXM4 40GB", 312.0, 312.0, 19.5, 40960 * kMiB, 1555.0, 8, kNvlink3, kHdr, 108},
+    {"a100-80gb", "NVIDIA A100 SXM4 80GB", 312.0, 312.0, 19.5, 81920 * kMiB, 2039.0, 8, kNvlink3, kHdr, 108},
+    {"h100", "NVIDIA H100 SXM5 80GB", 989.4, 989.4, 66.9, 81559 * kMiB, 3350.0, 8, kNvlink4, kNdr, 132},
+    {"h200", "NVIDIA H200 SXM 141GB", 989.4, 989.4, 66.9, 143771 * kMiB, 4800.0, 8, kNvlink4, kNdr, 132},
+    {"rtx3090", "NVIDIA GeForce RTX 3090 24GB", 71.0, 71.0, 35.6, 24576 * kMiB, 936.0, 4, kPcieHost, kEthernet, 82},
+    {"rtx4090", "NVIDIA GeForce RTX 4090 24GB", 165.2, 165.2, 82.6, 24564 * kMiB, 1008.0, 4, kPcieHost, kEthernet, 128},
 }};
 
 }  // namespace

@@ -29,6 +29,7 @@ struct GpuSpec {
   int gpus_per_node;             ///< the usual server: beyond it, traffic takes the network
   LinkSpec intra_node;           ///< between GPUs of one node
   LinkSpec inter_node;           ///< between nodes
+  int sms;                       ///< streaming multiprocessors: a GEMM's tiles run in waves of this many (0: not modelled)
 
   /// The dense peak for `dtype`, in FLOP/s.
   [[nodiscard]] double peak_flops(DType dtype) const;

@@ -64,6 +64,29 @@ void add_collectives(PieceWork& w, const Shape& x, int forward, int backward) {
   w.b_collectives += backward;
 }
 
+// The share of the s x s score blocks flash attention computes under a causal mask: with n
+// blocks of 128 along the sequence, the n(n+1)/2 on or below the diagonal (Dao 2023, 3.1.1).
+double causal_block_share(int seq) {
+  const double n = double((seq + 127) / 128);
+  return (n + 1) / (2 * n);
+}
+
+// The element-wise kernels' traffic in B, each kernel's own: a norm reads its input and the
+// gradient and writes the input's gradient (3 tensors where F moves 2); a residual add's
+// gradient joins the skip's (3, as in F); SwiGLU's backward reads gate, up and the gradient and
+// writes two gradients (5 against 3), GELU's reads 2 and writes 1 (3 against 2); RoPE turns
+// the gradients back (as in F); the softmax reads its output and gradient and writes one (3
+// against 2); a dropout reads the gradient and its mask and writes one (as in F).
+double backward_elementwise_bytes(const ModelConfig& m, const TrainingSettings& tr, const Shape& x) {
+  const double scores = x.a * x.b * x.s * x.s;
+  double bytes = 2 * 3 * x.T * x.h * x.e + 2 * 3 * x.T * x.h * x.e + (m.gated_mlp ? 5 : 3) * x.T * x.f * x.e;
+  if (m.positions == 0) bytes += 2 * x.T * (x.h + x.hk) * x.e;
+  if (!tr.flash_attention) bytes += 3 * scores * x.e;
+  if (!tr.flash_attention && m.attention_dropout) bytes += (2 * x.e + 1) * scores;
+  if (m.hidden_dropout) bytes += 2 * (2 * x.e + 1) * x.T * x.h;
+  return bytes;
+}
+
 }  // namespace
 
 PieceWork& PieceWork::operator+=(const PieceWork& o) {
@@ -95,8 +118,10 @@ PieceWork layer_work(const ModelConfig& m, const TrainingSettings& tr) {
   PieceWork w;
   // GEMMs of the forward: QKV, the output projection, the MLP (2 FLOPs per multiply-add).
   const double gemm = 2 * x.T * x.h * (x.h + 2 * x.hk) + 2 * x.T * x.h * x.h + 2 * mlp_matrices * x.T * x.h * x.f;
-  // Attention core: Q K^T and the product with V, over the full s x s scores.
-  const double core = 4 * x.b * x.s * x.s * x.h;
+  // Attention core: Q K^T and the product with V over the s x s scores. Flash attention skips
+  // the blocks above the causal diagonal and computes the diagonal ones whole; unfused kernels
+  // compute every score and mask half.
+  const double core = 4 * x.b * x.s * x.s * x.h * (tr.flash_attention ? causal_block_share(tr.seq) : 1.0);
   w.f_flops = gemm + core;
   // The backward of the core takes four products; flash attention recomputes Q K^T as well.
   w.b_flops = gemm + (tr.flash_attention ? 2.5 : 2.0) * core;
@@ -111,7 +136,7 @@ PieceWork layer_work(const ModelConfig& m, const TrainingSettings& tr) {
   if (!tr.flash_attention && m.attention_dropout) elementwise += (2 * x.e + 1) * scores;
   if (m.hidden_dropout) elementwise += 2 * (2 * x.e + 1) * x.T * x.h;
   w.f_bytes = elementwise;
-  w.b_bytes = 2 * elementwise;  // each backward kernel reads the saved input and the gradient
+  w.b_bytes = backward_elementwise_bytes(m, tr, x);
 
   // Activations F keeps, per Korthikanti et al. 2022, section 4.1: the inputs of both norms and
   // of the three linear groups, Q, K and V, the MLP's intermediate tensors, the dropout masks
@@ -185,7 +210,7 @@ PieceWork head_work(const ModelConfig& m, const TrainingSettings& tr) {
   // The final norm, then the loss in fp32 over the logits: read them and write the fp32
   // softmax forward; read it and write the logits' gradient backward.
   w.f_bytes = 2 * x.T * x.h * x.e + x.T * x.V * (x.e + 4);
-  w.b_bytes = 4 * x.T * x.h * x.e + x.T * x.V * (x.e + 4);
+  w.b_bytes = 3 * x.T * x.h * x.e + x.T * x.V * (x.e + 4);  // the norm: read x and dy, write dx
   // F keeps the norm's input, the head's input and the fp32 softmax; W needs the head's input
   // and the logits' gradient.
   w.activation_bytes = bytes(2 * x.T * x.h * x.e + x.T * x.V * 4);

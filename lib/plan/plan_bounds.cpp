@@ -31,16 +31,22 @@ SimTime step_bound(const CostModel& costs, const std::vector<int>& placement, in
 SimTime TopSteps::bar() const {
   const std::lock_guard lock(mutex_);
   if (keep_ == 0 || steps_.size() < keep_) return std::numeric_limits<SimTime>::max();
-  return steps_.back();
+  return steps_.back().first;
 }
 
-void TopSteps::add(SimTime step) {
+void TopSteps::add(SimTime step, const std::string& group) {
   if (keep_ == 0) return;
   const std::lock_guard lock(mutex_);
-  // Identical rows (pp 1 under every schedule) are shown once, so they hold one place.
-  const auto at = std::lower_bound(steps_.begin(), steps_.end(), step);
-  if (at != steps_.end() && *at == step) return;
-  steps_.insert(at, step);
+  const auto same = std::find_if(steps_.begin(), steps_.end(), [&](const auto& kept) {
+    return kept.first == step || (!group.empty() && kept.second == group);
+  });
+  if (same != steps_.end()) {
+    if (same->first <= step) return;
+    steps_.erase(same);  // the group's better step takes its place
+  }
+  const auto at = std::lower_bound(steps_.begin(), steps_.end(), step,
+                                   [](const auto& kept, SimTime s) { return kept.first < s; });
+  steps_.insert(at, {step, group});
   if (steps_.size() > keep_) steps_.pop_back();
 }
 

@@ -3,6 +3,8 @@
 // bounds that let it skip configurations which cannot fit or cannot reach the top rows.
 #include <cstddef>
 #include <mutex>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "costs/cost_model.hpp"
@@ -28,12 +30,15 @@ class TopSteps {
   explicit TopSteps(std::size_t keep) : keep_(keep) {}
   /// The keep-th smallest step so far; the largest SimTime while fewer are known (or keep is 0).
   [[nodiscard]] SimTime bar() const;
-  void add(SimTime step);
+  /// Adds a row's step. Rows of one non-empty `group` are shown as one row (pp 1 under every
+  /// schedule and chunk count, whose steps differ by the rounding of stage splits), so a group
+  /// holds one place, at its best step.
+  void add(SimTime step, const std::string& group = {});
 
  private:
   std::size_t keep_;
   mutable std::mutex mutex_;
-  std::vector<SimTime> steps_;  ///< sorted, at most keep_
+  std::vector<std::pair<SimTime, std::string>> steps_;  ///< sorted by step, at most keep_
 };
 
 }  // namespace pipeplan

@@ -1,5 +1,7 @@
 #include "plan/plan_evaluate.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <limits>
 #include <optional>
@@ -150,7 +152,13 @@ VariantOutcome evaluate_variant(const PlanRequest& r, const PlanJob& job, const 
       if (!out.refusal) out.refusal = refusal(*job.generator, error.what());
     }
   }
-  if (out.best) top.add(out.best->step);
+  if (out.best) {
+    // Under pp 1 the rows of every schedule and chunk count are shown as one (planner.cpp).
+    const std::string group = job.pp != 1 ? std::string{}
+                                          : fmt::format("{}/{}/{}/{}/{}/{}", job.tp, job.dp, job.micro_batch, job.microbatches,
+                                                        int(tr.recompute), int(tr.sharding));
+    top.add(out.best->step, group);
+  }
   return out;
 }
 

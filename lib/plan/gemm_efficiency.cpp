@@ -1,0 +1,47 @@
+#include "plan/gemm_efficiency.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace pipeplan {
+
+namespace {
+
+double ceil_div(std::int64_t a, std::int64_t b) { return double((a + b - 1) / b); }
+
+// FLOPs at the rate a large, well-shaped product reaches, in milliseconds.
+double large_gemm_ms(double flops, const GpuSpec& gpu, const Efficiency& e, DType dtype) {
+  return flops / (gpu.peak_flops(dtype) * e.gemm) * 1e3;
+}
+
+}  // namespace
+
+double GemmShape::flops() const { return 2.0 * double(m) * double(n) * double(k) * double(batch); }
+
+double GemmShape::bytes(DType dtype) const {
+  const double e = element_bytes(dtype);
+  const double c = accumulates_fp32 ? 8.0 : e;  // fp32 read and written back, or written once
+  return double(batch) * (e * double(m) * double(k) + e * double(k) * double(n) + c * double(m) * double(n));
+}
+
+double quantisation_efficiency(const GemmShape& g, int sms) {
+  if (sms <= 0 || g.m <= 0 || g.n <= 0) return 1.0;
+  // Every tile runs the whole k loop, so a tile's time is the same whether it is full or not,
+  // and a wave takes as long as a full one however few tiles it holds.
+  const double tiles = ceil_div(g.m, kTileM) * ceil_div(g.n, kTileN) * double(g.batch);
+  const double waves = std::ceil(tiles / sms);
+  return double(g.m) * double(g.n) * double(g.batch) / (waves * sms * double(kTileM * kTileN));
+}
+
+double gemm_ms(const GemmShape& g, const GpuSpec& gpu, const Efficiency& e, DType dtype) {
+  const double compute = large_gemm_ms(g.flops(), gpu, e, dtype) / quantisation_efficiency(g, gpu.sms);
+  const double memory = g.bytes(dtype) / (gpu.memory_gb_per_s * 1e9 * e.memory) * 1e3;
+  return std::max(compute, memory);
+}
+
+double shape_efficiency(const GemmShape& g, const GpuSpec& gpu, const Efficiency& e, DType dtype) {
+  const double ms = gemm_ms(g, gpu, e, dtype);
+  return ms > 0 ? large_gemm_ms(g.flops(), gpu, e, dtype) / ms : 1.0;
+}
+
+}  // namespace pipeplan

@@ -1,0 +1,46 @@
+#pragma once
+// How fast one matrix product runs for its shape (docs/costs.md, "GEMM shapes"): the output is
+// computed in tiles, the tiles run in waves of one per SM, and the partial tiles and the last
+// partial wave do work that is thrown away; a product too small to reuse its operands runs at
+// the memory bandwidth instead (the roofline). `--gemm-efficiency` is what a large, well-shaped
+// product reaches; this file says how much of it a given shape keeps.
+#include <cstdint>
+
+#include "plan/gpu_catalog.hpp"
+#include "plan/training.hpp"
+
+namespace pipeplan {
+
+/// C (m x n) = A (m x k) B (k x n), `batch` times. Sizes are per tensor-parallel rank.
+struct GemmShape {
+  std::int64_t m = 0, n = 0, k = 0;
+  std::int64_t batch = 1;
+  /// C is read and written in fp32 as well (a weight gradient accumulated into Megatron-LM's
+  /// fp32 main gradient, `--gradient-accumulation-fusion`), instead of written once in `dtype`.
+  bool accumulates_fp32 = false;
+
+  [[nodiscard]] double flops() const;
+  /// Bytes the product moves through memory at least: A and B read, C written (or accumulated).
+  [[nodiscard]] double bytes(DType dtype) const;
+};
+
+/// The output tile one thread block computes; one runs on each SM at a time, so a wave is `sms`
+/// tiles (NVIDIA's Matrix Multiplication Background guide, docs/costs.md).
+inline constexpr std::int64_t kTileM = 128;
+inline constexpr std::int64_t kTileN = 128;
+
+/// Useful work over the work done: m·n / (waves · sms · tile area), where the ceil(m/128) ·
+/// ceil(n/128) · batch tiles run in waves of `sms`. 1 for a product of whole waves of whole
+/// tiles; 1 when `sms` is 0 (a card without the count: no quantisation modelled).
+[[nodiscard]] double quantisation_efficiency(const GemmShape& gemm, int sms);
+
+/// The product's time in milliseconds: its FLOPs at the peak times `gemm` efficiency times its
+/// quantisation, or its bytes at the bandwidth times `memory` efficiency, whichever is longer.
+[[nodiscard]] double gemm_ms(const GemmShape& gemm, const GpuSpec& gpu, const Efficiency& efficiency, DType dtype);
+
+/// The fraction of `efficiency.gemm` the shape keeps, min(quantisation, roofline): the time a
+/// large, well-shaped product of the same FLOPs would take over gemm_ms.
+[[nodiscard]] double shape_efficiency(const GemmShape& gemm, const GpuSpec& gpu, const Efficiency& efficiency,
+                                      DType dtype);
+
+}  // namespace pipeplan

@@ -1,0 +1,31 @@
+#pragma once
+// The linear layers' matrix products of a transformer layer and of the head, with their shapes
+// on one tensor-parallel rank, for each of F, B and W (docs/costs.md, "GEMM shapes"). Their FLOPs
+// are the linear part of piece_work's counts; the attention core, a fused kernel or batched
+// per-head products, is priced from piece_work's totals as a large product.
+#include <vector>
+
+#include "plan/gemm_efficiency.hpp"
+#include "plan/model_config.hpp"
+#include "plan/training.hpp"
+
+namespace pipeplan {
+
+/// For a linear layer Y = X W^T over T tokens, X of T x in and W of out x in: F is T x out x in,
+/// B (the input gradient dX = dY W) T x in x out, W (the weight gradient dW = dY^T X)
+/// out x in x T, accumulated into the fp32 gradient.
+struct PhaseGemms {
+  std::vector<GemmShape> f, b, w;
+};
+
+/// QKV, the output projection, the MLP's first matrices (SwiGLU's gate and up as one product)
+/// and its last, as Megatron-LM runs them under tensor and sequence parallelism: the sequence
+/// gathered whole, the columns or rows split by t. Under full recompute B also holds F's and W's
+/// products (W runs inside B, docs/costs.md). Tensor parallelism must divide what it splits
+/// (layer_work checks it).
+[[nodiscard]] PhaseGemms layer_linear_gemms(const ModelConfig& model, const TrainingSettings& training);
+
+/// The head's logits, their input gradient and the head's weight gradient (vocabulary split by t).
+[[nodiscard]] PhaseGemms head_linear_gemms(const ModelConfig& model, const TrainingSettings& training);
+
+}  // namespace pipeplan
