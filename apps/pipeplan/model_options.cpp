@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "command.hpp"
+#include "enum_flags.hpp"
 #include "file_roles.hpp"
 #include "io/printable.hpp"
 #include "model/error.hpp"
@@ -31,14 +32,14 @@ void add_model_options(CLI::App& sub, ModelFlags& f, bool global_batch_required)
                             ->type_name("G")
                             ->check(CLI::Range(1, 1 << 24));
   if (global_batch_required) global->required();
-  sub.add_option("--dtype", f.dtype, "Activation and weight type: bf16, fp16 or fp32 (Adam keeps fp32 masters)")
+  sub.add_option("--dtype", f.dtype, "Activation and weight type: " + enum_choices(kDTypes) + " (Adam keeps fp32 masters)")
       ->type_name("TYPE")
       ->capture_default_str();
   sub.add_option("--tp", t.tp, "Tensor parallelism, with sequence parallelism")
       ->type_name("T")
       ->check(CLI::Range(1, 1024))
       ->capture_default_str();
-  sub.add_option("--recompute", f.recompute, "Activation recompute: none, selective (the attention core) or full")
+  sub.add_option("--recompute", f.recompute, "Activation recompute: " + enum_help(kRecomputes))
       ->type_name("MODE")
       ->capture_default_str();
   sub.add_flag("--flash-attention,!--no-flash-attention", t.flash_attention,
@@ -61,10 +62,10 @@ ModelInput read_model_input(const ModelFlags& f) {
   in.training = f.training;
   in.efficiency = f.efficiency;
   auto dtype = dtype_named(f.dtype);
-  if (!dtype) throw UsageError("--dtype: expected bf16, fp16 or fp32, got '" + f.dtype + "'");
+  if (!dtype) throw UsageError("--dtype: expected " + enum_choices(kDTypes) + ", got '" + f.dtype + "'");
   in.training.dtype = *dtype;
   auto recompute = recompute_named(f.recompute);
-  if (!recompute) throw UsageError("--recompute: expected none, selective or full, got '" + f.recompute + "'");
+  if (!recompute) throw UsageError("--recompute: expected " + enum_choices(kRecomputes) + ", got '" + f.recompute + "'");
   in.training.recompute = *recompute;
   try {
     in.gpu = &gpu_named(f.gpu);

@@ -4,6 +4,8 @@
 #include <optional>
 #include <string_view>
 
+#include "model/enum_table.hpp"
+
 namespace pipeplan {
 
 enum class DType : unsigned char { BF16, FP16, FP32 };
@@ -12,6 +14,17 @@ enum class Recompute : unsigned char {
   Selective,  ///< Korthikanti et al. 2022: recompute the attention core, keep the rest
   Full,       ///< keep each layer's input only; the backward recomputes the layer's forward
 };
+
+inline constexpr EnumTable<DType, 3> kDTypes = {{
+    {"bf16", DType::BF16, "bfloat16"},
+    {"fp16", DType::FP16, "IEEE half precision"},
+    {"fp32", DType::FP32, "IEEE single precision"},
+}};
+inline constexpr EnumTable<Recompute, 3> kRecomputes = {{
+    {"none", Recompute::None, "keep every activation the backward needs"},
+    {"selective", Recompute::Selective, "recompute the attention core"},
+    {"full", Recompute::Full, "keep each layer's input only"},
+}};
 
 /// "bf16", "fp16", "fp32" / "none", "selective", "full", and back; nullopt for other names.
 [[nodiscard]] std::optional<DType> dtype_named(std::string_view name);
