@@ -7,6 +7,7 @@
 #include "sim/comm_simulator.hpp"
 #include "sim/simulator.hpp"
 #include "test_support.hpp"
+#include "validate/deadlock_text.hpp"
 
 using namespace pipeplan;
 
@@ -21,7 +22,7 @@ CostModel unit_costs(const Schedule& s, double transfer) {
 
 double makespan_ms(const Schedule& s, LowerPolicy policy, CommMode mode, double transfer) {
   const CommSimResult r = simulate_with_comm(lower(s, policy), unit_costs(s, transfer), mode);
-  REQUIRE_MESSAGE(r.stuck.empty(), r.cycle);
+  REQUIRE_MESSAGE(r.stuck.empty(), describe_cycle(r.result.deadlock_cycle));
   return ns_to_ms(r.result.makespan);
 }
 
@@ -59,11 +60,14 @@ TEST_CASE("both ends sending first deadlock under rendezvous, and the cycle is n
   for (CommMode mode : {CommMode::Rendezvous, CommMode::Blocking}) {
     const CommSimResult r = simulate_with_comm(lower(s, LowerPolicy::JustBefore), unit_costs(s, 0.5), mode);
     REQUIRE(r.stuck.size() == 2);
-    CHECK(r.stuck[0] ==
+    CHECK(r.stuck[0].reason == StuckReason::PeerNotPosted);
+    CHECK(r.stuck[0].peer == 1);
+    CHECK(describe(r.stuck[0]) ==
           "device 0 posted SEND_F(s0,m1) to device 1, which has not posted RECV_F(s1,m1) (its next post: SEND_B(s1,m0))");
-    CHECK(r.stuck[1] ==
+    CHECK(describe(r.stuck[1]) ==
           "device 1 posted SEND_B(s1,m0) to device 0, which has not posted RECV_B(s0,m0) (its next post: SEND_F(s0,m1))");
-    CHECK(r.cycle == "device 0 -> device 1 -> device 0");
+    CHECK(r.result.deadlock_cycle == std::vector<int>{0, 1, 0});
+    CHECK(describe_cycle(r.result.deadlock_cycle) == "device 0 -> device 1 -> device 0");
     CHECK(r.result.deadlocked());
   }
 }

@@ -86,3 +86,22 @@ TEST_CASE("an incomplete schedule gets its structural problems only") {
   REQUIRE(p.size() == 1);
   CHECK(p[0].kind == ProblemKind::Missing);
 }
+
+TEST_CASE("validate_lowered lowers once and names each stuck post and the cycle") {
+  // Just-before on 1F1B with two devices: each end sends first and waits for the other.
+  const Schedule s = test::generated("1f1b", 2, 2);
+  CostModel c = test::uniform(s, 1, 1, 1);
+  c.transfer.fixed_ms = 0.5;
+  const LoweredSchedule file{s, "", {}};
+  const std::vector<Problem> p = validate_lowered(file, c, {CommMode::Rendezvous, LowerPolicy::JustBefore, {}}, {});
+  REQUIRE(p.size() == 3);
+  CHECK(p[0].message ==
+        "deadlock under rendezvous communication: device 0 posted SEND_F(s0,m1) to device 1, which has not posted "
+        "RECV_F(s1,m1) (its next post: SEND_B(s1,m0))");
+  CHECK(p[1].device == 1);
+  CHECK(p[2].message == "deadlock: devices wait in a cycle: device 0 -> device 1 -> device 0");
+  CHECK(p[2].device == 0);
+  // The default (timed) lowering never deadlocks, and overlap needs no lowering.
+  CHECK(validate_lowered(file, c, {CommMode::Rendezvous, std::nullopt, {}}, {}).empty());
+  CHECK(validate_lowered(file, c, {}, {}).empty());
+}

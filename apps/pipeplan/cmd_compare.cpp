@@ -72,10 +72,13 @@ Runner add_compare(CLI::App& sub) {
     options.record_timeline = !o->pictures.svg.empty() || !o->pictures.trace.empty();
     std::vector<ComparisonRow> rows;
     std::vector<Schedule> schedules;
+    std::string comm_line;  // the same for every run: generated schedules are lowered by --policy
     for (const Generator* g : chosen) {
       Generated generated = generate_for(*g, o->request, given, o->costs, sim_options(o->sim));
       const LoweredSchedule plain{generated.schedule, "", {}};
-      SimResult result = simulate_under(plain, generated.costs, options, o->comm, std::string(g->name));
+      LoweredRun run = simulate_under(plain, generated.costs, options, o->comm, std::string(g->name));
+      comm_line = describe_comm(run);
+      SimResult result = std::move(run.run.result);
       if (result.deadlocked()) throw Error(std::string(g->name) + ": the generated schedule deadlocks");
       std::optional<bool> fits = within_limit(result, o->request);
       rows.push_back({std::string(g->name), std::move(result), fits});
@@ -104,7 +107,7 @@ Runner add_compare(CLI::App& sub) {
     const bool overlapped = comm_mode(o->comm) == CommMode::Overlap;
     emit("", o->json ? json
                      : describe_costs(o->costs) + "\n" +
-                           (overlapped ? "" : describe_comm(LoweredSchedule{}, o->comm) + "\n") + comparison_text(rows));
+                           (overlapped ? "" : comm_line + "\n") + comparison_text(rows));
     return kExitOk;
   };
 }

@@ -6,6 +6,7 @@
 
 #include "comm_options.hpp"
 #include "command.hpp"
+#include "enum_flags.hpp"
 #include "file_roles.hpp"
 #include "flag_checks.hpp"
 #include "cost_options.hpp"
@@ -135,8 +136,8 @@ Runner add_export(CLI::App& sub) {
                "csv: add SEND_F, RECV_F, SEND_B, RECV_B in an order that runs on NCCL: the file's own (a lowered "
                "schedule), else the --policy lowering");
   sub.add_option("--policy", o->policy,
-                 "csv --with-comms: just-before, early, megatron, batched, or timed (default: ordered by the overlapped "
-                 "run with the costs; never deadlocks or mispairs)")
+                 "csv --with-comms: " + enum_list(kLowerPolicies) +
+                     " (default timed: ordered by the overlapped run with the costs; never deadlocks or mispairs)")
       ->type_name("NAME");
   sub.add_option("-o,--output", o->output, "Write here instead of stdout")->type_name("FILE")->check(file_name());
   return [o, app = &sub] {
@@ -183,9 +184,7 @@ Runner add_export(CLI::App& sub) {
       const LoweredSchedule file = is_result  ? LoweredSchedule{schedule, "", {}}
                                    : scanned ? std::move(*scanned)
                                              : lowered_from_json(document, o->file);
-      CommFlags flags;
-      flags.policy = o->policy;
-      settings.lowered = lowering_for(file, flags, build_cost_model(o->costs, schedule.stages, schedule.devices));
+      settings.lowered = lowering_for(file, o->policy, build_cost_model(o->costs, schedule.stages, schedule.devices));
     }
     settings.text = terminal_text_options(o->output);
     if (!o->memory_limit.empty()) settings.svg.memory_limit = parse_size_flag(o->memory_limit, "--memory-limit");

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "command.hpp"
+#include "enum_flags.hpp"
 #include "file_roles.hpp"
 #include "io/json_text.hpp"
 #include "io/pytorch_csv.hpp"
@@ -28,11 +29,9 @@ Runner add_import(CLI::App& sub) {
       ->required()
       ->type_name("FILE")
       ->check(file_name());
-  sub.add_option("--naming", o->naming,
-                 "current: I input gradient, B full backward; legacy: B input gradient, BW full backward; "
-                 "auto: decide from the file")
+  sub.add_option("--naming", o->naming, enum_help(kCsvNamings))
       ->type_name("NAMING")
-      ->transform(CLI::IsMember({"auto", "current", "legacy"}, CLI::ignore_case));
+      ->transform(enum_choices_of(kCsvNamings));
   sub.add_option("-o,--output", o->output, "Write the schedule JSON here instead of stdout")
       ->type_name("FILE")
       ->check(file_name());
@@ -40,9 +39,7 @@ Runner add_import(CLI::App& sub) {
                "Keep the file's SEND_F, RECV_F, SEND_B, RECV_B as a lowered schedule (for --comm blocking|rendezvous)");
   return [o] {
     check_file_roles({{"the input", o->file}, {"-o", o->output, true}});
-    CsvNaming naming = o->naming == "current" ? CsvNaming::Current
-                       : o->naming == "legacy" ? CsvNaming::Legacy
-                                               : CsvNaming::Auto;
+    const CsvNaming naming = enum_named(kCsvNamings, o->naming).value_or(CsvNaming::Auto);
     CsvImport imported = schedule_from_pytorch_csv(read_text_file(o->file), o->file, naming);
     const Schedule& s = imported.schedule;
     std::cerr << "pipeplan: read " << o->file << " in the " << csv_naming_name(imported.naming) << " naming: "

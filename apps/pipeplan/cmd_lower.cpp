@@ -1,7 +1,9 @@
 // pipeplan lower: a schedule with the sends and receives each device posts, placed by a policy.
 #include <memory>
 
+#include "comm_options.hpp"
 #include "command.hpp"
+#include "enum_flags.hpp"
 #include "file_roles.hpp"
 #include "flag_checks.hpp"
 #include "cost_options.hpp"
@@ -27,7 +29,7 @@ Runner add_lower(CLI::App& sub) {
   auto o = std::make_shared<LowerOptions>();
   sub.add_option("FILE", o->file, "Schedule JSON")->required()->type_name("FILE")->check(file_name());
   sub.add_option("--policy", o->policy,
-                 "just-before, early, megatron, batched, or timed (ordered by the overlapped run with the costs)")
+                 enum_list(kLowerPolicies) + " (timed: ordered by the overlapped run with the costs)")
       ->type_name("NAME")
       ->capture_default_str();
   add_cost_options(sub, o->costs);
@@ -36,17 +38,14 @@ Runner add_lower(CLI::App& sub) {
       ->check(file_name());
   return [o, app = &sub] {
     check_file_roles({{"the input", o->file}, {"--profile", o->costs.profile}, {"-o", o->output, true}});
-    auto policy = parse_policy(o->policy);
-    if (!policy) {
-      throw UsageError("--policy: expected just-before, early, megatron, batched or timed, got '" + o->policy + "'");
-    }
-    if (const std::string flag = first_given(*app, kCostFlags); !flag.empty() && *policy != LowerPolicy::Timed) {
+    const LowerPolicy policy = parse_policy_flag(o->policy);
+    if (const std::string flag = first_given(*app, kCostFlags); !flag.empty() && policy != LowerPolicy::Timed) {
       throw UsageError(flag + ": --policy " + o->policy +
                        " places the posts without timing; the costs apply to --policy timed");
     }
     const Schedule schedule = read_schedule_file(o->file);
     const CostModel costs = build_cost_model(o->costs, schedule.stages, schedule.devices);
-    emit(o->output, lowered_json_text(lower(schedule, *policy, &costs)));
+    emit(o->output, lowered_json_text(lower(schedule, policy, &costs)));
     return kExitOk;
   };
 }

@@ -65,18 +65,16 @@ Runner add_simulate(CLI::App& sub) {
     const bool writes_result = o->json || !o->output.empty();
     options.record_timeline =
         writes_result || o->critical_path || !o->pictures.svg.empty() || !o->pictures.trace.empty();
-    SimResult result = simulate_under(file, costs, options, o->comm, o->file);
+    // One walk down and back: lowered at most once, simulated once (simulate_lowered).
+    const LoweredRun run = simulate_under(file, costs, options, o->comm, o->file);
+    const SimResult& result = run.run.result;
     if (result.deadlocked()) {
       const BlockedDevice& b = result.deadlock.front();
       throw Error(o->file + ": the schedule deadlocks (device " + std::to_string(b.device) + " is stuck at " +
                   describe(b.head) + "); 'pipeplan validate " + o->file + "' lists every blocked device");
     }
-    const bool overlapped = comm_mode(o->comm) == CommMode::Overlap;
-    ResultCommunication communication;
-    if (writes_result && !overlapped) communication = {o->comm.mode, lowering_for(file, o->comm, costs).policy};
-    const auto write_result = [&](TextSink& out) {
-      write_result_json(out, schedule, result, overlapped ? nullptr : &communication);
-    };
+    const bool overlapped = run.mode == CommMode::Overlap;
+    const auto write_result = [&](TextSink& out) { write_result_json(out, schedule, run); };
     if (!o->output.empty()) emit_streamed(o->output, write_result);
     if (!o->pictures.svg.empty()) {
       emit_streamed(o->pictures.svg, [&](TextSink& out) { write_svg_timeline(out, schedule, result); });
@@ -87,7 +85,7 @@ Runner add_simulate(CLI::App& sub) {
     if (o->json) {
       emit_streamed("", write_result);
     } else {
-      emit("", describe_costs(o->costs) + "\n" + (overlapped ? "" : describe_comm(file, o->comm) + "\n") +
+      emit("", describe_costs(o->costs) + "\n" + (overlapped ? "" : describe_comm(run) + "\n") +
                    simulation_text(schedule, result) +
                    (o->critical_path ? "\n" + critical_path_text(critical_path(schedule, result)) : ""));
     }

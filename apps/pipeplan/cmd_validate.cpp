@@ -45,16 +45,7 @@ Runner add_validate(CLI::App& sub) {
     const LoweredSchedule file = read_lowered_file(o->file);
     const Schedule& schedule = file.schedule;
     CostModel costs = build_cost_model(o->costs, schedule.stages, schedule.devices);
-    const CommMode mode = comm_mode(o->comm);
-    std::vector<Problem> problems;
-    if (mode == CommMode::Overlap) {
-      if (!o->comm.policy.empty()) throw UsageError("--policy: applies to --comm blocking or rendezvous");
-      problems = validate(schedule, costs, options);
-    } else {
-      // A lowering needs a timeable compute schedule; report the compute problems first.
-      problems = validate(schedule, costs, options);
-      if (problems.empty()) problems = validate_lowered(lowering_for(file, o->comm, costs), costs, mode, options);
-    }
+    const std::vector<Problem> problems = validate_lowered(file, costs, comm_run(o->comm, file, {}), options);
     emit("", o->json ? to_json_text(validation_to_json(schedule, problems)) : validation_text(schedule, problems));
     return problems.empty() ? kExitOk : kExitInvalid;
   };

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "command.hpp"
+#include "enum_flags.hpp"
 #include "file_roles.hpp"
 #include "io/printable.hpp"
 #include "model/error.hpp"
@@ -27,7 +28,7 @@ void add_model_options(CLI::App& sub, ModelFlags& f, bool global_batch_required)
                             ->type_name("G")
                             ->check(CLI::Range(1, 1 << 24));
   if (global_batch_required) global->required();
-  sub.add_option("--dtype", f.dtype, "Activation and weight type: bf16, fp16 or fp32 (Adam keeps fp32 masters)")
+  sub.add_option("--dtype", f.dtype, "Activation and weight type: " + enum_choices(kDTypes) + " (Adam keeps fp32 masters)")
       ->type_name("TYPE")
       ->capture_default_str();
   f.tp_option = sub.add_option("--tp", t.tp, "Tensor parallelism, with sequence parallelism (plan: searched unless given)")
@@ -35,12 +36,11 @@ void add_model_options(CLI::App& sub, ModelFlags& f, bool global_batch_required)
       ->check(CLI::Range(1, 1024))
       ->capture_default_str();
   f.recompute_option = sub.add_option("--recompute", f.recompute,
-                                      "Activation recompute: none, selective (the attention core) or full (plan: searched unless given)")
+                                      "Activation recompute: " + enum_help(kRecomputes) + " (plan: searched unless given)")
                            ->type_name("MODE")
                            ->capture_default_str();
   f.sharding_option = sub.add_option("--sharding", f.sharding,
-                                     "Over data parallelism: none, optimizer (Megatron's distributed optimizer) or gradients "
-                                     "(also the gradients, ZeRO-2) (plan: searched unless given)")
+                                     "Over data parallelism: " + enum_help(kShardings) + " (plan: searched unless given)")
                           ->type_name("MODE")
                           ->capture_default_str();
   f.ep_option = sub.add_option("--ep", t.ep,
@@ -69,10 +69,10 @@ ModelInput read_model_input(const ModelFlags& f) {
   in.training = f.training;
   in.efficiency = f.efficiency;
   auto dtype = dtype_named(f.dtype);
-  if (!dtype) throw UsageError("--dtype: expected bf16, fp16 or fp32, got '" + f.dtype + "'");
+  if (!dtype) throw UsageError("--dtype: expected " + enum_choices(kDTypes) + ", got '" + f.dtype + "'");
   in.training.dtype = *dtype;
   auto recompute = recompute_named(f.recompute);
-  if (!recompute) throw UsageError("--recompute: expected none, selective or full, got '" + f.recompute + "'");
+  if (!recompute) throw UsageError("--recompute: expected " + enum_choices(kRecomputes) + ", got '" + f.recompute + "'");
   in.training.recompute = *recompute;
   auto sharding = sharding_named(f.sharding);
   if (!sharding) throw UsageError("--sharding: expected none, optimizer or gradients, got '" + f.sharding + "'");

@@ -1,5 +1,7 @@
 #include "sim_options.hpp"
 
+#include "enum_flags.hpp"
+
 namespace pipeplan::cli {
 
 void add_sim_options(CLI::App& sub, SimFlags& flags) {
@@ -7,15 +9,14 @@ void add_sim_options(CLI::App& sub, SimFlags& flags) {
                  "Training steps back to back; with 2 or more the step time is the steady state's")
       ->type_name("K")
       ->check(CLI::Range(1, 10000));
-  sub.add_option("--optimizer-mode", flags.optimizer_mode,
-                 "sync: an all-reduce before every device's step; post-validation: each steps on its own")
+  sub.add_option("--optimizer-mode", flags.optimizer_mode, enum_help(kOptimizerModes))
       ->type_name("MODE")
-      ->transform(CLI::IsMember({"sync", "post-validation"}, CLI::ignore_case));
+      ->transform(enum_choices_of(kOptimizerModes));
 }
 
 SimOptions sim_options(const SimFlags& flags) {
-  return {flags.iterations,
-          flags.optimizer_mode == "sync" ? OptimizerMode::Sync : OptimizerMode::PostValidation};
+  // The flag's choices are the table's names, so the table parses whatever it kept.
+  return {flags.iterations, *parse_optimizer_mode(flags.optimizer_mode)};
 }
 
 }  // namespace pipeplan::cli

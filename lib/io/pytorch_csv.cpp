@@ -167,14 +167,7 @@ OpKind kind_of(const Action& a, CsvNaming naming, const std::string& source, con
 
 }  // namespace
 
-std::string_view csv_naming_name(CsvNaming naming) {
-  switch (naming) {
-    case CsvNaming::Auto: return "auto";
-    case CsvNaming::Current: return "current";
-    case CsvNaming::Legacy: return "legacy";
-  }
-  return "auto";
-}
+std::string_view csv_naming_name(CsvNaming naming) { return enum_name(kCsvNamings, naming); }
 
 CsvImport schedule_from_pytorch_csv(std::string_view text, const std::string& source, CsvNaming naming) {
   if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // a UTF-8 byte-order mark, as Excel saves

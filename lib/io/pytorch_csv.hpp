@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "model/enum_table.hpp"
 #include "model/lowered.hpp"
 #include "model/schedule.hpp"
 
@@ -16,6 +17,12 @@ namespace pipeplan {
 /// the weight gradient, BW the full backward. `Auto` takes Current when a cell says I, Legacy
 /// when one says BW or when a stage and micro-batch has both B and W, and Current otherwise.
 enum class CsvNaming : unsigned char { Auto, Current, Legacy };
+
+inline constexpr EnumTable<CsvNaming, 3> kCsvNamings = {{
+    {"auto", CsvNaming::Auto, "decide from the file"},
+    {"current", CsvNaming::Current, "I input gradient, B full backward"},
+    {"legacy", CsvNaming::Legacy, "B input gradient, BW full backward"},
+}};
 
 struct CsvImport {
   Schedule schedule;

@@ -4,6 +4,7 @@
 
 #include "io/json_text.hpp"
 #include "io/text_sink.hpp"
+#include "lower/simulate_lowered.hpp"
 #include "model/schedule.hpp"
 #include "sim/sim_result.hpp"
 
@@ -25,6 +26,10 @@ struct ResultCommunication {
 /// memory it takes is the sink's chunk whatever the number of ops.
 void write_result_json(TextSink& out, const Schedule& schedule, const SimResult& result,
                        const ResultCommunication* communication = nullptr);
+
+/// The result of simulate_lowered: its "communication" (the mode and the lowering's policy)
+/// written when it ran under blocking or rendezvous, taken from the run itself.
+void write_result_json(TextSink& out, const Schedule& schedule, const LoweredRun& run);
 
 /// A result file read back: the schedule it timed (its first iteration's order per device) and
 /// the run, enough to draw or export it again without simulating.

@@ -184,4 +184,13 @@ void write_result_json(TextSink& sink, const Schedule& schedule, const SimResult
   sink.flush_if_full();
 }
 
+void write_result_json(TextSink& out, const Schedule& schedule, const LoweredRun& run) {
+  if (run.mode == CommMode::Overlap) {
+    write_result_json(out, schedule, run.run.result);
+    return;
+  }
+  const ResultCommunication communication{std::string(comm_mode_name(run.mode)), run.lowering.policy};
+  write_result_json(out, schedule, run.run.result, &communication);
+}
+
 }  // namespace pipeplan

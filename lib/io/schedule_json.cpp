@@ -117,15 +117,6 @@ LoweredSchedule lowered_from_json(const Json& document, const std::string& sourc
   return out;
 }
 
-bool has_communication(const LoweredSchedule& lowered) {
-  for (const auto& list : lowered.actions) {
-    for (const LoweredAction& a : list) {
-      if (a.is_comm) return true;
-    }
-  }
-  return false;
-}
-
 Json lowered_to_json(const LoweredSchedule& lowered) {
   Json j = header_json(lowered.schedule);
   j["lowering"] = lowered.policy;

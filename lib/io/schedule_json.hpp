@@ -26,8 +26,6 @@ namespace pipeplan {
 [[nodiscard]] LoweredSchedule lowered_from_json(const Json& document, const std::string& source);
 [[nodiscard]] LoweredSchedule read_lowered_file(const std::string& path);
 
-/// True when the file had any send or receive.
-[[nodiscard]] bool has_communication(const LoweredSchedule& lowered);
 
 /// The lowered schedule as a schedule document: the ops and posts in order, and "lowering".
 [[nodiscard]] Json lowered_to_json(const LoweredSchedule& lowered);

@@ -2,13 +2,11 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdint>
 #include <tuple>
 
 #include "model/dependencies.hpp"
 #include "model/error.hpp"
-#include "model/large_allocator.hpp"
-#include "model/name_fold.hpp"
+#include "model/post_tables.hpp"
 #include "sim/simulator.hpp"
 
 namespace pipeplan {
@@ -17,49 +15,7 @@ namespace {
 
 constexpr std::array kPolicies = {LowerPolicy::JustBefore, LowerPolicy::Early, LowerPolicy::Megatron,
                                   LowerPolicy::Batched, LowerPolicy::Timed};
-constexpr std::array<std::string_view, 5> kPolicyNames = {"just-before", "early", "megatron", "batched", "timed"};
-
-int device_of(const Schedule& s, int stage) { return s.placement[static_cast<std::size_t>(stage)]; }
-
-// The sends or receives of one op: at most two (an FB's forward output and input gradient, or
-// its two inputs from other devices), with room for one per dependency so that no schedule can
-// overflow it; no allocation, since the checks ask for every op.
-struct CommOps {
-  std::array<CommOp, 4> items;
-  std::size_t count = 0;
-  void push_back(const CommOp& c) { items[count++] = c; }
-  [[nodiscard]] const CommOp* begin() const { return items.data(); }
-  [[nodiscard]] const CommOp* end() const { return items.data() + count; }
-};
-
-// The receives `op` needs on `device`: one per input produced on another device.
-CommOps receives_of(const Schedule& s, const Op& op, int device) {
-  CommOps out;
-  for (const Dependency& dep : dependencies_of(op, s.stages)) {
-    if (device_of(s, dep.stage) == device) continue;
-    if (dep.need == Need::Forward) {
-      out.push_back({CommKind::RecvF, dep.stage + 1, dep.microbatch});
-    } else {
-      out.push_back({CommKind::RecvB, dep.stage - 1, dep.microbatch});
-    }
-  }
-  return out;
-}
-
-// The sends after `op` on `device`: its forward output and its input gradient, when the stage
-// that takes them lives elsewhere.
-CommOps sends_of(const Schedule& s, const Op& op, int device) {
-  CommOps out;
-  const bool forward = op.kind == OpKind::F || op.kind == OpKind::FB;
-  if (forward && op.stage + 1 < s.stages && device_of(s, op.stage + 1) != device) {
-    out.push_back({CommKind::SendF, op.stage, op.microbatch});
-  }
-  const Op backward = op.kind == OpKind::FB ? op.backward_part() : op;
-  if (gives_input_gradient(backward.kind) && backward.stage > 0 && device_of(s, backward.stage - 1) != device) {
-    out.push_back({CommKind::SendB, backward.stage, backward.microbatch});
-  }
-  return out;
-}
+static_assert(kPolicies.size() == kLowerPolicies.size());
 
 // Megatron-LM's _p2p_ops: even ranks send to the next rank, receive from the previous, send to
 // the previous, receive from the next; odd ranks receive from the previous, send to the next,
@@ -160,14 +116,9 @@ LoweredSchedule lower_timed(const Schedule& schedule, const CostModel* costs) {
 
 }  // namespace
 
-std::string_view policy_name(LowerPolicy policy) { return kPolicyNames.at(static_cast<std::size_t>(policy)); }
+std::string_view policy_name(LowerPolicy policy) { return enum_name(kLowerPolicies, policy); }
 
-std::optional<LowerPolicy> parse_policy(std::string_view name) {
-  for (std::size_t i = 0; i < kPolicyNames.size(); ++i) {
-    if (same_name(kPolicyNames[i], name)) return kPolicies[i];
-  }
-  return std::nullopt;
-}
+std::optional<LowerPolicy> parse_policy(std::string_view name) { return enum_named(kLowerPolicies, name); }
 
 std::span<const LowerPolicy> all_policies() { return kPolicies; }
 
@@ -197,149 +148,6 @@ LoweredSchedule lower(const Schedule& schedule, LowerPolicy policy, const CostMo
     }
   }
   return out;
-}
-
-namespace {
-
-// What lowering_problems knows of each send and receive, one byte each in a flat table.
-enum CommFlag : std::uint8_t {
-  kPosted = 1,       // posted once
-  kPostedAgain = 2,  // posted twice or more
-  kProduced = 4,     // a send whose data an op before it on its device made
-  kReceived = 8,     // a receive posted (before the op being checked)
-  kAtPeer = 16,      // posted at the other end of the device pair being paired
-};
-
-// The posts between one ordered pair of devices, sender first, in posting order.
-struct PairPosts {
-  int from = 0, to = 0;
-  std::vector<CommOp> sends, receives;
-};
-
-// Each ordered device pair's posts, found through a short list per sender: a device talks to
-// few others, so the search is a handful of comparisons and no hashing.
-class PairTable {
- public:
-  explicit PairTable(int devices) : by_sender_(static_cast<std::size_t>(devices)) {}
-
-  PairPosts& operator()(int from, int to) {
-    auto& mine = by_sender_[static_cast<std::size_t>(from)];
-    for (const auto& [peer, index] : mine) {
-      if (peer == to) return pairs_[index];
-    }
-    mine.emplace_back(to, pairs_.size());
-    pairs_.push_back({from, to, {}, {}});
-    return pairs_.back();
-  }
-
-  // Every pair, ordered by sender, then receiver.
-  std::vector<PairPosts>& sorted() {
-    std::sort(pairs_.begin(), pairs_.end(),
-              [](const PairPosts& a, const PairPosts& b) { return std::tie(a.from, a.to) < std::tie(b.from, b.to); });
-    by_sender_.clear();  // the indexes no longer hold
-    return pairs_;
-  }
-
- private:
-  std::vector<std::vector<std::pair<int, std::size_t>>> by_sender_;
-  std::vector<PairPosts> pairs_;
-};
-
-}  // namespace
-
-std::vector<Problem> lowering_problems(const LoweredSchedule& lowered) {
-  const Schedule& s = lowered.schedule;
-  std::vector<Problem> problems;
-  const CommIndex index(s.stages, s.microbatches);
-  // A send or receive's stage names its device, so one table serves every device: a device's
-  // ops only ever look up the posts of its own stages.
-  LargeVector<std::uint8_t> flags(index.size(), 0);
-  PairTable pairs(std::max(s.devices, static_cast<int>(lowered.actions.size())));
-  for (std::size_t d = 0; d < lowered.actions.size(); ++d) {
-    const int device = static_cast<int>(d);
-    for (const LoweredAction& a : lowered.actions[d]) {
-      if (!a.is_comm) {
-        for (const CommOp& r : receives_of(s, a.op, device)) {
-          if ((flags[index(r)] & kReceived) == 0) {
-            problems.push_back({ProblemKind::Missing, device,
-                                describe(a.op) + " on device " + std::to_string(device) + " needs " + describe(r) +
-                                    " posted before it"});
-          }
-        }
-        for (const CommOp& out : sends_of(s, a.op, device)) flags[index(out)] |= kProduced;
-        continue;
-      }
-      const CommOp& c = a.comm;
-      if (c.stage < 0 || c.stage >= s.stages || c.peer_stage() < 0 || c.peer_stage() >= s.stages ||
-          c.microbatch < 0 || c.microbatch >= s.microbatches) {
-        problems.push_back({ProblemKind::OutOfRange, device, describe(c) + " names a stage or micro-batch that does not exist"});
-        continue;
-      }
-      if (device_of(s, c.stage) != device) {
-        problems.push_back({ProblemKind::WrongDevice, device,
-                            describe(c) + " is on device " + std::to_string(device) + ", stage " + std::to_string(c.stage) +
-                                " lives on device " + std::to_string(device_of(s, c.stage))});
-        continue;
-      }
-      const int peer = device_of(s, c.peer_stage());
-      if (peer == device) {
-        problems.push_back({ProblemKind::Header, device, describe(c) + " crosses no devices: stage " +
-                                                             std::to_string(c.peer_stage()) + " is on the same device"});
-        continue;
-      }
-      std::uint8_t& flag = flags[index(c)];
-      if ((flag & kPosted) != 0 && (flag & kPostedAgain) == 0) {
-        flag |= kPostedAgain;
-        problems.push_back({ProblemKind::Repeated, device, describe(c) + " is posted more than once on device " + std::to_string(device)});
-      }
-      flag |= kPosted;
-      if (c.is_send()) {
-        if ((flag & kProduced) == 0) {
-          problems.push_back({ProblemKind::Misordered, device,
-                              describe(c) + " is posted on device " + std::to_string(device) +
-                                  " before the op that produces what it sends"});
-        }
-        pairs(device, peer).sends.push_back(c);
-      } else {
-        flag |= kReceived;
-        pairs(peer, device).receives.push_back(c);
-      }
-    }
-  }
-  // NCCL pairs the k-th send from A to B with the k-th receive on B from A.
-  for (PairPosts& pair : pairs.sorted()) {
-    std::vector<CommOp>& out = pair.sends;
-    std::vector<CommOp>& in = pair.receives;
-    // A post whose partner is nowhere at the other end.
-    const auto unpaired = [&](std::vector<CommOp>& mine, const std::vector<CommOp>& theirs, int device, int peer) {
-      for (const CommOp& c : theirs) flags[index(c)] |= kAtPeer;
-      std::vector<CommOp> kept;
-      for (const CommOp& c : mine) {
-        if ((flags[index(c.matching())] & kAtPeer) != 0) {
-          kept.push_back(c);
-          continue;
-        }
-        problems.push_back({ProblemKind::Unmatched, device,
-                            describe(c) + " on device " + std::to_string(device) + " has no matching " +
-                                describe(c.matching()) + " on device " + std::to_string(peer)});
-      }
-      for (const CommOp& c : theirs) flags[index(c)] &= static_cast<std::uint8_t>(~kAtPeer);
-      mine = std::move(kept);
-    };
-    const std::vector<CommOp> all_in = in;
-    unpaired(in, out, pair.to, pair.from);
-    unpaired(out, all_in, pair.from, pair.to);
-    for (std::size_t k = 0; k < out.size() && k < in.size(); ++k) {
-      if (out[k].matching() == in[k]) continue;
-      problems.push_back({ProblemKind::Unmatched, pair.from,
-                          "device " + std::to_string(pair.from) + "'s send #" + std::to_string(k + 1) + " to device " +
-                              std::to_string(pair.to) + " is " + describe(out[k]) + " but device " +
-                              std::to_string(pair.to) + "'s receive #" + std::to_string(k + 1) + " from it is " +
-                              describe(in[k]) + ": posted in different orders, they would pair the wrong tensors"});
-      break;  // after the first mispairing every later one follows
-    }
-  }
-  return problems;
 }
 
 }  // namespace pipeplan

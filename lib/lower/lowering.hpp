@@ -1,6 +1,7 @@
 #pragma once
 // Lowering a compute schedule to the sends and receives each device posts (docs/model.md,
-// "Communication"), with the policies runtimes use, and the checks a lowering must pass.
+// "Communication"), with the policies runtimes use. What a lowering must pass is a question about
+// the lowered schedule alone: model/lowering_problems.hpp, included here for the callers.
 #include <optional>
 #include <span>
 #include <string>
@@ -8,8 +9,9 @@
 #include <vector>
 
 #include "costs/cost_model.hpp"
+#include "model/enum_table.hpp"
 #include "model/lowered.hpp"
-#include "model/problem.hpp"
+#include "model/lowering_problems.hpp"
 
 namespace pipeplan {
 
@@ -24,7 +26,15 @@ enum class LowerPolicy : unsigned char {
                ///< ordering deadlock and no mispairing, whatever the schedule
 };
 
-/// "just-before", "early", "megatron", "batched", and back.
+inline constexpr EnumTable<LowerPolicy, 5> kLowerPolicies = {{
+    {"just-before", LowerPolicy::JustBefore, "each receive right before its consumer, each send after its producer"},
+    {"early", LowerPolicy::Early, "each receive one compute op ahead"},
+    {"megatron", LowerPolicy::Megatron, "just-before, each gap ordered by rank parity as Megatron-LM"},
+    {"batched", LowerPolicy::Batched, "just-before, each gap posted as one group (batch_isend_irecv)"},
+    {"timed", LowerPolicy::Timed, "in the order the overlapped run makes the transfers: never deadlocks or mispairs"},
+}};
+
+/// "just-before", "early", "megatron", "batched", "timed", and back (kLowerPolicies).
 [[nodiscard]] std::string_view policy_name(LowerPolicy policy);
 [[nodiscard]] std::optional<LowerPolicy> parse_policy(std::string_view name);
 [[nodiscard]] std::span<const LowerPolicy> all_policies();
@@ -34,12 +44,5 @@ enum class LowerPolicy : unsigned char {
 /// simulates the schedule with `costs` (or unit costs when null) to order the transfers; the
 /// schedule must then be complete and deadlock-free (Error otherwise).
 [[nodiscard]] LoweredSchedule lower(const Schedule& schedule, LowerPolicy policy, const CostModel* costs = nullptr);
-
-/// What makes a lowering unusable, every problem: a send on a device that does not hold its
-/// stage or before the op that produces it, a receive after the op that needs it or missing,
-/// a transfer with no matching post at the other end, and sends and receives of one device pair
-/// posted in orders that pair the wrong ones (NCCL matches them in posting order per pair).
-/// Empty when the lowering can run (it may still deadlock; the simulator says).
-[[nodiscard]] std::vector<Problem> lowering_problems(const LoweredSchedule& lowered);
 
 }  // namespace pipeplan

@@ -32,4 +32,15 @@ std::string describe(const CommOp& comm) {
          std::to_string(comm.microbatch) + ")";
 }
 
+bool has_communication(const LoweredSchedule& lowered) {
+  for (const auto& list : lowered.actions) {
+    for (const LoweredAction& a : list) {
+      if (a.is_comm) return true;
+    }
+  }
+  return false;
+}
+
+std::string describe(const LoweredAction& action) { return action.is_comm ? describe(action.comm) : describe(action.op); }
+
 }  // namespace pipeplan

@@ -84,4 +84,11 @@ struct LoweredSchedule {
   std::vector<std::vector<LoweredAction>> actions;  ///< per device
 };
 
+/// True when the lowered schedule has any send or receive (a file lowered already), false for
+/// a plain compute schedule that still needs a lowering policy.
+[[nodiscard]] bool has_communication(const LoweredSchedule& lowered);
+
+/// "F(s0,m1)" for a compute op, "SEND_F(s0,m3)" for a send or receive.
+[[nodiscard]] std::string describe(const LoweredAction& action);
+
 }  // namespace pipeplan

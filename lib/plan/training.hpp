@@ -4,6 +4,8 @@
 #include <optional>
 #include <string_view>
 
+#include "model/enum_table.hpp"
+
 namespace pipeplan {
 
 enum class DType : unsigned char { BF16, FP16, FP32 };
@@ -19,6 +21,22 @@ enum class Sharding : unsigned char {
   Optimizer,  ///< Megatron's --use-distributed-optimizer (ZeRO-1): master weights and Adam's moments
   Gradients,  ///< those and the fp32 gradients (ZeRO-2), reduce-scattered as each W makes them
 };
+
+inline constexpr EnumTable<DType, 3> kDTypes = {{
+    {"bf16", DType::BF16, "bfloat16"},
+    {"fp16", DType::FP16, "IEEE half precision"},
+    {"fp32", DType::FP32, "IEEE single precision"},
+}};
+inline constexpr EnumTable<Recompute, 3> kRecomputes = {{
+    {"none", Recompute::None, "keep every activation the backward needs"},
+    {"selective", Recompute::Selective, "recompute the attention core"},
+    {"full", Recompute::Full, "keep each layer's input only"},
+}};
+inline constexpr EnumTable<Sharding, 3> kShardings = {{
+    {"none", Sharding::None, "every replica keeps all weights, gradients and optimizer states"},
+    {"optimizer", Sharding::Optimizer, "Megatron's distributed optimizer (ZeRO-1): master weights and Adam's moments"},
+    {"gradients", Sharding::Gradients, "also the fp32 gradients (ZeRO-2)"},
+}};
 
 /// "bf16", "fp16", "fp32" / "none", "selective", "full" / "none", "optimizer", "gradients", and
 /// back; nullopt for other names.

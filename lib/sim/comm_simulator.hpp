@@ -4,25 +4,16 @@
 // of their own; in both a transfer starts only when the sender has posted it, its data exists
 // and the receiver has posted the matching receive (NCCL's semantics, pairs matched in posting
 // order), and transfers of one link (one direction of a device pair) run one at a time.
-#include <string>
-#include <string_view>
+// It returns records, never sentences: validate/deadlock_text.hpp puts a stuck device in words.
+#include <optional>
 #include <vector>
 
 #include "costs/cost_model.hpp"
 #include "model/lowered.hpp"
+#include "sim/comm_mode.hpp"
 #include "sim/sim_result.hpp"
 
 namespace pipeplan {
-
-enum class CommMode : unsigned char {
-  Overlap,     ///< transfers run beside compute and delay only their consumer (simulate())
-  Blocking,    ///< sends and receives on the compute stream of both ends
-  Rendezvous,  ///< sends and receives on a communication stream per device
-};
-
-/// "overlap", "blocking", "rendezvous", and back.
-[[nodiscard]] std::string_view comm_mode_name(CommMode mode);
-[[nodiscard]] std::optional<CommMode> parse_comm_mode(std::string_view name);
 
 /// One transfer as it ran.
 struct TransferTiming {
@@ -34,13 +25,33 @@ struct TransferTiming {
   SimTime end = 0;
 };
 
+/// Why a device cannot go on when a run with communication deadlocks.
+enum class StuckReason : unsigned char {
+  AtCompute,      ///< its next entry, a compute op or the end of its list, cannot run
+  DataNotReady,   ///< it cannot post its next group: a send's data is not produced yet
+  LinkBusy,       ///< both ends posted; the transfer waits for the one before it on the link
+  PeerNotPosted,  ///< the peer has not posted the matching send or receive
+  Unexplained,    ///< none of the above (kept so that every stuck device is listed)
+};
+
+/// One device that cannot go on: where it stands and, for a send or receive, on whom it waits.
+struct StuckDevice {
+  int device = 0;
+  StuckReason reason = StuckReason::Unexplained;
+  /// AtCompute: the compute op (none: the end of its list); otherwise the send or receive
+  /// that cannot complete (Unexplained: none).
+  std::optional<LoweredAction> post;
+  int peer = -1;  ///< the device at the other end of `post` when it is a send or receive
+  /// PeerNotPosted: what the peer posts next instead (none: the end of its list).
+  std::optional<LoweredAction> peer_next;
+};
+
 struct CommSimResult {
-  SimResult result;  ///< as simulate() gives it; deadlock lists each stuck device's next compute op
+  /// As simulate() gives it: deadlock lists each stuck device's next compute op, and
+  /// deadlock_cycle the devices whose posts wait on each other.
+  SimResult result;
   std::vector<TransferTiming> transfers;
-  /// When it deadlocks: one line per stuck device saying what its next post waits for, and
-  /// the cycle of devices waiting on each other ("device 0 -> device 1 -> device 0"), if any.
-  std::vector<std::string> stuck;
-  std::string cycle;
+  std::vector<StuckDevice> stuck;  ///< when it deadlocks: each stuck device, in device order
 };
 
 /// Times `lowered` under `mode` (Blocking or Rendezvous; Overlap is simulate() on the compute

@@ -24,10 +24,6 @@ SimTime iteration_end(const std::vector<DeviceTimeline>& devices, std::size_t it
 
 }  // namespace
 
-std::string_view optimizer_mode_name(OptimizerMode mode) {
-  return mode == OptimizerMode::Sync ? "sync" : "post-validation";
-}
-
 std::vector<const OpTiming*> SimResult::ops_by_start() const {
   // Each device's ops are in start order: merge them, the device breaking ties.
   using Head = std::tuple<SimTime, int, std::size_t>;  // start, device, index in its list

@@ -1,9 +1,11 @@
 #pragma once
 // What one simulated run of a schedule produced. Times are simulated nanoseconds.
+#include <optional>
 #include <string_view>
 #include <vector>
 
 #include "model/dependencies.hpp"
+#include "model/enum_table.hpp"
 #include "model/large_allocator.hpp"
 #include "model/op.hpp"
 #include "model/units.hpp"
@@ -17,8 +19,18 @@ enum class OptimizerMode : unsigned char {
   PostValidation,  ///< each device steps as soon as its own ops are done (Qi et al. 2024)
 };
 
-/// "sync" or "post-validation".
-[[nodiscard]] std::string_view optimizer_mode_name(OptimizerMode mode);
+inline constexpr EnumTable<OptimizerMode, 2> kOptimizerModes = {{
+    {"sync", OptimizerMode::Sync, "an all-reduce before every device's step"},
+    {"post-validation", OptimizerMode::PostValidation, "each steps on its own"},
+}};
+
+/// "sync" or "post-validation", and back (kOptimizerModes).
+[[nodiscard]] constexpr std::string_view optimizer_mode_name(OptimizerMode mode) {
+  return enum_name(kOptimizerModes, mode);
+}
+[[nodiscard]] constexpr std::optional<OptimizerMode> parse_optimizer_mode(std::string_view name) {
+  return enum_named(kOptimizerModes, name);
+}
 
 struct SimOptions {
   int iterations = 1;  ///< back-to-back training steps, each ending in an optimizer step
@@ -82,6 +94,9 @@ struct SimResult {
   SimTime lower_bound = 0;            ///< step_lower_bound() for the schedule, costs and mode
   std::vector<DeviceTimeline> devices;
   std::vector<BlockedDevice> deadlock;  ///< empty when every op ran
+  /// When deadlocked: the devices that wait on each other, `a -> b -> ... -> a` (wait_cycle);
+  /// empty when none do (a device may only wait on one that is stuck elsewhere).
+  std::vector<int> deadlock_cycle;
 
   [[nodiscard]] bool deadlocked() const { return !deadlock.empty(); }
 

@@ -10,6 +10,8 @@
 #include "model/error.hpp"
 #include "model/limits.hpp"
 #include "model/structure.hpp"
+#include "model/wait_cycle.hpp"
+#include "sim/iteration_barrier.hpp"
 #include "sim/lower_bound.hpp"
 #include "sim/op_costs.hpp"
 #include "sim/timeline_recorder.hpp"
@@ -22,7 +24,6 @@ struct DeviceState {
   std::size_t next = 0;   // index of the next op in this iteration
   int iteration = 0;
   SimTime free_at = 0;    // when its last op or optimizer step ends
-  bool at_barrier = false;  // sync: done with this iteration's ops, waiting for the others
   bool queued = false;
 };
 
@@ -45,7 +46,8 @@ class Simulation {
         split_b_end_(workspace.split_b_end),
         state_(static_cast<std::size_t>(schedule.devices)),
         times_(sim::stage_times(costs)),
-        recorder_(schedule, costs, options) {
+        recorder_(schedule, costs, options),
+        barrier_(schedule.devices, options.optimizer_mode) {
     sim::OutputEnds{forward_end_, gradient_end_, split_b_end_}.reset(per_iteration_ * static_cast<std::size_t>(ring_));
     optimizer_ = sim::optimizer_times(costs);
     if (options.iterations > kRing) {
@@ -108,7 +110,7 @@ class Simulation {
   // Runs the device's ops while their inputs are known; stops at one that waits.
   void advance(int device) {
     DeviceState& st = state(device);
-    while (st.iteration < options_.iterations && !st.at_barrier) {
+    while (st.iteration < options_.iterations && !barrier_.waiting(device)) {
       if (st.next == ops_of(device).size()) {
         end_iteration(device);
         continue;
@@ -163,24 +165,13 @@ class Simulation {
     if (to != from_device) enqueue(to);
   }
 
-  // The device has run this iteration's ops. Post-validation: it steps now. Sync: it waits
-  // until every device is here (the all-reduce before the step), then all step at once.
+  // The device has run this iteration's ops: it steps when the barrier says (sync: with all).
   void end_iteration(int device) {
     DeviceState& st = state(device);
     if (st.next == 0) recorder_.no_ops(device, st.iteration, st.free_at);
-    if (options_.optimizer_mode == OptimizerMode::PostValidation) {
-      step(device, st.free_at);
-      return;
-    }
-    st.at_barrier = true;
-    if (++at_barrier_ < s_.devices) return;
-    at_barrier_ = 0;
-    SimTime barrier = 0;
-    for (const DeviceState& other : state_) barrier = std::max(barrier, other.free_at);
-    for (int d = 0; d < s_.devices; ++d) {
-      state(d).at_barrier = false;
-      step(d, barrier);
-      enqueue(d);
+    const bool all = barrier_.arrive(device, st.free_at, [this](int d, SimTime start) { step(d, start); });
+    if (all) {
+      for (int d = 0; d < s_.devices; ++d) enqueue(d);
     }
   }
 
@@ -204,16 +195,23 @@ class Simulation {
     }
   }
 
+  // Each blocked device, and the cycle of devices that wait on each other (the devices whose
+  // outputs its head op still needs).
   void collect_deadlock() {
+    std::vector<std::vector<int>> waits_on(static_cast<std::size_t>(s_.devices));
     for (int d = 0; d < s_.devices; ++d) {
       DeviceState& st = state(d);
-      if (st.iteration == options_.iterations || st.at_barrier) continue;
+      if (st.iteration == options_.iterations || barrier_.waiting(d)) continue;
       BlockedDevice blocked{d, st.iteration, st.next, ops_of(d)[st.next], {}};
       for (const Dependency& dep : dependencies_of(blocked.head, s_.stages)) {
-        if (arrival(dep, st.iteration, d) == kNever) blocked.waiting_for.push_back(dep);
+        if (arrival(dep, st.iteration, d) == kNever) {
+          blocked.waiting_for.push_back(dep);
+          waits_on[static_cast<std::size_t>(d)].push_back(device_of(dep.stage));
+        }
       }
       recorder_.result().deadlock.push_back(std::move(blocked));
     }
+    recorder_.result().deadlock_cycle = wait_cycle(waits_on);
   }
 
   // Invariants of a finished run: every op ran once per iteration, every device finished its
@@ -242,8 +240,8 @@ class Simulation {
   std::vector<DeviceState> state_;
   std::vector<sim::StageTimes> times_;
   sim::TimelineRecorder recorder_;
+  sim::IterationBarrier barrier_;
   std::vector<int> work_;              // devices that may be able to advance
-  int at_barrier_ = 0;
 };
 
 std::string first_problems(const std::vector<Problem>& problems) {

@@ -4,11 +4,11 @@
 
 #include <algorithm>
 
-#include "lower/lowering.hpp"
+#include "model/lowering_problems.hpp"
 #include "model/size_string.hpp"
 #include "model/structure.hpp"
-#include "model/wait_cycle.hpp"
 #include "sim/simulator.hpp"
+#include "validate/deadlock_text.hpp"
 
 namespace pipeplan {
 
@@ -25,15 +25,14 @@ const BlockedDevice* blocked_device(const SimResult& r, int device) {
   return nullptr;
 }
 
-// The devices each blocked device waits for, and a cycle among them (wait_cycle).
-std::vector<int> waiting_cycle(const Schedule& s, const SimResult& r) {
-  std::vector<std::vector<int>> waits_on(static_cast<std::size_t>(s.devices));
-  for (const BlockedDevice& b : r.deadlock) {
-    for (const Dependency& dep : b.waiting_for) {
-      waits_on[static_cast<std::size_t>(b.device)].push_back(s.placement[static_cast<std::size_t>(dep.stage)]);
-    }
-  }
-  return wait_cycle(waits_on);
+// The simulator found the cycle (wait_cycle): a device waiting on itself is a misordered op,
+// reported already, and only real cycles are named, wherever they are.
+// The problem names `device`: the cycle's first under overlap, the first stuck device under
+// communication (as the reports have always said).
+void cycle_problem(const SimResult& r, int device, std::vector<Problem>& out) {
+  if (r.deadlock_cycle.empty()) return;
+  out.push_back({ProblemKind::Deadlock, device,
+                 "deadlock: devices wait in a cycle: " + describe_cycle(r.deadlock_cycle)});
 }
 
 void deadlock_problems(const Schedule& s, const SimResult& r, std::vector<Problem>& out) {
@@ -49,14 +48,7 @@ void deadlock_problems(const Schedule& s, const SimResult& r, std::vector<Proble
                    fmt::format("deadlock: device {} is stuck at {}, waiting for {}", b.device,
                                position(b), waits)});
   }
-  // A device waiting on itself is a misordered op, reported already; wait_cycle names only real
-  // cycles, wherever they are.
-  std::vector<int> cycle = waiting_cycle(s, r);
-  if (!cycle.empty()) {
-    out.push_back({ProblemKind::Deadlock, cycle.front(),
-                   fmt::format("deadlock: devices wait in a cycle: device {}",
-                               fmt::join(cycle, " -> device "))});
-  }
+  if (!r.deadlock_cycle.empty()) cycle_problem(r, r.deadlock_cycle.front(), out);
 }
 
 void memory_problems(const SimResult& r, Bytes limit, std::vector<Problem>& out) {
@@ -85,21 +77,20 @@ std::vector<Problem> validate(const Schedule& schedule, const CostModel& costs,
   return problems;
 }
 
-std::vector<Problem> validate_lowered(const LoweredSchedule& lowered, const CostModel& costs, CommMode mode,
+std::vector<Problem> validate_lowered(const LoweredSchedule& file, const CostModel& costs, const CommRun& how,
                                       const ValidateOptions& options) {
-  std::vector<Problem> problems = validate(lowered.schedule, costs, options);
-  if (!problems.empty() || mode == CommMode::Overlap) return problems;
+  std::vector<Problem> problems = validate(file.schedule, costs, options);
+  if (!problems.empty() || how.mode == CommMode::Overlap) return problems;
+  const CommMode mode = how.mode;
+  const LoweredSchedule lowered = lowering_to_run(file, how.policy, costs);
   problems = lowering_problems(lowered);
   if (!problems.empty()) return problems;
   const CommSimResult run = simulate_with_comm(lowered, costs, mode);
-  for (std::size_t i = 0; i < run.stuck.size(); ++i) {
-    problems.push_back({ProblemKind::Deadlock, run.result.deadlock[i].device,
-                        "deadlock under " + std::string(comm_mode_name(mode)) + " communication: " + run.stuck[i]});
+  for (const StuckDevice& stuck : run.stuck) {
+    problems.push_back({ProblemKind::Deadlock, stuck.device,
+                        "deadlock under " + std::string(comm_mode_name(mode)) + " communication: " + describe(stuck)});
   }
-  if (!run.cycle.empty()) {
-    problems.push_back({ProblemKind::Deadlock, run.result.deadlock.front().device,
-                        "deadlock: devices wait in a cycle: " + run.cycle});
-  }
+  if (!run.stuck.empty()) cycle_problem(run.result, run.stuck.front().device, problems);
   return problems;
 }
 

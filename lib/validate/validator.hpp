@@ -8,6 +8,7 @@
 #include "model/problem.hpp"
 #include "model/schedule.hpp"
 #include "model/units.hpp"
+#include "lower/simulate_lowered.hpp"
 #include "sim/comm_simulator.hpp"
 
 namespace pipeplan {
@@ -24,11 +25,13 @@ struct ValidateOptions {
 [[nodiscard]] std::vector<Problem> validate(const Schedule& schedule, const CostModel& costs,
                                             const ValidateOptions& options);
 
-/// The problems of a lowered schedule under blocking or rendezvous communication: those of
-/// its compute schedule (validate), then those of its lowering (lowering_problems), then a
-/// deadlock: one problem per stuck device saying which post waits for which, and one naming
-/// the cycle of waiting devices.
-[[nodiscard]] std::vector<Problem> validate_lowered(const LoweredSchedule& lowered, const CostModel& costs,
-                                                    CommMode mode, const ValidateOptions& options);
+/// The problems of a schedule file under `how.mode`: those of its compute schedule (validate);
+/// under blocking or rendezvous, when there are none, those of the lowering it runs with
+/// (lowering_to_run: its own posts or `how.policy`'s; lowering_problems), then a deadlock: one
+/// problem per stuck device saying which post waits for which, and one naming the cycle of
+/// waiting devices. Each step runs only when the one before found nothing: a lowering needs a
+/// timeable compute schedule. Throws Error as lowering_to_run does.
+[[nodiscard]] std::vector<Problem> validate_lowered(const LoweredSchedule& file, const CostModel& costs,
+                                                    const CommRun& how, const ValidateOptions& options);
 
 }  // namespace pipeplan
