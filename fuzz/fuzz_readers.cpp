@@ -7,19 +7,19 @@
 #include <string>
 #include <string_view>
 
+#include "estimate/layout.hpp"
+#include "estimate/model_config.hpp"
+#include "estimate/piece_work.hpp"
 #include "io/json_text.hpp"
 #include "io/profile_json.hpp"
 #include "io/pytorch_csv.hpp"
 #include "io/result_json.hpp"
 #include "io/schedule_json.hpp"
 #include "io/schedule_text.hpp"
+#include "lower/lowering.hpp"
 #include "model/error.hpp"
 #include "model/size_string.hpp"
-#include "lower/lowering.hpp"
 #include "model/structure.hpp"
-#include "plan/layout.hpp"
-#include "plan/model_config.hpp"
-#include "plan/piece_work.hpp"
 
 namespace {
 

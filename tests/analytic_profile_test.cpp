@@ -1,7 +1,7 @@
 #include <doctest/doctest.h>
 
+#include "estimate/analytic_profile.hpp"
 #include "model/placement.hpp"
-#include "plan/analytic_profile.hpp"
 #include "test_support.hpp"
 
 using namespace pipeplan;

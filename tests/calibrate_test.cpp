@@ -6,14 +6,14 @@
 #include <set>
 #include <vector>
 
-#include "calibrate/layer_gemms.hpp"
 #include "calibrate/card_match.hpp"
 #include "calibrate/fill_values.hpp"
+#include "calibrate/layer_gemms.hpp"
 #include "calibrate/replay_program.hpp"
 #include "calibrate/sample_stats.hpp"
 #include "calibrate/throttle_reasons.hpp"
+#include "estimate/piece_work.hpp"
 #include "lower/lowering.hpp"
-#include "plan/piece_work.hpp"
 #include "test_support.hpp"
 
 using namespace pipeplan;

@@ -3,11 +3,11 @@
 #include <set>
 #include <string>
 
+#include "estimate/training.hpp"
 #include "io/pytorch_csv.hpp"
 #include "lower/lowering.hpp"
 #include "model/enum_table.hpp"
 #include "model/name_fold.hpp"
-#include "plan/training.hpp"
 #include "sim/comm_mode.hpp"
 #include "sim/sim_result.hpp"
 

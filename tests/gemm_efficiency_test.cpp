@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "plan/gemm_efficiency.hpp"
+#include "estimate/gemm_efficiency.hpp"
 
 using namespace pipeplan;
 

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "plan/layout.hpp"
+#include "estimate/layout.hpp"
 #include "test_support.hpp"
 
 using namespace pipeplan;

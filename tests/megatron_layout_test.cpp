@@ -1,7 +1,7 @@
 // Layouts as Megatron-LM writes them (docs/costs.md, "Layouts").
 #include <doctest/doctest.h>
 
-#include "plan/megatron_layout.hpp"
+#include "estimate/megatron_layout.hpp"
 #include "plan/plan_report.hpp"
 #include "plan/planner.hpp"
 #include "test_support.hpp"

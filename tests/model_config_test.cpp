@@ -1,8 +1,8 @@
 #include <doctest/doctest.h>
 
+#include "estimate/model_config.hpp"
+#include "estimate/piece_work.hpp"
 #include "io/json_text.hpp"
-#include "plan/model_config.hpp"
-#include "plan/piece_work.hpp"
 #include "test_support.hpp"
 
 using namespace pipeplan;

@@ -1,8 +1,8 @@
 // Models pipeplan does not model are refused by name (docs/costs.md, "Model input").
 #include <doctest/doctest.h>
 
+#include "estimate/model_config.hpp"
 #include "io/json_text.hpp"
-#include "plan/model_config.hpp"
 #include "test_support.hpp"
 
 using namespace pipeplan;

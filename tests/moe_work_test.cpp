@@ -2,9 +2,9 @@
 // (docs/costs.md, "Mixture of experts").
 #include <doctest/doctest.h>
 
+#include "estimate/analytic_profile.hpp"
+#include "estimate/moe_work.hpp"
 #include "model/placement.hpp"
-#include "plan/analytic_profile.hpp"
-#include "plan/moe_work.hpp"
 #include "test_support.hpp"
 
 using namespace pipeplan;

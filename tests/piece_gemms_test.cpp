@@ -1,8 +1,8 @@
 #include <doctest/doctest.h>
 
-#include "plan/analytic_profile.hpp"
-#include "plan/piece_gemms.hpp"
-#include "plan/piece_work.hpp"
+#include "estimate/analytic_profile.hpp"
+#include "estimate/piece_gemms.hpp"
+#include "estimate/piece_work.hpp"
 #include "test_support.hpp"
 
 using namespace pipeplan;

@@ -1,7 +1,7 @@
 #include <doctest/doctest.h>
 
-#include "plan/model_config.hpp"
-#include "plan/piece_work.hpp"
+#include "estimate/model_config.hpp"
+#include "estimate/piece_work.hpp"
 #include "test_support.hpp"
 
 using namespace pipeplan;

@@ -1,8 +1,8 @@
 // Sharding over data parallelism (docs/costs.md, "Memory" and "Devices, optimizer and transfers").
 #include <doctest/doctest.h>
 
+#include "estimate/analytic_profile.hpp"
 #include "model/placement.hpp"
-#include "plan/analytic_profile.hpp"
 
 using namespace pipeplan;
 

@@ -9,12 +9,12 @@
 #include "calibrate_links.hpp"
 #include "calibrate_pieces.hpp"
 #include "calibrate_report.hpp"
+#include "estimate/analytic_profile.hpp"
+#include "estimate/layout.hpp"
 #include "gpu_error.hpp"
 #include "gpu_info.hpp"
 #include "model/error.hpp"
 #include "model/placement.hpp"
-#include "plan/analytic_profile.hpp"
-#include "plan/layout.hpp"
 
 namespace pipeplan::gpu {
 

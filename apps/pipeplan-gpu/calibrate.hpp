@@ -4,10 +4,10 @@
 // simulator reads, with the measurements and their context (docs/gpu.md).
 #include <string>
 
+#include "estimate/model_config.hpp"
+#include "estimate/training.hpp"
 #include "gemm_timer.hpp"
 #include "io/json_text.hpp"
-#include "plan/model_config.hpp"
-#include "plan/training.hpp"
 
 namespace pipeplan::gpu {
 

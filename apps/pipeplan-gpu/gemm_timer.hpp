@@ -11,7 +11,7 @@
 
 #include "calibrate/layer_gemms.hpp"
 #include "cuda_owners.hpp"
-#include "plan/training.hpp"
+#include "estimate/training.hpp"
 
 namespace pipeplan::gpu {
 

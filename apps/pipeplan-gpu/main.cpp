@@ -10,12 +10,12 @@
 #include <optional>
 
 #include "calibrate.hpp"
+#include "estimate/model_config.hpp"
 #include "gpu_error.hpp"
 #include "gpu_info.hpp"
 #include "io/atomic_file.hpp"
 #include "io/json_text.hpp"
 #include "model/error.hpp"
-#include "plan/model_config.hpp"
 #include "replay.hpp"
 
 namespace {

@@ -6,10 +6,10 @@
 #include <vector>
 
 #include "calibrate/layer_gemms.hpp"
+#include "estimate/layout.hpp"
+#include "estimate/model_config.hpp"
+#include "estimate/training.hpp"
 #include "gemm_timer.hpp"
-#include "plan/layout.hpp"
-#include "plan/model_config.hpp"
-#include "plan/training.hpp"
 
 namespace pipeplan::gpu {
 

@@ -4,8 +4,8 @@
 #include <iostream>
 
 #include "command.hpp"
+#include "estimate/gpu_catalog.hpp"
 #include "model/size_string.hpp"
-#include "plan/gpu_catalog.hpp"
 
 namespace pipeplan::cli {
 

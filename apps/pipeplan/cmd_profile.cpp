@@ -5,12 +5,12 @@
 #include <memory>
 
 #include "command.hpp"
+#include "estimate/analytic_profile.hpp"
 #include "file_roles.hpp"
 #include "model/error.hpp"
 #include "model/placement.hpp"
 #include "model_options.hpp"
 #include "output.hpp"
-#include "plan/analytic_profile.hpp"
 
 namespace pipeplan::cli {
 

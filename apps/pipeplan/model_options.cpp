@@ -4,11 +4,11 @@
 
 #include "command.hpp"
 #include "enum_flags.hpp"
+#include "estimate/moe_work.hpp"
+#include "estimate/piece_work.hpp"
 #include "file_roles.hpp"
 #include "io/printable.hpp"
 #include "model/error.hpp"
-#include "plan/moe_work.hpp"
-#include "plan/piece_work.hpp"
 
 namespace pipeplan::cli {
 

@@ -6,10 +6,10 @@
 
 #include <string>
 
-#include "plan/gpu_catalog.hpp"
-#include "plan/model_config.hpp"
+#include "estimate/gpu_catalog.hpp"
+#include "estimate/model_config.hpp"
+#include "estimate/training.hpp"
 #include "plan/plan_request.hpp"
-#include "plan/training.hpp"
 
 namespace pipeplan::cli {
 

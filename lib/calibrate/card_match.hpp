@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <string>
 
-#include "plan/gpu_catalog.hpp"
+#include "estimate/gpu_catalog.hpp"
 
 namespace pipeplan {
 

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "plan/model_config.hpp"
-#include "plan/training.hpp"
+#include "estimate/model_config.hpp"
+#include "estimate/training.hpp"
 
 namespace pipeplan {
 

@@ -3,11 +3,11 @@
 // use instead of its estimates (docs/gpu.md, docs/costs.md).
 #include <string>
 
+#include "estimate/analytic_profile.hpp"
+#include "estimate/layout.hpp"
+#include "estimate/model_config.hpp"
+#include "estimate/training.hpp"
 #include "io/json_text.hpp"
-#include "plan/analytic_profile.hpp"
-#include "plan/layout.hpp"
-#include "plan/model_config.hpp"
-#include "plan/training.hpp"
 
 namespace pipeplan {
 

@@ -6,9 +6,9 @@
 #include <limits>
 #include <optional>
 
+#include "estimate/megatron_layout.hpp"
 #include "model/error.hpp"
 #include "model/placement.hpp"
-#include "plan/megatron_layout.hpp"
 #include "sim/simulator.hpp"
 
 namespace pipeplan {

@@ -7,8 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "estimate/analytic_profile.hpp"
 #include "model/units.hpp"
-#include "plan/analytic_profile.hpp"
 #include "sim/sim_result.hpp"
 
 namespace pipeplan {

@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "estimate/megatron_layout.hpp"
 #include "model/error.hpp"
-#include "plan/megatron_layout.hpp"
 
 namespace pipeplan {
 

@@ -1,11 +1,11 @@
-#include "plan/layout.hpp"
+#include "estimate/layout.hpp"
 
 #include <algorithm>
 #include <charconv>
 #include <limits>
 
+#include "estimate/megatron_layout.hpp"
 #include "model/error.hpp"
-#include "plan/megatron_layout.hpp"
 
 namespace pipeplan {
 

@@ -1,13 +1,13 @@
-#include "plan/model_config.hpp"
+#include "estimate/model_config.hpp"
 
 #include <filesystem>
 #include <initializer_list>
 #include <string_view>
 
+#include "estimate/model_family.hpp"
+#include "estimate/moe_config.hpp"
 #include "io/json_fields.hpp"
 #include "model/error.hpp"
-#include "plan/model_family.hpp"
-#include "plan/moe_config.hpp"
 
 namespace pipeplan {
 

@@ -4,9 +4,9 @@
 // parallelism adds, its parameters and the activations it keeps (docs/costs.md, "Work per piece").
 #include <cstdint>
 
+#include "estimate/model_config.hpp"
+#include "estimate/training.hpp"
 #include "model/units.hpp"
-#include "plan/model_config.hpp"
-#include "plan/training.hpp"
 
 namespace pipeplan {
 

@@ -1,4 +1,4 @@
-#include "plan/moe_work.hpp"
+#include "estimate/moe_work.hpp"
 
 #include <algorithm>
 #include <string>

@@ -1,4 +1,4 @@
-#include "plan/model_family.hpp"
+#include "estimate/model_family.hpp"
 
 #include <array>
 #include <string>

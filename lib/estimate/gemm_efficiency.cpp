@@ -1,4 +1,4 @@
-#include "plan/gemm_efficiency.hpp"
+#include "estimate/gemm_efficiency.hpp"
 
 #include <algorithm>
 #include <cmath>

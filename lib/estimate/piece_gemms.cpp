@@ -1,4 +1,4 @@
-#include "plan/piece_gemms.hpp"
+#include "estimate/piece_gemms.hpp"
 
 namespace pipeplan {
 

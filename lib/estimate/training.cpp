@@ -1,4 +1,4 @@
-#include "plan/training.hpp"
+#include "estimate/training.hpp"
 
 
 namespace pipeplan {

@@ -1,4 +1,4 @@
-#include "plan/moe_config.hpp"
+#include "estimate/moe_config.hpp"
 
 #include <string>
 

@@ -5,13 +5,13 @@
 #include <string>
 
 #include "costs/cost_model.hpp"
+#include "estimate/gpu_catalog.hpp"
+#include "estimate/layout.hpp"
+#include "estimate/model_config.hpp"
+#include "estimate/piece_gemms.hpp"
+#include "estimate/piece_work.hpp"
+#include "estimate/training.hpp"
 #include "io/json_text.hpp"
-#include "plan/gpu_catalog.hpp"
-#include "plan/layout.hpp"
-#include "plan/model_config.hpp"
-#include "plan/piece_gemms.hpp"
-#include "plan/piece_work.hpp"
-#include "plan/training.hpp"
 
 namespace pipeplan {
 

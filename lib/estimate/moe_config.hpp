@@ -4,8 +4,8 @@
 // model_family's decision; this file only reads and writes them.
 #include <string_view>
 
+#include "estimate/model_config.hpp"
 #include "io/json_fields.hpp"
-#include "plan/model_config.hpp"
 
 namespace pipeplan {
 

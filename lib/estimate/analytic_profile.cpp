@@ -1,10 +1,10 @@
-#include "plan/analytic_profile.hpp"
+#include "estimate/analytic_profile.hpp"
 
 #include <algorithm>
 
+#include "estimate/moe_work.hpp"
 #include "io/profile_json.hpp"
 #include "model/error.hpp"
-#include "plan/moe_work.hpp"
 
 namespace pipeplan {
 

@@ -1,9 +1,9 @@
-#include "plan/piece_work.hpp"
+#include "estimate/piece_work.hpp"
 
 #include <string>
 
+#include "estimate/moe_work.hpp"
 #include "model/error.hpp"
-#include "plan/moe_work.hpp"
 
 namespace pipeplan {
 

@@ -1,4 +1,4 @@
-#include "plan/megatron_layout.hpp"
+#include "estimate/megatron_layout.hpp"
 
 #include <cctype>
 #include <charconv>

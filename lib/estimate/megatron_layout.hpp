@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "plan/layout.hpp"
+#include "estimate/layout.hpp"
 
 namespace pipeplan {
 

@@ -6,8 +6,8 @@
 // product reaches; this file says how much of it a given shape keeps.
 #include <cstdint>
 
-#include "plan/gpu_catalog.hpp"
-#include "plan/training.hpp"
+#include "estimate/gpu_catalog.hpp"
+#include "estimate/training.hpp"
 
 namespace pipeplan {
 

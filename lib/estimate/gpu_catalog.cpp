@@ -1,10 +1,10 @@
-#include "plan/gpu_catalog.hpp"
+#include "estimate/gpu_catalog.hpp"
 
 #include <array>
 
 #include "model/closest_names.hpp"
-#include "model/name_fold.hpp"
 #include "model/error.hpp"
+#include "model/name_fold.hpp"
 
 namespace pipeplan {
 

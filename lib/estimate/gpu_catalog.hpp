@@ -6,8 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include "estimate/training.hpp"
 #include "model/units.hpp"
-#include "plan/training.hpp"
 
 namespace pipeplan {
 

@@ -7,8 +7,8 @@
 #include <optional>
 
 #include "costs/cost_model.hpp"
-#include "plan/gpu_catalog.hpp"
-#include "plan/piece_work.hpp"
+#include "estimate/gpu_catalog.hpp"
+#include "estimate/piece_work.hpp"
 
 namespace pipeplan {
 

@@ -5,9 +5,9 @@
 // per-head products, is priced from piece_work's totals as a large product.
 #include <vector>
 
-#include "plan/gemm_efficiency.hpp"
-#include "plan/model_config.hpp"
-#include "plan/training.hpp"
+#include "estimate/gemm_efficiency.hpp"
+#include "estimate/model_config.hpp"
+#include "estimate/training.hpp"
 
 namespace pipeplan {
 
