@@ -14,6 +14,7 @@
 
 #include "io/atomic_file.hpp"
 #include "io/chrome_trace.hpp"
+#include "io/model_config_json.hpp"
 #include "io/reports.hpp"
 #include "io/result_json.hpp"
 #include "io/schedule_json.hpp"
@@ -21,8 +22,8 @@
 #include "lower/lowering.hpp"
 #include "model/memory_reuse.hpp"
 #include "plan/planner.hpp"
-#include "sim/comm_simulator.hpp"
 #include "schedules/generator.hpp"
+#include "sim/comm_simulator.hpp"
 #include "sim/simulator.hpp"
 #include "validate/validator.hpp"
 

@@ -11,6 +11,7 @@
 #include "estimate/model_config.hpp"
 #include "estimate/piece_work.hpp"
 #include "io/json_text.hpp"
+#include "io/model_config_json.hpp"
 #include "io/profile_json.hpp"
 #include "io/pytorch_csv.hpp"
 #include "io/result_json.hpp"

@@ -13,6 +13,7 @@
 #include "calibrate/sample_stats.hpp"
 #include "calibrate/throttle_reasons.hpp"
 #include "estimate/piece_work.hpp"
+#include "io/model_config_json.hpp"
 #include "lower/lowering.hpp"
 #include "test_support.hpp"
 

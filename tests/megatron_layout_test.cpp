@@ -2,6 +2,8 @@
 #include <doctest/doctest.h>
 
 #include "estimate/megatron_layout.hpp"
+#include "io/model_config_json.hpp"
+#include "io/plan_json.hpp"
 #include "plan/plan_report.hpp"
 #include "plan/planner.hpp"
 #include "test_support.hpp"

@@ -3,6 +3,7 @@
 #include "estimate/model_config.hpp"
 #include "estimate/piece_work.hpp"
 #include "io/json_text.hpp"
+#include "io/model_config_json.hpp"
 #include "test_support.hpp"
 
 using namespace pipeplan;

@@ -4,6 +4,7 @@
 
 #include "estimate/analytic_profile.hpp"
 #include "estimate/moe_work.hpp"
+#include "io/model_config_json.hpp"
 #include "model/placement.hpp"
 #include "test_support.hpp"
 

@@ -3,6 +3,7 @@
 #include "estimate/analytic_profile.hpp"
 #include "estimate/piece_gemms.hpp"
 #include "estimate/piece_work.hpp"
+#include "io/model_config_json.hpp"
 #include "test_support.hpp"
 
 using namespace pipeplan;

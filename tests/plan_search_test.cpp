@@ -6,6 +6,7 @@
 #include <set>
 #include <tuple>
 
+#include "io/model_config_json.hpp"
 #include "plan/plan_bounds.hpp"
 #include "plan/plan_evaluate.hpp"
 #include "plan/plan_report.hpp"

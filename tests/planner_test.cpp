@@ -1,7 +1,10 @@
 #include <doctest/doctest.h>
 
 #include "calibrate/measured_pieces.hpp"
+#include "io/calibrated_profile_json.hpp"
 #include "io/json_text.hpp"
+#include "io/model_config_json.hpp"
+#include "io/plan_json.hpp"
 #include "plan/plan_report.hpp"
 #include "plan/planner.hpp"
 #include "sim/simulator.hpp"

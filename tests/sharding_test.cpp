@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include "estimate/analytic_profile.hpp"
+#include "io/model_config_json.hpp"
 #include "model/placement.hpp"
 
 using namespace pipeplan;

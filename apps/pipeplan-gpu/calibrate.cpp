@@ -13,6 +13,8 @@
 #include "estimate/layout.hpp"
 #include "gpu_error.hpp"
 #include "gpu_info.hpp"
+#include "io/analytic_profile_json.hpp"
+#include "io/model_config_json.hpp"
 #include "model/error.hpp"
 #include "model/placement.hpp"
 

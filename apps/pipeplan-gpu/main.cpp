@@ -15,6 +15,7 @@
 #include "gpu_info.hpp"
 #include "io/atomic_file.hpp"
 #include "io/json_text.hpp"
+#include "io/model_config_json.hpp"
 #include "model/error.hpp"
 #include "replay.hpp"
 

@@ -10,6 +10,7 @@
 #include "calibrate/replay_plan.hpp"
 #include "gpu_info.hpp"
 #include "io/atomic_file.hpp"
+#include "io/calibrated_profile_json.hpp"
 #include "io/chrome_trace.hpp"
 #include "io/profile_json.hpp"
 #include "io/result_json.hpp"

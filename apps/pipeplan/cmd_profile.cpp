@@ -7,6 +7,7 @@
 #include "command.hpp"
 #include "estimate/analytic_profile.hpp"
 #include "file_roles.hpp"
+#include "io/analytic_profile_json.hpp"
 #include "model/error.hpp"
 #include "model/placement.hpp"
 #include "model_options.hpp"

@@ -7,6 +7,7 @@
 #include "estimate/moe_work.hpp"
 #include "estimate/piece_work.hpp"
 #include "file_roles.hpp"
+#include "io/model_config_json.hpp"
 #include "io/printable.hpp"
 #include "model/error.hpp"
 

@@ -1,13 +1,11 @@
 #pragma once
 // The measured piece times a profile from `pipeplan-gpu calibrate` carries, for the planner to
 // use instead of its estimates (docs/gpu.md, docs/costs.md).
-#include <string>
 
 #include "estimate/analytic_profile.hpp"
 #include "estimate/layout.hpp"
 #include "estimate/model_config.hpp"
 #include "estimate/training.hpp"
-#include "io/json_text.hpp"
 
 namespace pipeplan {
 
@@ -17,9 +15,5 @@ struct CalibratedProfile {
   ModelConfig model;          ///< the shapes measured
   Layout layout;              ///< the profile's stages
 };
-
-/// Reads the "calibration" and "measurements" of a calibrated profile. Throws Error naming the
-/// file and field when they are missing or malformed.
-[[nodiscard]] CalibratedProfile calibrated_profile_from_json(const Json& profile, const std::string& source);
 
 }  // namespace pipeplan

@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "estimate/moe_work.hpp"
-#include "io/profile_json.hpp"
 #include "model/error.hpp"
 
 namespace pipeplan {
@@ -242,20 +241,6 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
   out.costs.transfer.bandwidth_gb_per_s = pp_link.bandwidth_gb_per_s;
   out.costs.transfer.bytes = static_cast<Bytes>(std::int64_t{tr.seq} * tr.micro_batch * model.hidden *
                                                 element_bytes(tr.dtype) / tr.tp);
-  return out;
-}
-
-Json analytic_profile_to_json(const CostModel& costs, const std::string& name, const std::string& source) {
-  Json body = profile_to_json(costs);
-  Json out;
-  for (const char* key : {"format", "schema_version", "tool"}) {
-    if (body.contains(key)) out[key] = body[key];
-  }
-  out["name"] = name;
-  out["source"] = source;
-  for (auto& [key, value] : body.items()) {
-    if (!out.contains(key)) out[key] = value;
-  }
   return out;
 }
 

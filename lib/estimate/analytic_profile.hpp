@@ -11,7 +11,6 @@
 #include "estimate/piece_gemms.hpp"
 #include "estimate/piece_work.hpp"
 #include "estimate/training.hpp"
-#include "io/json_text.hpp"
 
 namespace pipeplan {
 
@@ -85,9 +84,5 @@ struct PieceTotals {
 [[nodiscard]] PieceTotals piece_totals(const ModelConfig& model, const TrainingSettings& training, const GpuSpec& gpu,
                                        const Efficiency& efficiency, const MeasuredPieces* measured = nullptr,
                                        int gpus_per_node = 0);
-
-/// The profile document with a "name" and "source" after the header, saying what it estimates.
-[[nodiscard]] Json analytic_profile_to_json(const CostModel& costs, const std::string& name,
-                                            const std::string& source);
 
 }  // namespace pipeplan

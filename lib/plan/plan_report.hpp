@@ -1,9 +1,8 @@
 #pragma once
-// The planner's outcome as text for people and as JSON for scripts (docs/formats.md, "Plan").
+// The planner's outcome as text for people (io/plan_json.hpp writes it for scripts).
 #include <cstddef>
 #include <string>
 
-#include "io/json_text.hpp"
 #include "plan/planner.hpp"
 
 namespace pipeplan {
@@ -11,10 +10,6 @@ namespace pipeplan {
 /// A table of the best `top` rows, with how many configurations were tried, how many went over
 /// memory (and by how much the closest did) and why the others were refused.
 [[nodiscard]] std::string plan_text(const PlanOutcome& outcome, std::size_t top);
-
-/// {"format": "pipeplan.plan", ..., "considered", "over_memory", "refused": {reason: count},
-/// "rows": [every row within memory, best first]}.
-[[nodiscard]] Json plan_to_json(const PlanOutcome& outcome);
 
 /// "zbv, pp 4 x 2 chunks, dp 2, tp 1, 32 micro-batches, layout E,t*3|...".
 [[nodiscard]] std::string plan_row_title(const PlanRow& row);

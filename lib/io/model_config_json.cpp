@@ -1,12 +1,12 @@
-#include "estimate/model_config.hpp"
+#include "io/model_config_json.hpp"
 
 #include <filesystem>
 #include <initializer_list>
 #include <string_view>
 
-#include "estimate/model_family.hpp"
-#include "estimate/moe_config.hpp"
 #include "io/json_fields.hpp"
+#include "io/model_family.hpp"
+#include "io/moe_config_json.hpp"
 #include "model/error.hpp"
 
 namespace pipeplan {

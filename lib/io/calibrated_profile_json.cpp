@@ -1,6 +1,7 @@
-#include "calibrate/measured_pieces.hpp"
+#include "io/calibrated_profile_json.hpp"
 
 #include "io/json_fields.hpp"
+#include "io/model_config_json.hpp"
 #include "model/error.hpp"
 
 namespace pipeplan {

@@ -1,4 +1,4 @@
-#include "estimate/model_family.hpp"
+#include "io/model_family.hpp"
 
 #include <array>
 #include <string>

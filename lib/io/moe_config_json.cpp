@@ -1,4 +1,4 @@
-#include "estimate/moe_config.hpp"
+#include "io/moe_config_json.hpp"
 
 #include <string>
 

@@ -1,0 +1,49 @@
+#include "io/plan_json.hpp"
+
+#include "io/json_fields.hpp"
+
+namespace pipeplan {
+
+namespace {
+
+Json row_to_json(const PlanRow& r) {
+  Json j;
+  j["schedule"] = r.schedule;
+  j["pp"] = r.pp;
+  j["dp"] = r.dp;
+  j["tp"] = r.tp;
+  j["ep"] = r.ep;
+  j["chunks"] = r.chunks;
+  j["microbatches"] = r.microbatches;
+  j["micro_batch"] = r.micro_batch;
+  j["recompute"] = recompute_name(r.recompute);
+  j["sharding"] = sharding_name(r.sharding);
+  j["layout"] = r.layout;
+  j["megatron_layout"] = r.megatron_layout;
+  j["step_ms"] = r.step_ms;
+  j["bubble_rate"] = r.bubble_rate;
+  j["tokens_per_s_per_gpu"] = r.tokens_per_s_per_gpu;
+  j["mfu"] = r.mfu;
+  j["memory_limit_bytes"] = r.memory_limit;
+  j["peak_memory_bytes"] = r.peak_memory;
+  return j;
+}
+
+}  // namespace
+
+Json plan_to_json(const PlanOutcome& outcome) {
+  Json j = file_header("pipeplan.plan");
+  j["considered"] = outcome.considered;
+  j["over_memory"] = outcome.over_memory.size();
+  j["skipped"] = outcome.skipped;
+  j["merged"] = outcome.merged;
+  Json& refused = j["refused"] = Json::object();
+  for (const auto& [reason, count] : outcome.refused) refused[reason] = count;
+  Json& examples = j["refused_first"] = Json::object();
+  for (const auto& [reason, configuration] : outcome.refused_example) examples[reason] = configuration;
+  Json& rows = j["rows"] = Json::array();
+  for (const PlanRow& r : outcome.rows) rows.push_back(row_to_json(r));
+  return j;
+}
+
+}  // namespace pipeplan
