@@ -32,7 +32,7 @@ csv-refuses-bom @@ lib/io/pytorch_csv.cpp @@ if (text.starts_with("\xEF\xBB\xBF"
 span-first-iteration @@ lib/sim/sim_result.cpp @@ const std::size_t last = devices.front().iterations.size() - 1; @@ const std::size_t last = 0;
 chunks-default-ignored @@ apps/pipeplan/schedule_request.cpp @@ generator.chunks_for(flags.chunks) @@ generator.chunks_for(flags.request.chunks)
 interleaved-default-1 @@ lib/schedules/registry.cpp @@ generate_interleaved, 1, 64, 2} @@ generate_interleaved, 1, 64, 1}
-calibration-ignored @@ lib/plan/analytic_profile.cpp @@ if (measured != nullptr) { @@ if (false) {
+calibration-ignored @@ lib/estimate/analytic_profile.cpp @@ if (measured != nullptr) { @@ if (false) {
 EOF
 )
 
