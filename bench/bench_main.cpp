@@ -67,7 +67,9 @@ void simulate_schedule(benchmark::State& state, const char* name) {
   time_simulations(state, name, [](const Schedule& s, const CostModel& c) { return simulate(s, c); });
 }
 
-void BM_SimulateZbh1(benchmark::State& state) { simulate_schedule(state, "zbh1"); }
+void BM_SimulateZbh1(benchmark::State& state) {
+  simulate_schedule(state, "zbh1");
+}
 
 // simulate() with every check (structure, costs, lower bound) but without recording each op's
 // timing and the memory timeline: what a sweep that reads only the summary pays.
@@ -84,17 +86,25 @@ void BM_SimulateZbh1Reused(benchmark::State& state) {
   SimOptions options;
   options.record_timeline = false;
   SimWorkspace workspace;
-  time_simulations(state, "zbh1", [&](const Schedule& s, const CostModel& c) {
-    return simulate_trusted(s, c, options, workspace);
-  });
+  time_simulations(state, "zbh1",
+                   [&](const Schedule& s, const CostModel& c) { return simulate_trusted(s, c, options, workspace); });
 }
-void BM_SimulateInterleaved(benchmark::State& state) { simulate_schedule(state, "interleaved"); }
+void BM_SimulateInterleaved(benchmark::State& state) {
+  simulate_schedule(state, "interleaved");
+}
 
 // From 12 thousand to 1.5 million ops (ZB-H1 has 3PM ops, interleaved 2PVM).
-BENCHMARK(BM_SimulateZbh1)->Args({16, 1, 256})->Args({32, 1, 512})->Args({64, 1, 1024})->Args({128, 1, 4096})
+BENCHMARK(BM_SimulateZbh1)
+    ->Args({16, 1, 256})
+    ->Args({32, 1, 512})
+    ->Args({64, 1, 1024})
+    ->Args({128, 1, 4096})
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SimulateZbh1Reused)->Args({32, 1, 512})->Args({128, 1, 4096})->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_SimulateInterleaved)->Args({16, 2, 320})->Args({64, 4, 512})->Args({128, 4, 1024})
+BENCHMARK(BM_SimulateInterleaved)
+    ->Args({16, 2, 320})
+    ->Args({64, 4, 512})
+    ->Args({128, 4, 1024})
     ->Unit(benchmark::kMillisecond);
 
 // Simulating ZB-H1 with its sends and receives (timed lowering, made once) under rendezvous
@@ -145,8 +155,8 @@ BENCHMARK(BM_AutoZeroBubble)
 
 // PyTorch's interleaved zero bubble, generated (P, V, M): a handcrafted order, linear in the ops.
 void BM_GenerateInterleavedZeroBubble(benchmark::State& state) {
-  const GenerateRequest r = request(static_cast<int>(state.range(0)), static_cast<int>(state.range(2)),
-                                    static_cast<int>(state.range(1)));
+  const GenerateRequest r =
+      request(static_cast<int>(state.range(0)), static_cast<int>(state.range(2)), static_cast<int>(state.range(1)));
   std::size_t ops = 0;
   for (auto _ : state) {
     Schedule s = find_generator("interleaved-zb")->generate(r);
@@ -185,7 +195,9 @@ const Schedule& million_op_schedule() {
   return s;
 }
 
-std::string bench_file() { return (std::filesystem::temp_directory_path() / "pipeplan-bench-schedule.json").string(); }
+std::string bench_file() {
+  return (std::filesystem::temp_directory_path() / "pipeplan-bench-schedule.json").string();
+}
 
 void BM_ScheduleFileWrite(benchmark::State& state) {
   const Schedule& s = million_op_schedule();
@@ -253,7 +265,9 @@ std::size_t drop_text(const std::function<void(TextSink&)>& write) {
   return bytes;
 }
 
-CostModel default_costs(const Schedule& s) { return uniform_costs(s.stages, s.devices, StageCost{1, 1, 1, 0, 0}, 0); }
+CostModel default_costs(const Schedule& s) {
+  return uniform_costs(s.stages, s.devices, StageCost{1, 1, 1, 0, 0}, 0);
+}
 
 void BM_CommandValidate(benchmark::State& state) {
   time_command(state, true, [](const std::string& file) {

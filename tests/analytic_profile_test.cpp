@@ -11,18 +11,19 @@ namespace {
 
 // A GPU with round numbers: 100 TFLOP/s bf16, 1000 GB/s memory, a 50 GB/s link with 0.01 ms.
 GpuSpec round_gpu() {
-  return {"round", "test card", 100.0, 100.0, 10.0, Bytes{1} << 34, 1000.0, 8,
-          {"link", 50.0, 0.01}, {"net", 10.0, 0.05}, 0};
+  return {
+      "round", "test card", 100.0, 100.0, 10.0, Bytes{1} << 34, 1000.0, 8, {"link", 50.0, 0.01}, {"net", 10.0, 0.05},
+      0};
 }
 
 }  // namespace
 
 TEST_CASE("a piece's time is FLOPs at the GEMM efficiency plus bytes at the memory efficiency") {
   PieceWork w;
-  w.f_flops = 1e12;       // 1e12 / (1e14 * 0.5) = 20 ms
-  w.f_bytes = 1e9;        // 1e9 / (1e12 * 0.25) = 4 ms
-  w.b_flops = 2e12;       // 40 ms
-  w.tp_bytes = 5e8;       // a collective: 0.01 + 5e8 / 5e10 s = 10.01 ms
+  w.f_flops = 1e12;  // 1e12 / (1e14 * 0.5) = 20 ms
+  w.f_bytes = 1e9;   // 1e9 / (1e12 * 0.25) = 4 ms
+  w.b_flops = 2e12;  // 40 ms
+  w.tp_bytes = 5e8;  // a collective: 0.01 + 5e8 / 5e10 s = 10.01 ms
   w.b_collectives = 2;
   w.w_flops = 1e12;
   w.activation_bytes = 100;
@@ -60,8 +61,9 @@ TEST_CASE("static memory and optimizer time follow the parameters each device ho
   AnalyticProfile dp = analytic_profile(m, t, gpu, {}, layout, {placement, 2, 8, 8});
   CHECK(dp.costs.devices[0].optimizer_ms - p.costs.devices[0].optimizer_ms ==
         doctest::Approx(0.05 + 2.0 * 7 / 8 * double(params0) * 4 / 10e9 * 1e3));
-  CHECK(test::error_of([&] { (void)analytic_profile(m, t, gpu, {}, layout, {loop_placement(3, 1), 3, 1, 8}); }) ==
-        "the placement names 3 stages, the layout has 2");
+  CHECK(test::error_of([&] {
+          (void)analytic_profile(m, t, gpu, {}, layout, {loop_placement(3, 1), 3, 1, 8});
+        }) == "the placement names 3 stages, the layout has 2");
 }
 
 TEST_CASE("Llama-2-7B's memory against published figures") {

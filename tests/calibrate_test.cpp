@@ -95,8 +95,9 @@ TEST_CASE("the fake transport reports a deadlocked order instead of hanging") {
   const Schedule s = test::generated("1f1b", 2, 2);
   const ReplayProgram program = replay_program(lower(s, LowerPolicy::JustBefore));
   FakeTransport transport(2);
-  CHECK(test::error_of([&] { run_replay(program, transport, &transport, [](int, const Op&) {}); })
-            .rfind("deadlock: every rank that has not finished waits for a peer", 0) == 0);
+  CHECK(test::error_of([&] {
+          run_replay(program, transport, &transport, [](int, const Op&) {});
+        }).rfind("deadlock: every rank that has not finished waits for a peer", 0) == 0);
 }
 
 TEST_CASE("cuBLAS calls in Megatron's transposes: TN forward, NN input gradient, NT weight gradient") {
@@ -181,8 +182,8 @@ TEST_CASE("match_card tells the SXM cards of the table from PCIe and NVL ones") 
   CHECK(match_card("NVIDIA A100-SXM4-40GB", 40 * gib, "").spec->name == "a100-40gb");
   CHECK(match_card("NVIDIA A100-SXM4-80GB", 80 * gib, "").spec->name == "a100-80gb");
   CHECK(match_card("NVIDIA GeForce RTX 3090", 24 * gib, "").spec->name == "rtx3090");
-  for (const char* other : {"NVIDIA H100 PCIe", "NVIDIA H100 NVL", "NVIDIA H200 NVL", "NVIDIA A100-PCIE-40GB",
-                            "NVIDIA GH200 480GB"}) {
+  for (const char* other :
+       {"NVIDIA H100 PCIe", "NVIDIA H100 NVL", "NVIDIA H200 NVL", "NVIDIA A100-PCIE-40GB", "NVIDIA GH200 480GB"}) {
     const CardMatch c = match_card(other, 94 * gib, "");
     CHECK_MESSAGE(c.spec == nullptr, other);
     CHECK(c.note.find("give --gpu") != std::string::npos);

@@ -62,10 +62,12 @@ TEST_CASE("both ends sending first deadlock under rendezvous, and the cycle is n
     REQUIRE(r.stuck.size() == 2);
     CHECK(r.stuck[0].reason == StuckReason::PeerNotPosted);
     CHECK(r.stuck[0].peer == 1);
-    CHECK(describe(r.stuck[0]) ==
-          "device 0 posted SEND_F(s0,m1) to device 1, which has not posted RECV_F(s1,m1) (its next post: SEND_B(s1,m0))");
-    CHECK(describe(r.stuck[1]) ==
-          "device 1 posted SEND_B(s1,m0) to device 0, which has not posted RECV_B(s0,m0) (its next post: SEND_F(s0,m1))");
+    CHECK(
+        describe(r.stuck[0]) ==
+        "device 0 posted SEND_F(s0,m1) to device 1, which has not posted RECV_F(s1,m1) (its next post: SEND_B(s1,m0))");
+    CHECK(
+        describe(r.stuck[1]) ==
+        "device 1 posted SEND_B(s1,m0) to device 0, which has not posted RECV_B(s0,m0) (its next post: SEND_F(s0,m1))");
     CHECK(r.result.deadlock_cycle == std::vector<int>{0, 1, 0});
     CHECK(describe_cycle(r.result.deadlock_cycle) == "device 0 -> device 1 -> device 0");
     CHECK(r.result.deadlocked());
@@ -91,8 +93,8 @@ TEST_CASE("the transfers come in start order, each link's in its posting order")
   // back, 6 x 8 x 2 = 96 transfers, merged from the 6 links' lists.
   const Schedule s = test::generated("zbh1", 4, 8);
   const CostModel c = unit_costs(s, 0.3);
-  const CommSimResult r = simulate_with_comm(lower(s, LowerPolicy::Timed, &c), c, CommMode::Rendezvous,
-                                             {2, OptimizerMode::PostValidation});
+  const CommSimResult r =
+      simulate_with_comm(lower(s, LowerPolicy::Timed, &c), c, CommMode::Rendezvous, {2, OptimizerMode::PostValidation});
   REQUIRE(r.stuck.empty());
   REQUIRE(r.transfers.size() == 96);
   std::map<std::pair<int, int>, std::vector<const TransferTiming*>> links;

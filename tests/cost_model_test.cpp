@@ -46,7 +46,9 @@ TEST_CASE("costs of P stages split evenly into chunks for a schedule of P*V stag
   CHECK(split.stages[5].activation_bytes == 300);
   CHECK(split.stages[5].w_activation_bytes == 100);
   CHECK(split.transfer.ms() == 0.25);
-  CHECK(test::error_of([&] { (void)costs_for_stages(c, 5, 2); }).find("the costs describe 2 stages but the schedule has 5") == 0);
+  CHECK(test::error_of([&] {
+          (void)costs_for_stages(c, 5, 2);
+        }).find("the costs describe 2 stages but the schedule has 5") == 0);
   // Two stages' costs do not describe four devices' shares.
   CHECK(!test::error_of([&] { (void)costs_for_stages(c, 4, 4); }).empty());
 }

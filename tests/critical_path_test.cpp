@@ -54,7 +54,8 @@ TEST_CASE("an input's transfer, not a device's earlier op that ended later, is w
   CHECK(steps(path) == "d0 F(s0,m0) d0 F(s0,m1) *d1 F(s1,m1) d1 BW(s1,m0) *d0 BW(s0,m0) d0 BW(s0,m1)");
   // Durations 1 + 1 + 0.8 + 2 + 2 + 2 = 8.8 ms, plus two transfers of 0.5: the makespan.
   SimTime sum = 0;
-  for (const CriticalStep& step : path) sum += step.op->end - step.op->start + (step.after_transfer ? ms_to_ns(0.5) : 0);
+  for (const CriticalStep& step : path)
+    sum += step.op->end - step.op->start + (step.after_transfer ? ms_to_ns(0.5) : 0);
   CHECK(sum == r.makespan);
 }
 

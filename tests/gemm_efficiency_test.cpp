@@ -9,7 +9,9 @@ namespace {
 // 100 TFLOP/s bf16, 1000 GB/s, 4 SMs; both efficiencies 0.5: a large product runs at 5e13
 // FLOP/s, memory at 5e11 B/s. A wave is 4 tiles of 128 x 128.
 GpuSpec four_sm_gpu() {
-  return {"round", "test card", 100.0, 100.0, 10.0, Bytes{1} << 34, 1000.0, 8, {"link", 50.0, 0.01}, {"net", 10.0, 0.05}, 4};
+  return {
+      "round", "test card", 100.0, 100.0, 10.0, Bytes{1} << 34, 1000.0, 8, {"link", 50.0, 0.01}, {"net", 10.0, 0.05},
+      4};
 }
 constexpr Efficiency kHalf{0.5, 0.5};
 

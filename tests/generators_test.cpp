@@ -35,8 +35,8 @@ std::string row(const Schedule& s, int device) {
 std::string expected_refusal(std::string_view name, int p, int m) {
   auto least = [&](int n, const char* rule) {
     return m >= n ? std::string()
-                  : std::string(name) + ": needs at least " + rule + " = " + std::to_string(n) +
-                        " micro-batches for " + std::to_string(p) + " stages, got " + std::to_string(m);
+                  : std::string(name) + ": needs at least " + rule + " = " + std::to_string(n) + " micro-batches for " +
+                        std::to_string(p) + " stages, got " + std::to_string(m);
   };
   if (name == "zbh2" || name == "eager-1f1b") return least(2 * p - 1, "2P-1");
   if (name == "zbh1-paddle") return least(p, "P");
@@ -45,8 +45,9 @@ std::string expected_refusal(std::string_view name, int p, int m) {
     // PyTorch's rounds, which both follow (interleaved without --group): floor(M/P) of them,
     // each of M / rounds micro-batches; M < P is one round.
     const int rounds = std::max(1, m / p);
-    return m % rounds == 0 ? "" : std::string(name) + ": M = " + std::to_string(m) + " micro-batches do not split into " +
-                                       std::to_string(rounds) + " equal rounds";
+    return m % rounds == 0 ? ""
+                           : std::string(name) + ": M = " + std::to_string(m) + " micro-batches do not split into " +
+                                 std::to_string(rounds) + " equal rounds";
   }
   return "";
 }
@@ -57,36 +58,36 @@ TEST_CASE("every generator over a sweep of P, M and V gives a schedule the valid
   for (const Generator& g : generators()) {
     for (int p = 1; p <= 8; ++p) {
       for (int m = 1; m <= 3 * p + 2; ++m) {
-       for (int v = 1; v <= 3; ++v) {
-        if (g.chunks_for(v) != v) continue;
-        CAPTURE(g.name);
-        CAPTURE(p);
-        CAPTURE(m);
-        CAPTURE(v);
-        // The cost-aware generators plan with F = B = W = 1 ms and 100 bytes of activations
-        // per chunk (25 kept for W); zb gets twice 1F1B's memory.
-        GenerateRequest r = test::request(p, m, v);
-        CostModel costs = uniform_costs(p * v, p, StageCost{1, 1, 1, 100, 25}, 0.1);
-        r.costs = &costs;
-        r.memory_limit = {2 * p * v * 100};
-        const bool cost_aware = std::string_view(g.constraints).find("costs") != std::string_view::npos;
-        if (cost_aware && (p > 5 || m > 2 * p + 2)) continue;  // keep the sweep fast; zb_test.cpp has more
-        // A generator refuses exactly what its "needs" column (README, pipeplan list) excludes,
-        // saying which rule M breaks.
-        const std::string refusal = expected_refusal(g.name, p, m);
-        Schedule s;
-        std::string why = test::error_of([&] { s = g.generate(r); });
-        if (refusal.empty()) {
-          CHECK(why == "");
-        } else {
-          CHECK(why.starts_with(refusal));
+        for (int v = 1; v <= 3; ++v) {
+          if (g.chunks_for(v) != v) continue;
+          CAPTURE(g.name);
+          CAPTURE(p);
+          CAPTURE(m);
+          CAPTURE(v);
+          // The cost-aware generators plan with F = B = W = 1 ms and 100 bytes of activations
+          // per chunk (25 kept for W); zb gets twice 1F1B's memory.
+          GenerateRequest r = test::request(p, m, v);
+          CostModel costs = uniform_costs(p * v, p, StageCost{1, 1, 1, 100, 25}, 0.1);
+          r.costs = &costs;
+          r.memory_limit = {2 * p * v * 100};
+          const bool cost_aware = std::string_view(g.constraints).find("costs") != std::string_view::npos;
+          if (cost_aware && (p > 5 || m > 2 * p + 2)) continue;  // keep the sweep fast; zb_test.cpp has more
+          // A generator refuses exactly what its "needs" column (README, pipeplan list) excludes,
+          // saying which rule M breaks.
+          const std::string refusal = expected_refusal(g.name, p, m);
+          Schedule s;
+          std::string why = test::error_of([&] { s = g.generate(r); });
+          if (refusal.empty()) {
+            CHECK(why == "");
+          } else {
+            CHECK(why.starts_with(refusal));
+          }
+          if (!why.empty()) continue;
+          CHECK(s.name == g.name);
+          CHECK(s.stages == p * v);
+          auto problems = validate(s, test::uniform(s, 1, 1, 1), {});
+          for (const Problem& problem : problems) FAIL_CHECK(problem.message);
         }
-        if (!why.empty()) continue;
-        CHECK(s.name == g.name);
-        CHECK(s.stages == p * v);
-        auto problems = validate(s, test::uniform(s, 1, 1, 1), {});
-        for (const Problem& problem : problems) FAIL_CHECK(problem.message);
-       }
       }
     }
   }
@@ -158,8 +159,14 @@ TEST_CASE("interleaved runs groups of P micro-batches chunk by chunk, backward c
 
 TEST_CASE("looped BFS and eager 1F1B follow their rules") {
   Schedule b = find_generator("looped-bfs")->generate(test::request(2, 2, 2));
-  CHECK(b.order[1] == std::vector<Op>{{OpKind::F, 1, 0}, {OpKind::F, 1, 1}, {OpKind::F, 3, 0}, {OpKind::F, 3, 1},
-                                      {OpKind::BW, 3, 1}, {OpKind::BW, 3, 0}, {OpKind::BW, 1, 1}, {OpKind::BW, 1, 0}});
+  CHECK(b.order[1] == std::vector<Op>{{OpKind::F, 1, 0},
+                                      {OpKind::F, 1, 1},
+                                      {OpKind::F, 3, 0},
+                                      {OpKind::F, 3, 1},
+                                      {OpKind::BW, 3, 1},
+                                      {OpKind::BW, 3, 0},
+                                      {OpKind::BW, 1, 1},
+                                      {OpKind::BW, 1, 0}});
   // Eager 1F1B, P = 3: device 0 warms up with 2*3-1 = 5 forwards, device 2 with 1.
   Schedule e = generated("eager-1f1b", 3, 6);
   CHECK(row(e, 0) == "F0 F1 F2 F3 F4 BW0 F5 BW1 BW2 BW3 BW4 BW5");

@@ -38,7 +38,8 @@ TEST_CASE("interleaved is PyTorch's own order in every generated Interleaved1F1B
   }
   CHECK(files == static_cast<int>(std::size(cases)));
   for (const auto& [m, v] : cases) {
-    const std::string path = kGenerated + "/Interleaved1F1B_P4_M" + std::to_string(m) + "_V" + std::to_string(v) + ".csv";
+    const std::string path =
+        kGenerated + "/Interleaved1F1B_P4_M" + std::to_string(m) + "_V" + std::to_string(v) + ".csv";
     CAPTURE(path);
     const CsvImport expected = schedule_from_pytorch_csv(read_text_file(path), path, CsvNaming::Current);
     REQUIRE(expected.schedule.devices == 4);
@@ -60,10 +61,22 @@ TEST_CASE("interleaved takes M < P as one round of M micro-batches") {
   // forwards (both of chunk 0), then alternates; rank 0's 2 + 6 = 8 exceed M*V = 4, so it runs
   // every forward first. Stage 7 is rank 3's chunk 1.
   const Schedule s = interleaved(4, 2, 2);
-  CHECK(s.order[3] == std::vector<Op>{{OpKind::F, 3, 0}, {OpKind::F, 3, 1}, {OpKind::F, 7, 0}, {OpKind::BW, 7, 0},
-                                      {OpKind::F, 7, 1}, {OpKind::BW, 7, 1}, {OpKind::BW, 3, 0}, {OpKind::BW, 3, 1}});
-  CHECK(s.order[0] == std::vector<Op>{{OpKind::F, 0, 0}, {OpKind::F, 0, 1}, {OpKind::F, 4, 0}, {OpKind::F, 4, 1},
-                                      {OpKind::BW, 4, 0}, {OpKind::BW, 4, 1}, {OpKind::BW, 0, 0}, {OpKind::BW, 0, 1}});
+  CHECK(s.order[3] == std::vector<Op>{{OpKind::F, 3, 0},
+                                      {OpKind::F, 3, 1},
+                                      {OpKind::F, 7, 0},
+                                      {OpKind::BW, 7, 0},
+                                      {OpKind::F, 7, 1},
+                                      {OpKind::BW, 7, 1},
+                                      {OpKind::BW, 3, 0},
+                                      {OpKind::BW, 3, 1}});
+  CHECK(s.order[0] == std::vector<Op>{{OpKind::F, 0, 0},
+                                      {OpKind::F, 0, 1},
+                                      {OpKind::F, 4, 0},
+                                      {OpKind::F, 4, 1},
+                                      {OpKind::BW, 4, 0},
+                                      {OpKind::BW, 4, 1},
+                                      {OpKind::BW, 0, 0},
+                                      {OpKind::BW, 0, 1}});
 }
 
 TEST_CASE("interleaved refuses what PyTorch's rounds refuse, and --group keeps Megatron's rule") {
@@ -73,8 +86,9 @@ TEST_CASE("interleaved refuses what PyTorch's rounds refuse, and --group keeps M
         "M < P or M a multiple of floor(M/P); the nearest that fit are M = 8 and M = 10");
   // Megatron's groups: N = 4 with M = 6 leaves a last group of 2 < P, which it refuses; N = 3 < P
   // likewise; N = 6 is one group of all M, which PyTorch's one round of 6 also is.
-  CHECK(test::error_of([] { (void)interleaved(4, 6, 2, 4); }).starts_with(
-      "interleaved: micro-batch group size N = 4 does not fit M = 6: Megatron's rule"));
+  CHECK(test::error_of([] {
+          (void)interleaved(4, 6, 2, 4);
+        }).starts_with("interleaved: micro-batch group size N = 4 does not fit M = 6: Megatron's rule"));
   CHECK(test::error_of([] { (void)interleaved(4, 6, 2, 3); }).starts_with("interleaved: micro-batch group size N = 3"));
   CHECK(interleaved(4, 6, 2, 6).order == interleaved(4, 6, 2).order);
   // P = 4, M = 9, N = 5: Megatron's groups of 5 and 4 (4 >= P), where PyTorch has no rounds. Rank 3

@@ -17,7 +17,9 @@ using namespace pipeplan;
 
 namespace {
 
-Schedule izb(int p, int m, int v) { return find_generator("interleaved-zb")->generate(test::request(p, m, v)); }
+Schedule izb(int p, int m, int v) {
+  return find_generator("interleaved-zb")->generate(test::request(p, m, v));
+}
 
 const std::string kGenerated = std::string(PIPEPLAN_TEST_DATA) + "/pytorch/generated";
 

@@ -11,8 +11,8 @@ using namespace pipeplan;
 TEST_CASE("doubles are written as the JSON documents write them") {
   // Whole numbers keep ".0", small and large ones switch to exponents, fractions take the
   // shortest digits that read back: each compared with nlohmann's own dump of the value.
-  for (double x : {0.0, -0.0, 1.0, 27.0, 0.1, 1.0 / 3.0, 0.11111111111111112, 1e-05, 0.0001, 123456789.125, 1e15,
-                   1e16, 1e21, -2.5e-300, 4.9e-324, std::numeric_limits<double>::max()}) {
+  for (double x : {0.0, -0.0, 1.0, 27.0, 0.1, 1.0 / 3.0, 0.11111111111111112, 1e-05, 0.0001, 123456789.125, 1e15, 1e16,
+                   1e21, -2.5e-300, 4.9e-324, std::numeric_limits<double>::max()}) {
     CAPTURE(x);
     std::string out;
     append_json_double(out, x);

@@ -50,8 +50,9 @@ TEST_CASE("early receives move ahead of the compute op before their consumer") {
   // ZB-H1, P = 2, M = 2: device 1 runs F0 B0 F1 B1 W0 W1; RECV_F(s1,m1), which F1 needs,
   // is posted before B0.
   const LoweredSchedule early = lower(test::generated("zbh1", 2, 2), LowerPolicy::Early);
-  CHECK(listing(early, 1) ==
-        "RECV_F(s1,m0) F(s1,m0) RECV_F(s1,m1) B(s1,m0) SEND_B(s1,m0) F(s1,m1) B(s1,m1) SEND_B(s1,m1) W(s1,m0) W(s1,m1)");
+  CHECK(
+      listing(early, 1) ==
+      "RECV_F(s1,m0) F(s1,m0) RECV_F(s1,m1) B(s1,m0) SEND_B(s1,m0) F(s1,m1) B(s1,m1) SEND_B(s1,m1) W(s1,m0) W(s1,m1)");
   CHECK(lowering_problems(early).empty());
 }
 

@@ -69,7 +69,9 @@ TEST_CASE("the planner takes --layout even or padded for every stage count, and 
     CHECK(row.megatron_layout == megatron_layout_string(parse_layout(row.layout, 8, "x")));
   }
   // 10 pieces on 4 stages (pp 4, or pp 2 x 2 chunks) do not split: refused, by name.
-  const auto refused = [&](const std::string& reason) { return out.refused.count(reason) > 0 ? out.refused.at(reason) : 0; };
+  const auto refused = [&](const std::string& reason) {
+    return out.refused.count(reason) > 0 ? out.refused.at(reason) : 0;
+  };
   CHECK(refused("1f1b: --layout padded: 8 layers, the embedding and the loss do not split evenly into 4 stages") == 1);
   CHECK(plan_to_json(out)["rows"][0]["megatron_layout"] == out.rows.front().megatron_layout);
 }

@@ -10,7 +10,9 @@ using namespace pipeplan;
 
 namespace {
 
-ModelConfig config(const std::string& text) { return model_config_from_json(parse_json(text, "c.json"), "c.json"); }
+ModelConfig config(const std::string& text) {
+  return model_config_from_json(parse_json(text, "c.json"), "c.json");
+}
 
 std::string error_for(const std::string& text) {
   return test::error_of([&] { (void)config(text); });
@@ -52,8 +54,7 @@ TEST_CASE("Llama keys and GPT-2 keys read into the same shape") {
 
 TEST_CASE("bad configs name the key and what was expected") {
   const std::string base = R"("hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2, "vocab_size": 10)";
-  CHECK(error_for("{" + base + "}") ==
-        "c.json: missing 'num_attention_heads' or 'n_head' (a positive integer)");
+  CHECK(error_for("{" + base + "}") == "c.json: missing 'num_attention_heads' or 'n_head' (a positive integer)");
   CHECK(error_for("{" + base + R"(, "num_attention_heads": 0})") ==
         "c.json: num_attention_heads: expected an integer from 1 to 1048576, got 0");
   CHECK(error_for("{" + base + R"(, "num_attention_heads": 5})") ==

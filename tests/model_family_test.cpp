@@ -30,7 +30,8 @@ TEST_CASE("a model_type or architecture pipeplan does not model is refused, nami
         "c.json: architectures[1]: \"T5ForConditionalGeneration\" is not modelled; " + kModelled);
   CHECK(error_for(R"(, "model_type": 5)") == "c.json: model_type: expected a string, got 5");
   for (const char* type : {"llama", "mistral", "qwen2"}) {
-    CHECK(model_config_from_json(Json::parse("{" + kShape + R"(, "model_type": ")" + type + "\"}"), "c.json").name == type);
+    CHECK(model_config_from_json(Json::parse("{" + kShape + R"(, "model_type": ")" + type + "\"}"), "c.json").name ==
+          type);
   }
 }
 
@@ -50,24 +51,28 @@ TEST_CASE("Mixtral's and Qwen-MoE's experts are read; experts under any other na
   CHECK(error_for(R"(, "model_type": "llama", "num_experts": 60)") ==
         "c.json: num_experts: 60 experts under model_type 'llama': pipeplan models the experts of model_type mixtral "
         "(num_local_experts) and qwen2_moe (num_experts) only, and would plan this one as a dense model of the wrong "
-        "size; " + kModelled);
-  CHECK(error_for(R"(, "n_routed_experts": 256)").starts_with("c.json: n_routed_experts: 256 experts under model_type ''"));
+        "size; " +
+            kModelled);
+  CHECK(error_for(R"(, "n_routed_experts": 256)")
+            .starts_with("c.json: n_routed_experts: 256 experts under model_type ''"));
   CHECK(error_for(R"(, "model_type": "mixtral", "num_experts": 8)").starts_with("c.json: num_experts: 8 experts"));
   // DeepSeek-V3's latent attention is named, before its unknown model_type.
-  CHECK(error_for(R"(, "model_type": "deepseek_v3", "kv_lora_rank": 512, "q_lora_rank": 1536, "n_routed_experts": 256)")
-            .starts_with("c.json: kv_lora_rank: 512: DeepSeek's multi-head latent attention (q_lora_rank, kv_lora_rank) "
-                         "is not modelled"));
+  CHECK(
+      error_for(R"(, "model_type": "deepseek_v3", "kv_lora_rank": 512, "q_lora_rank": 1536, "n_routed_experts": 256)")
+          .starts_with("c.json: kv_lora_rank: 512: DeepSeek's multi-head latent attention (q_lora_rank, kv_lora_rank) "
+                       "is not modelled"));
   CHECK(error_for(R"(, "model_type": "qwen3_moe")") == "c.json: model_type: 'qwen3_moe' is not modelled; " + kModelled);
   // What a mixture of experts needs, and the dense layers pipeplan's alike layers cannot hold.
   CHECK(error_for(R"(, "model_type": "mixtral", "num_local_experts": 8)") ==
         "c.json: missing 'num_experts_per_tok' (a positive integer), which a mixture of experts needs");
   CHECK(error_for(R"(, "model_type": "mixtral", "num_local_experts": 8, "num_experts_per_tok": 9)") ==
         "c.json: num_experts_per_tok: 9 experts per token, more than the 8 there are");
-  CHECK(error_for(qwen + R"(, "decoder_sparse_step": 2)").starts_with("c.json: decoder_sparse_step: 2: only one layer in 2 has experts"));
+  CHECK(error_for(qwen + R"(, "decoder_sparse_step": 2)")
+            .starts_with("c.json: decoder_sparse_step: 2: only one layer in 2 has experts"));
   CHECK(error_for(qwen + R"(, "mlp_only_layers": [0])").starts_with("c.json: mlp_only_layers: [0]: dense layers"));
   // One expert, or none, is a dense layer.
   CHECK(model_config_from_json(Json::parse("{" + kShape + R"(, "num_experts": 1})"), "c.json").hidden == 64);
-  CHECK_FALSE(model_config_from_json(Json::parse("{" + kShape + R"(, "model_type": "mixtral", "num_local_experts": 1})"),
-                                     "c.json")
+  CHECK_FALSE(model_config_from_json(
+                  Json::parse("{" + kShape + R"(, "model_type": "mixtral", "num_local_experts": 1})"), "c.json")
                   .is_moe());
 }

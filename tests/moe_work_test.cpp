@@ -12,11 +12,15 @@ using namespace pipeplan;
 
 namespace {
 
-ModelConfig mixtral() { return read_model_config_file(PIPEPLAN_TEST_DATA "/../../profiles/models/mixtral-8x7b.json"); }
+ModelConfig mixtral() {
+  return read_model_config_file(PIPEPLAN_TEST_DATA "/../../profiles/models/mixtral-8x7b.json");
+}
 
 // h = 64, 4 heads, 2 key-value heads (hk = 32), 2 layers, V = 100; 4 experts of width 32, k = 2,
 // a shared expert of width 48 with its gate. s = 16, b = 2 (T = 32), bf16 (e = 2), no flash.
-ModelConfig tiny_moe() { return read_model_config_file(PIPEPLAN_TEST_DATA "/models/tiny-qwen-moe.json"); }
+ModelConfig tiny_moe() {
+  return read_model_config_file(PIPEPLAN_TEST_DATA "/models/tiny-qwen-moe.json");
+}
 
 TrainingSettings tiny_training(int ep) {
   TrainingSettings t;
@@ -104,7 +108,7 @@ TEST_CASE("the experts' all-to-alls take the node's link, or the network beyond 
 
 TEST_CASE("DualPipe's pair hides one micro-batch's all-to-alls under the other's compute") {
   StageCost f, bw;
-  f.f_ms = 3;  // 1 of it all-to-all
+  f.f_ms = 3;   // 1 of it all-to-all
   bw.b_ms = 4;  // 1.5 of it all-to-all
   bw.w_ms = 2;
   // compute (3 - 1) + (4 + 2 - 1.5) = 6.5 against all-to-alls 1 + 1.5 = 2.5: compute-bound.

@@ -11,7 +11,9 @@ using namespace pipeplan;
 namespace {
 
 // tiny-llama: h = 64, 4 heads, 2 key-value heads (hk = 32), f = 128, V = 100; s = 16, b = 2.
-ModelConfig tiny_llama() { return read_model_config_file(PIPEPLAN_TEST_DATA "/models/tiny-llama.json"); }
+ModelConfig tiny_llama() {
+  return read_model_config_file(PIPEPLAN_TEST_DATA "/models/tiny-llama.json");
+}
 
 TrainingSettings tiny_training() {
   TrainingSettings t;
@@ -64,7 +66,9 @@ TEST_CASE("full recompute runs the forward's and the weight gradient's products 
 
 TEST_CASE("the listed products are priced by shape, the rest of a phase at the large-product rate") {
   // 100 TFLOP/s, 1000 GB/s, 4 SMs, both efficiencies 0.5.
-  const GpuSpec gpu{"round", "test card", 100.0, 100.0, 10.0, Bytes{1} << 34, 1000.0, 8, {"link", 50.0, 0.01}, {"net", 10.0, 0.05}, 4};
+  const GpuSpec gpu{
+      "round", "test card", 100.0, 100.0, 10.0, Bytes{1} << 34, 1000.0, 8, {"link", 50.0, 0.01}, {"net", 10.0, 0.05},
+      4};
   PieceWork w;
   w.f_flops = 2.0 * 128 * 640 * 4096 + 1e9;  // one product of 5 tiles, and 1e9 FLOPs of attention core
   PhaseGemms g;

@@ -20,7 +20,9 @@ TrainingSettings tiny_training() {
   return t;
 }
 
-ModelConfig tiny_llama() { return read_model_config_file(PIPEPLAN_TEST_DATA "/models/tiny-llama.json"); }
+ModelConfig tiny_llama() {
+  return read_model_config_file(PIPEPLAN_TEST_DATA "/models/tiny-llama.json");
+}
 
 }  // namespace
 
@@ -94,8 +96,8 @@ TEST_CASE("tensor parallelism splits the work and adds its collectives") {
   const PieceWork w = layer_work(tiny_llama(), t);
   CHECK(w.f_flops == (2'359'296.0 + 131'072.0) / 2);
   CHECK(w.activation_bytes == 65'536 / 2);
-  CHECK(w.tp_bytes == 0.5 * 32 * 64 * 2);  // (t-1)/t of one T x h activation
-  CHECK(w.f_collectives == 4);             // two all-gathers, two reduce-scatters
+  CHECK(w.tp_bytes == 0.5 * 32 * 64 * 2);              // (t-1)/t of one T x h activation
+  CHECK(w.f_collectives == 4);                         // two all-gathers, two reduce-scatters
   CHECK(w.params == (8192 + 4096 + 24576) / 2 + 128);  // norms stay whole
   t.tp = 3;
   CHECK(test::error_of([&] { (void)layer_work(tiny_llama(), t); }) ==
@@ -123,7 +125,8 @@ TEST_CASE("the seed's layer matches docs/model.md's hand estimate") {
   t.seq = 2048;
   t.dtype = DType::FP32;
   t.flash_attention = false;
-  const PieceWork w = layer_work(read_model_config_file(PIPEPLAN_TEST_DATA "/../../profiles/models/llama-2-7b.json"), t);
+  const PieceWork w =
+      layer_work(read_model_config_file(PIPEPLAN_TEST_DATA "/../../profiles/models/llama-2-7b.json"), t);
   CHECK(w.w_flops == 828'928'688'128.0);
   CHECK(w.f_flops - w.w_flops == 68'719'476'736.0);
 }

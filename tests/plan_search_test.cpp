@@ -123,7 +123,8 @@ TEST_CASE("a refusal names its configuration") {
   REQUIRE(it != out.refused_example.end());
   CHECK(out.refused.at(it->first) == 1);  // the message names V, so V = 2, 3 and 4 are three reasons
   // The refusal names the configuration it refused, V = 4 among them.
-  CHECK(it->second == "interleaved, pp 2 x 4 chunks, dp 2, tp 1, micro-batch 1, recompute none, sharding none, 5 micro-batches");
+  CHECK(it->second ==
+        "interleaved, pp 2 x 4 chunks, dp 2, tp 1, micro-batch 1, recompute none, sharding none, 5 micro-batches");
   CHECK(plan_text(out, 3).find("(first: interleaved, pp ") != std::string::npos);
 }
 
@@ -136,7 +137,8 @@ TEST_CASE("every schedule, zb included, takes the fastest of its layouts that fi
   r.memory_limit = 0;
   const PlanOutcome free = plan(r);
   const auto pp4 = [](const PlanOutcome& o) {
-    return std::find_if(o.rows.begin(), o.rows.end(), [](const PlanRow& row) { return row.pp == 4 && row.chunks == 1; });
+    return std::find_if(o.rows.begin(), o.rows.end(),
+                        [](const PlanRow& row) { return row.pp == 4 && row.chunks == 1; });
   };
   REQUIRE(pp4(free) != free.rows.end());
   const PlanRow balanced = *pp4(free);

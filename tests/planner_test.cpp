@@ -24,7 +24,8 @@ PlanRequest tiny_request() {
   r.gpus = 4;
   r.schedules = {"1f1b", "zbh1", "interleaved", "zbv", "zb"};
   r.threads = 2;
-  r.search = {false, false, false, false};  // tp 1, micro-batch 1, no recompute, no sharding (plan_search_test searches them)
+  r.search = {false, false, false,
+              false};  // tp 1, micro-batch 1, no recompute, no sharding (plan_search_test searches them)
   return r;
 }
 
@@ -135,9 +136,8 @@ TEST_CASE("a calibrated profile's measured pieces replace the estimated times") 
   CHECK(run.profile.costs.stages[0].f_ms == doctest::Approx(0.1 + 4 * 1.0));
   CHECK(run.profile.costs.stages[0].w_ms == doctest::Approx(0.1 + 4 * 1.0));
   CHECK(run.profile.costs.stages[1].b_ms == doctest::Approx(4 * 2.0 + 0.5));
-  CHECK(test::error_of([] {
-          (void)calibrated_profile_from_json(Json::parse(R"({"stages": []})"), "p.json");
-        }) == "p.json: not a profile from 'pipeplan-gpu calibrate' (no \"calibration\")");
+  CHECK(test::error_of([] { (void)calibrated_profile_from_json(Json::parse(R"({"stages": []})"), "p.json"); }) ==
+        "p.json: not a profile from 'pipeplan-gpu calibrate' (no \"calibration\")");
 }
 
 TEST_CASE("when the time-balanced layout is over memory, a layout with lighter first stages can fit") {

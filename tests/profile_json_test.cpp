@@ -53,9 +53,11 @@ TEST_CASE("bad profiles name the field and what was expected") {
   CHECK(error_for(std::string("{") + kHeader +
                   R"("stages": [{"f_ms": 1, "b_ms": 1, "w_ms": 1, "activation_bytes": 1, "w_activation_bytes": 2}]})")
             .find("w_activation_bytes: 2 exceeds activation_bytes") != std::string::npos);
-  CHECK(error_for(std::string("{") + kHeader +
-                  R"("stages": [{"f_ms": 1, "b_ms": 1, "w_ms": 1}], "transfer": {"latency_ms": 1, "bandwidth_gb_per_s": 0, "bytes": 1}})") ==
-        "p.json: transfer.bandwidth_gb_per_s: expected a number above zero, got 0");
+  CHECK(
+      error_for(
+          std::string("{") + kHeader +
+          R"("stages": [{"f_ms": 1, "b_ms": 1, "w_ms": 1}], "transfer": {"latency_ms": 1, "bandwidth_gb_per_s": 0, "bytes": 1}})") ==
+      "p.json: transfer.bandwidth_gb_per_s: expected a number above zero, got 0");
   CHECK(error_for(R"({"format": "pipeplan.profile", "schema_version": 2, "stages": []})")
             .find("newer than this pipeplan reads") != std::string::npos);
 }

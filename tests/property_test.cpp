@@ -9,9 +9,9 @@
 
 #include "model/dependencies.hpp"
 #include "model/structure.hpp"
-#include "sim/simulator.hpp"
 #include "random_schedule.hpp"
 #include "reference_timer.hpp"
+#include "sim/simulator.hpp"
 #include "test_support.hpp"
 #include "validate/validator.hpp"
 
@@ -58,11 +58,21 @@ TEST_CASE("random valid schedules are accepted and simulate with every invariant
         const StageCost& sc = c.stages[static_cast<std::size_t>(op.stage)];
         const StageCost& other = c.stages[static_cast<std::size_t>(op.overlap_stage)];
         switch (op.kind) {
-          case OpKind::F: sum += ms_to_ns(sc.f_ms); break;
-          case OpKind::B: sum += ms_to_ns(sc.b_ms); break;
-          case OpKind::W: sum += ms_to_ns(sc.w_ms); break;
-          case OpKind::BW: sum += ms_to_ns(sc.b_ms + sc.w_ms); break;
-          case OpKind::FB: sum += ms_to_ns(sc.f_ms) + ms_to_ns(other.b_ms + other.w_ms); break;  // no f_and_b_ms
+          case OpKind::F:
+            sum += ms_to_ns(sc.f_ms);
+            break;
+          case OpKind::B:
+            sum += ms_to_ns(sc.b_ms);
+            break;
+          case OpKind::W:
+            sum += ms_to_ns(sc.w_ms);
+            break;
+          case OpKind::BW:
+            sum += ms_to_ns(sc.b_ms + sc.w_ms);
+            break;
+          case OpKind::FB:
+            sum += ms_to_ns(sc.f_ms) + ms_to_ns(other.b_ms + other.w_ms);
+            break;  // no f_and_b_ms
         }
       }
       CHECK(t.busy() == sum);
@@ -112,7 +122,8 @@ TEST_CASE("damaged schedules are rejected for the right reason") {
         for (std::size_t a = 0; a < ops.size() && !damaged; ++a) {
           for (std::size_t b = a + 1; b < ops.size() && !damaged; ++b) {
             for (const Dependency& dep : dependencies_of(ops[b], s.stages)) {
-              if (dep.stage == ops[a].stage && dep.microbatch == ops[a].microbatch && satisfies(ops[a].kind, dep.need)) {
+              if (dep.stage == ops[a].stage && dep.microbatch == ops[a].microbatch &&
+                  satisfies(ops[a].kind, dep.need)) {
                 std::swap(ops[a], ops[b]);
                 damaged = true;
                 break;
@@ -179,7 +190,8 @@ TEST_CASE("simulate times every op as the reference timer does (random schedules
         for (const test::ReferenceOp& o : list) {
           if (o.iteration != iteration) continue;
           if (o.op.kind == kind && o.op.stage == stage && o.op.microbatch == mb) return o.end;
-          if (o.op.kind == OpKind::FB && kind == OpKind::F && o.op.stage == stage && o.op.microbatch == mb) return o.end;
+          if (o.op.kind == OpKind::FB && kind == OpKind::F && o.op.stage == stage && o.op.microbatch == mb)
+            return o.end;
           if (o.op.kind == OpKind::FB && kind == OpKind::BW && o.op.overlap_stage == stage &&
               o.op.overlap_microbatch == mb) {
             return o.end;

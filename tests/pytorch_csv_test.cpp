@@ -8,8 +8,8 @@
 #include "io/pytorch_csv.hpp"
 #include "lower/lowering.hpp"
 #include "model/error.hpp"
-#include "sim/comm_simulator.hpp"
 #include "model/structure.hpp"
+#include "sim/comm_simulator.hpp"
 #include "test_support.hpp"
 
 using namespace pipeplan;
@@ -120,8 +120,9 @@ TEST_CASE("the legacy naming is recognised, or can be forced") {
   CHECK(legacy.schedule.order[0][1].kind == OpKind::B);
   CHECK(read("0F0,0BW0\n").schedule.order[0][1].kind == OpKind::BW);
   CHECK(read("0F0,0B0\n", CsvNaming::Legacy).schedule.order[0][1].kind == OpKind::B);
-  CHECK(test::error_of([] { (void)read("0F0,0I0\n", CsvNaming::Legacy); })
-            .find("'I' is not an action of the legacy naming") != std::string::npos);
+  CHECK(test::error_of([] {
+          (void)read("0F0,0I0\n", CsvNaming::Legacy);
+        }).find("'I' is not an action of the legacy naming") != std::string::npos);
 }
 
 TEST_CASE("communication actions are dropped and overlapped pairs become FB ops, and both are counted") {
@@ -153,13 +154,14 @@ TEST_CASE("malformed CSV names the row and the column") {
 TEST_CASE("an overlapped pair must be a forward and a full backward") {
   CHECK(test::error_of([] { (void)read("0F0,1F0,(1B0;0F1)OVERLAP_F_B\n"); }).find("a forward and a backward") !=
         std::string::npos);
-  CHECK(test::error_of([] { (void)read("0F0,1F0,(0F1;1I0)OVERLAP_F_B,1W0\n"); })
-            .find("the backward of an overlapped pair must be a full backward") != std::string::npos);
+  CHECK(test::error_of([] {
+          (void)read("0F0,1F0,(0F1;1I0)OVERLAP_F_B,1W0\n");
+        }).find("the backward of an overlapped pair must be a full backward") != std::string::npos);
 }
 
 TEST_CASE("PyTorch's own files import into complete schedules") {
-  for (const char* name : {"dualpipev_4rank_10mb.csv", "zb1p_2rank_2stagep_comms_legacy.csv",
-                           "zb1p_2rank_2stagep_compute_legacy.csv"}) {
+  for (const char* name :
+       {"dualpipev_4rank_10mb.csv", "zb1p_2rank_2stagep_comms_legacy.csv", "zb1p_2rank_2stagep_compute_legacy.csv"}) {
     CAPTURE(name);
     std::string path = std::string(PIPEPLAN_TEST_DATA) + "/pytorch/" + name;
     CsvImport c = schedule_from_pytorch_csv(read_text_file(path), path);

@@ -103,9 +103,14 @@ void move_to_front(std::vector<Op>& list, const Op& op) {
 Schedule random_schedule(std::mt19937& random, int devices, int chunks, int microbatches) {
   HandOut h{devices, microbatches, {}, {}, {}};
   switch (random() % 3) {
-    case 0: h.placement = loop_placement(devices, chunks); break;
-    case 1: h.placement = chunks == 2 ? vee_placement(devices) : loop_placement(devices, chunks); break;
-    default: h.placement = any_placement(random, devices, devices * chunks);
+    case 0:
+      h.placement = loop_placement(devices, chunks);
+      break;
+    case 1:
+      h.placement = chunks == 2 ? vee_placement(devices) : loop_placement(devices, chunks);
+      break;
+    default:
+      h.placement = any_placement(random, devices, devices * chunks);
   }
   return hand_out(random, h);
 }

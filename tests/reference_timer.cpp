@@ -8,10 +8,10 @@ namespace pipeplan::test {
 
 namespace {
 
-enum Output { kForward, kGradient, kSplitB };  // what an op hands on: DESIGN.md, "Dependencies"
+enum Output { kForward, kGradient, kSplitB };   // what an op hands on: DESIGN.md, "Dependencies"
 using Key = std::tuple<int, Output, int, int>;  // iteration, output, stage, micro-batch
 
-using Input = std::tuple<Output, int, int>;     // output, stage, micro-batch
+using Input = std::tuple<Output, int, int>;  // output, stage, micro-batch
 
 // The inputs of the non-compound op `k`(stage, m): F needs the previous stage's F; B and BW need
 // their own F and the next stage's B or BW; W needs its B.
@@ -50,7 +50,10 @@ ReferenceRun reference_times(const Schedule& s, const CostModel& c, int iteratio
       bool ready = true;
       for (auto [out, stage, m] : needs) {
         auto it = done.find({iteration[d], out, stage, m});
-        if (it == done.end()) { ready = false; break; }
+        if (it == done.end()) {
+          ready = false;
+          break;
+        }
         const bool local = it->second.second == static_cast<int>(d);
         start = std::max(start, it->second.first + (local ? 0 : ms_to_ns(c.transfer.ms())));
       }

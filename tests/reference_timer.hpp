@@ -27,7 +27,6 @@ struct ReferenceRun {
 /// producer sits on another device); after its list each device takes its optimizer step, at
 /// once (post-validation) or when every device has finished the iteration (sync). Rescans every
 /// device until nothing moves: quadratic, and obviously so.
-[[nodiscard]] ReferenceRun reference_times(const Schedule& s, const CostModel& c, int iterations,
-                                           OptimizerMode mode);
+[[nodiscard]] ReferenceRun reference_times(const Schedule& s, const CostModel& c, int iterations, OptimizerMode mode);
 
 }  // namespace pipeplan::test

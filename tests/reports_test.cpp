@@ -1,7 +1,7 @@
 #include <doctest/doctest.h>
 
-#include "io/reports.hpp"
 #include "io/json_fields.hpp"
+#include "io/reports.hpp"
 #include "io/result_json.hpp"
 #include "sim/simulator.hpp"
 #include "test_support.hpp"
@@ -14,7 +14,7 @@ TEST_CASE("the result document carries the contract's keys and the simulated num
   Json j = result_to_json(s, r);
   CHECK(j["format"] == "pipeplan.result");
   CHECK(j["schema_version"] == 1);
-  CHECK(j["makespan_ms"] == 9.0);  // (M + P - 1)(F + B + W) = 3 * 3
+  CHECK(j["makespan_ms"] == 9.0);                                        // (M + P - 1)(F + B + W) = 3 * 3
   CHECK(j["bubble_rate"].get<double>() == doctest::Approx(6.0 / 18.0));  // each device idle 3 of 9
   REQUIRE(j["devices"].size() == 2);
   CHECK(j["devices"][0]["busy_ms"] == 6.0);

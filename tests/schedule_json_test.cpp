@@ -31,7 +31,8 @@ TEST_CASE("bad schedules name the field and what was expected") {
         "s.json: placement: expected one device per stage (1 entries), got \"2 entries\"");
   CHECK(error_for(R"("devices": 1, "stages": 1, "microbatches": 1, "placement": [0],
                      "order": [[{"kind": "X", "stage": 0, "microbatch": 0}]])") ==
-        "s.json: order[0][0].kind: expected one of \"F\", \"B\", \"W\", \"BW\", \"FB\", \"SEND_F\", \"RECV_F\", \"SEND_B\", \"RECV_B\", got \"X\"");
+        "s.json: order[0][0].kind: expected one of \"F\", \"B\", \"W\", \"BW\", \"FB\", \"SEND_F\", \"RECV_F\", "
+        "\"SEND_B\", \"RECV_B\", got \"X\"");
   CHECK(error_for(R"("devices": 1, "stages": 1, "microbatches": 1, "placement": [0],
                      "order": [[{"kind": "F", "stage": 0, "microbatch": 1.5}]])") ==
         "s.json: order[0][0].microbatch: expected an integer from 0 to 0, got 1.5");

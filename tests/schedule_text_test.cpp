@@ -11,7 +11,9 @@ using namespace pipeplan;
 namespace {
 
 // What the document reader makes of `text`.
-LoweredSchedule by_document(const std::string& text) { return lowered_from_json(parse_json(text, "s.json"), "s.json"); }
+LoweredSchedule by_document(const std::string& text) {
+  return lowered_from_json(parse_json(text, "s.json"), "s.json");
+}
 
 }  // namespace
 
@@ -24,7 +26,7 @@ TEST_CASE("the fast writer gives the document writer's bytes") {
   }
   Schedule odd = test::generated("1f1b", 2, 2);
   odd.name = "quote \" and \\ and \xc3\xa9";  // escapes and UTF-8
-  odd.order[1].clear();                        // an empty device list stays on one line
+  odd.order[1].clear();                       // an empty device list stays on one line
   CHECK(schedule_json_text(odd) == to_json_text(schedule_to_json(odd)));
   odd.order.clear();
   CHECK(schedule_json_text(odd) == to_json_text(schedule_to_json(odd)));

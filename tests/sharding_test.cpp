@@ -23,7 +23,9 @@ TEST_CASE("the sharded profile: memory, optimizer step and the gradients' traffi
   TrainingSettings t;
   t.seq = 16;
   // 100 TFLOP/s, 1000 GB/s memory, 8 a node on a 50 GB/s link with 0.01 ms.
-  const GpuSpec gpu{"round", "test card", 100.0, 100.0, 10.0, Bytes{1} << 34, 1000.0, 8, {"link", 50.0, 0.01}, {"net", 10.0, 0.05}, 0};
+  const GpuSpec gpu{
+      "round", "test card", 100.0, 100.0, 10.0, Bytes{1} << 34, 1000.0, 8, {"link", 50.0, 0.01}, {"net", 10.0, 0.05},
+      0};
   const Layout layout = parse_layout("E,t*8,H", 8, "x");
   const std::vector<int> one{0};
   // Everything on one device: embedding 6400, 8 layers of 36992, head 6464 (analytic_profile_test).
@@ -43,7 +45,8 @@ TEST_CASE("the sharded profile: memory, optimizer step and the gradients' traffi
   const double adam = p * 30 / 4 / 0.7e12 * 1e3;
   const auto collective = [](double bytes) { return 0.01 + bytes / 50e9 * 1e3; };
   CHECK(whole.costs.devices[0].optimizer_ms == doctest::Approx(p * 30 / 0.7e12 * 1e3 + collective(2 * 0.75 * 4 * p)));
-  CHECK(opt.costs.devices[0].optimizer_ms == doctest::Approx(adam + collective(0.75 * 4 * p) + collective(0.75 * 2 * p)));
+  CHECK(opt.costs.devices[0].optimizer_ms ==
+        doctest::Approx(adam + collective(0.75 * 4 * p) + collective(0.75 * 2 * p)));
   CHECK(grads.costs.devices[0].optimizer_ms == doctest::Approx(adam + collective(0.75 * 2 * p)));
   // Sharded gradients: every W reduce-scatters the stage's fp32 gradients.
   CHECK(grads.costs.stages[0].w_ms - opt.costs.stages[0].w_ms == doctest::Approx(collective(0.75 * 4 * p)));

@@ -61,7 +61,8 @@ TEST_CASE("simulate_lowered runs a file's own posts and refuses a policy for the
 TEST_CASE("a deadlock comes back as records, not an error") {
   // Just-before on 1F1B with two devices: each end sends first (comm_simulator_test).
   const Schedule s = test::generated("1f1b", 2, 2);
-  const LoweredRun run = simulate_lowered({s, "", {}}, costs_for(s), {CommMode::Rendezvous, LowerPolicy::JustBefore, {}});
+  const LoweredRun run =
+      simulate_lowered({s, "", {}}, costs_for(s), {CommMode::Rendezvous, LowerPolicy::JustBefore, {}});
   REQUIRE(run.run.stuck.size() == 2);
   CHECK(run.run.stuck[0].device == 0);
   CHECK(run.run.stuck[0].reason == StuckReason::PeerNotPosted);

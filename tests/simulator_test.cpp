@@ -16,7 +16,9 @@ namespace {
 
 constexpr double kF = 1.5, kB = 2.0, kW = 0.75;  // W <= min(F, B), as the ZB-H1 formula needs
 
-SimTime ns(double ms) { return ms_to_ns(ms); }
+SimTime ns(double ms) {
+  return ms_to_ns(ms);
+}
 
 const OpTiming& timing(const SimResult& r, OpKind kind, int stage, int microbatch) {
   for (const DeviceTimeline& d : r.devices) {
@@ -94,7 +96,8 @@ TEST_CASE("interleaved 1F1B and looped BFS cut 1F1B's bubble by the chunk count"
           Schedule s = find_generator(name)->generate(test::request(p, m, v));
           // Each chunk: F = 1.5/v, B = 2/v, W = 0.75/v ms.
           SimResult r = simulate(s, test::uniform(s, kF / v, kB / v, kW / v));
-          CHECK(r.makespan == m * v * (ns(kF / v) + ns(kB / v) + ns(kW / v)) + (p - 1) * (ns(kF / v) + ns(kB / v) + ns(kW / v)));
+          CHECK(r.makespan ==
+                m * v * (ns(kF / v) + ns(kB / v) + ns(kW / v)) + (p - 1) * (ns(kF / v) + ns(kB / v) + ns(kW / v)));
         }
       }
     }
@@ -226,8 +229,8 @@ TEST_CASE("ZB-H1, two stages, unequal costs and a transfer: B frees before the n
   CHECK(r.devices[1].peak_time == ns(6.5));
   CHECK(r.devices[0].peak_memory == 200);
   // The memory timeline of device 0: +100 at 0, +100 at 1, -60 at 9 (B0), -40 at 10 (W0)...
-  std::vector<std::pair<SimTime, Bytes>> expected = {{0, 0},        {0, 100},       {ns(1), 200},  {ns(9), 140},
-                                                     {ns(10), 100}, {ns(14), 40},   {ns(15), 0}};
+  std::vector<std::pair<SimTime, Bytes>> expected = {{0, 0},        {0, 100},     {ns(1), 200}, {ns(9), 140},
+                                                     {ns(10), 100}, {ns(14), 40}, {ns(15), 0}};
   const auto& mem = r.devices[0].memory;
   // The first two points share time 0 and merge into one.
   REQUIRE(mem.size() == expected.size() - 1);
@@ -310,8 +313,8 @@ TEST_CASE("an overlapped FB op: one op, both outputs at its end, its own time wh
   // FB = F(s0,m1) with BW(s1,m0), then BW(s0,m0), F(s1,m1), BW(s1,m1), BW(s0,m1).
   // F = 1, B = 2, W = 1 (BW = 3): without f_and_b_ms FB takes 1 + 3 = 4; with 2.5 it takes 2.5.
   Schedule s = generated("zbv", 1, 2);
-  s.order[0] = {{OpKind::F, 0, 0}, {OpKind::F, 1, 0}, overlapped(0, 1, 1, 0), {OpKind::BW, 0, 0},
-                {OpKind::F, 1, 1},  {OpKind::BW, 1, 1}, {OpKind::BW, 0, 1}};
+  s.order[0] = {{OpKind::F, 0, 0}, {OpKind::F, 1, 0},  overlapped(0, 1, 1, 0), {OpKind::BW, 0, 0},
+                {OpKind::F, 1, 1}, {OpKind::BW, 1, 1}, {OpKind::BW, 0, 1}};
   CostModel c = uniform(s, 1, 2, 1, 100, 40);
   // F 0-1, F 1-2, FB 2-6, BW 6-9, F 9-10, BW 10-13, BW 13-16.
   SimResult plain = simulate(s, c);

@@ -9,9 +9,13 @@ using pipeplan::test::generated;
 
 namespace {
 
-SimTime ns(double ms) { return ms_to_ns(ms); }
+SimTime ns(double ms) {
+  return ms_to_ns(ms);
+}
 
-CostModel two_stage_costs() { return test::two_stage_costs({0, 0.5}, {0, 2.0}); }
+CostModel two_stage_costs() {
+  return test::two_stage_costs({0, 0.5}, {0, 2.0});
+}
 
 }  // namespace
 
@@ -118,7 +122,8 @@ TEST_CASE("many iterations keep the numbers of a run that stored every iteration
   Schedule s = generated("interleaved", 3, 6);
   REQUIRE(s.stages == 6);
   CostModel c = test::uniform(s, 1, 1, 1);
-  c.stages = {{1.0, 1.5, 0.5}, {1.25, 2.0, 0.75}, {0.75, 1.0, 0.5}, {1.0, 1.25, 1.0}, {1.5, 1.75, 0.25}, {2.0, 2.5, 1.5}};
+  c.stages = {{1.0, 1.5, 0.5},  {1.25, 2.0, 0.75}, {0.75, 1.0, 0.5},
+              {1.0, 1.25, 1.0}, {1.5, 1.75, 0.25}, {2.0, 2.5, 1.5}};
   c.devices[0].optimizer_ms = 0.5;
   c.devices[1].optimizer_ms = 3.0;
   c.devices[2].optimizer_ms = 1.25;
@@ -148,6 +153,7 @@ TEST_CASE("many iterations keep the numbers of a run that stored every iteration
 
 TEST_CASE("iterations out of range are refused") {
   Schedule s = generated("1f1b", 2, 2);
-  CHECK(test::error_of([&] { (void)simulate(s, test::uniform(s, 1, 1, 1), {0, OptimizerMode::Sync}); })
-            .rfind("iterations: expected 1 or more", 0) == 0);
+  CHECK(test::error_of([&] {
+          (void)simulate(s, test::uniform(s, 1, 1, 1), {0, OptimizerMode::Sync});
+        }).rfind("iterations: expected 1 or more", 0) == 0);
 }

@@ -8,7 +8,9 @@ using pipeplan::test::generated;
 
 namespace {
 
-std::vector<Problem> problems_of(const Schedule& s) { return find_structure_problems(s); }
+std::vector<Problem> problems_of(const Schedule& s) {
+  return find_structure_problems(s);
+}
 
 }  // namespace
 

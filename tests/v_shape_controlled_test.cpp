@@ -42,13 +42,19 @@ std::uint64_t fnv1a(const std::string& text) {
 
 TEST_CASE("V-Half and V-Min for P = 3, M = 4, op for op") {
   CHECK(order_text(test::generated("v-half", 3, 4)) ==
-        "F0.0 F0.1 F0.2 F5.0 B5.0 W5.0 F5.1 B5.1 W5.1 F0.3 B0.0 W0.0 F5.2 B5.2 W5.2 B0.1 W0.1 F5.3 B5.3 W5.3 B0.2 W0.2 B0.3 W0.3\n"
-        "F1.0 F1.1 F4.0 F4.1 B4.0 W4.0 F1.2 B4.1 B1.0 W1.0 W4.1 F4.2 F1.3 B1.1 B4.2 W1.1 F4.3 W4.2 B1.2 B4.3 W1.2 W4.3 B1.3 W1.3\n"
-        "F2.0 F3.0 F2.1 F3.1 B3.0 W3.0 B2.0 W2.0 F2.2 F3.2 B3.1 W3.1 B2.1 W2.1 F2.3 F3.3 B3.2 W3.2 B2.2 W2.2 B3.3 W3.3 B2.3 W2.3");
+        "F0.0 F0.1 F0.2 F5.0 B5.0 W5.0 F5.1 B5.1 W5.1 F0.3 B0.0 W0.0 F5.2 B5.2 W5.2 B0.1 W0.1 F5.3 B5.3 W5.3 B0.2 W0.2 "
+        "B0.3 W0.3\n"
+        "F1.0 F1.1 F4.0 F4.1 B4.0 W4.0 F1.2 B4.1 B1.0 W1.0 W4.1 F4.2 F1.3 B1.1 B4.2 W1.1 F4.3 W4.2 B1.2 B4.3 W1.2 W4.3 "
+        "B1.3 W1.3\n"
+        "F2.0 F3.0 F2.1 F3.1 B3.0 W3.0 B2.0 W2.0 F2.2 F3.2 B3.1 W3.1 B2.1 W2.1 F2.3 F3.3 B3.2 W3.2 B2.2 W2.2 B3.3 W3.3 "
+        "B2.3 W2.3");
   CHECK(order_text(test::generated("v-min", 3, 4)) ==
-        "F0.0 F0.1 F0.2 F5.0 B5.0 W5.0 F5.1 B5.1 B0.0 W0.0 W5.1 F0.3 F5.2 B5.2 B0.1 W0.1 W5.2 F5.3 B5.3 B0.2 W0.2 W5.3 B0.3 W0.3\n"
-        "F1.0 F1.1 F4.0 B4.0 F4.1 W4.0 B1.0 F1.2 W1.0 B4.1 F4.2 W4.1 B1.1 F1.3 W1.1 B4.2 F4.3 W4.2 B1.2 W1.2 B4.3 W4.3 B1.3 W1.3\n"
-        "F2.0 F3.0 F2.1 F3.1 B3.0 B2.0 W3.0 W2.0 F2.2 F3.2 B3.1 B2.1 W3.1 W2.1 F2.3 F3.3 B3.2 B2.2 W3.2 W2.2 B3.3 B2.3 W3.3 W2.3");
+        "F0.0 F0.1 F0.2 F5.0 B5.0 W5.0 F5.1 B5.1 B0.0 W0.0 W5.1 F0.3 F5.2 B5.2 B0.1 W0.1 W5.2 F5.3 B5.3 B0.2 W0.2 W5.3 "
+        "B0.3 W0.3\n"
+        "F1.0 F1.1 F4.0 B4.0 F4.1 W4.0 B1.0 F1.2 W1.0 B4.1 F4.2 W4.1 B1.1 F1.3 W1.1 B4.2 F4.3 W4.2 B1.2 W1.2 B4.3 W4.3 "
+        "B1.3 W1.3\n"
+        "F2.0 F3.0 F2.1 F3.1 B3.0 B2.0 W3.0 W2.0 F2.2 F3.2 B3.1 B2.1 W3.1 W2.1 F2.3 F3.3 B3.2 B2.2 W3.2 W2.2 B3.3 B2.3 "
+        "W3.3 W2.3");
 }
 
 TEST_CASE("V-Half and V-Min at larger sizes hash as before the rewrite") {

@@ -55,7 +55,7 @@ TEST_CASE("the cycle is named when the first blocked device is not on it (issue 
 }
 
 TEST_CASE("a misordered op is reported, and so is the deadlock it causes") {
-  Schedule s = generated("zbh1", 1, 2);  // F0 B0 W0 F1 B1 W1
+  Schedule s = generated("zbh1", 1, 2);     // F0 B0 W0 F1 B1 W1
   std::swap(s.order[0][1], s.order[0][2]);  // W0 before B0
   auto p = validate(s, test::uniform(s, 1, 1, 1), {});
   REQUIRE(p.size() == 2);
@@ -74,9 +74,11 @@ TEST_CASE("memory above the limit names the device, when and by how much") {
   CHECK(p[0].kind == ProblemKind::OverMemory);
   CHECK(p[0].device == 0);
   CHECK(p[0].message ==
-        "device 0 goes above the memory limit of 3.00 KiB at 3.000 ms; its peak of 4.00 KiB at 3.000 ms is 1.00 KiB over");
+        "device 0 goes above the memory limit of 3.00 KiB at 3.000 ms; its peak of 4.00 KiB at 3.000 ms is 1.00 KiB "
+        "over");
   CHECK(p[1].message ==
-        "device 1 goes above the memory limit of 3.00 KiB at 4.000 ms; its peak of 4.00 KiB at 4.000 ms is 1.00 KiB over");
+        "device 1 goes above the memory limit of 3.00 KiB at 4.000 ms; its peak of 4.00 KiB at 4.000 ms is 1.00 KiB "
+        "over");
 }
 
 TEST_CASE("an incomplete schedule gets its structural problems only") {

@@ -7,8 +7,8 @@ using namespace pipeplan;
 TEST_CASE("wait_cycle finds the cycle wherever it is, and only its devices") {
   using Graph = std::vector<std::vector<int>>;
   CHECK(wait_cycle(Graph{}).empty());
-  CHECK(wait_cycle(Graph{{}, {0}, {1}}).empty());       // a chain that ends: no cycle
-  CHECK(wait_cycle(Graph{{0}, {1}}).empty());           // waiting on oneself is no cycle
+  CHECK(wait_cycle(Graph{{}, {0}, {1}}).empty());  // a chain that ends: no cycle
+  CHECK(wait_cycle(Graph{{0}, {1}}).empty());      // waiting on oneself is no cycle
   CHECK(wait_cycle(Graph{{1}, {0}}) == std::vector<int>{0, 1, 0});
   // Device 0 waits on itself and is first; devices 1 and 2 wait on each other.
   CHECK(wait_cycle(Graph{{0}, {2}, {1}}) == std::vector<int>{1, 2, 1});

@@ -52,7 +52,9 @@ CostModel row_costs(const Row& row) {
   return uniform_costs(row.p, row.p, StageCost{row.f, row.b, row.w, a_f, 32 * row.h}, row.comm);
 }
 
-Schedule generate(const char* name, const GenerateRequest& r) { return find_generator(name)->generate(r); }
+Schedule generate(const char* name, const GenerateRequest& r) {
+  return find_generator(name)->generate(r);
+}
 
 SimResult simulate_post_validation(const Schedule& s, const CostModel& c) {
   SimOptions options;
@@ -161,7 +163,8 @@ TEST_CASE("on random per-stage costs zb is never worse than the paper's heuristi
     c.transfer.fixed_ms = static_cast<double>(rng() % 4) / 20;
     const Bytes limit = static_cast<Bytes>(p) * 140 * (1 + static_cast<Bytes>(rng() % 3));
     const Schedule shape = empty_schedule("paper", test::request(p, m, 1), loop_placement(p, 1));
-    const std::optional<SimTime> paper = paper_heuristic_span({shape, c, std::vector<Bytes>(static_cast<std::size_t>(p), limit)});
+    const std::optional<SimTime> paper =
+        paper_heuristic_span({shape, c, std::vector<Bytes>(static_cast<std::size_t>(p), limit)});
     if (!paper) continue;  // the heuristic found no schedule within this limit
     GenerateRequest r = test::request(p, m, 1);
     r.costs = &c;
@@ -197,7 +200,8 @@ TEST_CASE("the paper's warm-up rule holds even where a device's warm-up covers e
     for (const Problem& problem : validate(pass->schedule, c, {})) FAIL_CHECK(problem.message);
     std::vector<int> warm_up;
     for (const auto& ops : pass->schedule.order) {
-      warm_up.push_back(static_cast<int>(std::find_if(ops.begin(), ops.end(), [](const Op& op) { return op.kind != OpKind::F; }) - ops.begin()));
+      warm_up.push_back(static_cast<int>(
+          std::find_if(ops.begin(), ops.end(), [](const Op& op) { return op.kind != OpKind::F; }) - ops.begin()));
     }
     for (std::size_t s = 1; s < warm_up.size(); ++s) CHECK((warm_up[s] < warm_up[s - 1] || warm_up[s] == 1));
     CHECK(longest_span(simulate(pass->schedule, c)) == pass->longest_span);
@@ -221,7 +225,6 @@ TEST_CASE("zb plans on the looped placement with several chunks per device") {
   const SimTime interleaved = longest_span(simulate(test::generated("interleaved", p, m), c));
   CHECK(longest_span(simulate(zb, c)) < interleaved);
 }
-
 
 TEST_CASE("with several iterations the search minimises the simulated steady state") {
   // --iterations 3 under post-validation: candidates are scored by the steady-state step of a

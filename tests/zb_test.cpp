@@ -189,7 +189,8 @@ TEST_CASE("a greedy pass whose ops all ran as early as possible reports the simu
     CAPTURE(p);
     CAPTURE(m);
     CAPTURE(vee);
-    Schedule shape = empty_schedule("greedy", test::request(p, m, vee ? 2 : 1), vee ? vee_placement(p) : loop_placement(p, 1));
+    Schedule shape =
+        empty_schedule("greedy", test::request(p, m, vee ? 2 : 1), vee ? vee_placement(p) : loop_placement(p, 1));
     CostModel c = unequal(shape.stages, p);
     for (StageCost& stage : c.stages) {
       stage.f_ms = 0.5 + static_cast<double>(rng() % 10) / 10;
@@ -197,7 +198,9 @@ TEST_CASE("a greedy pass whose ops all ran as early as possible reports the simu
       stage.w_ms = 0.2 + static_cast<double>(rng() % 10) / 10;
     }
     c.transfer.fixed_ms = static_cast<double>(rng() % 4) / 10;
-    const std::vector<Bytes> limit(static_cast<std::size_t>(p), (vee ? 2 : 1) * 100 * (1 + static_cast<Bytes>(rng() % (2 * static_cast<unsigned>(p)))));
+    const std::vector<Bytes> limit(
+        static_cast<std::size_t>(p),
+        (vee ? 2 : 1) * 100 * (1 + static_cast<Bytes>(rng() % (2 * static_cast<unsigned>(p)))));
     for (bool short_gaps : {false, true}) {
       for (bool hold : {false, true}) {
         std::optional<GreedySchedule> pass = greedy_zero_bubble({shape, c, limit}, {short_gaps, hold});

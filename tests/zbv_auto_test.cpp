@@ -72,11 +72,11 @@ TEST_CASE("the port gives the authors' spans on the same inputs") {
     SimTime span;  // ns, from the reference
   };
   const Case cases[] = {
-      {4, 8, 1, 1, 1, 0.1, 49'400'000},                           // equal chunk costs, a transfer
-      {6, 13, 1, 2, 1, 0.3, 121'400'000},                         // a heavy B
-      {8, 24, 9.261, 9.043, 4.6685, 0.601, 1'186'022'500},        // Table 5's 1.5B row, per chunk
-      {8, 32, 1, 1.2, 0.8, 0.1, 201'000'000},                     // the issue's unequal costs
-      {16, 64, 14.859, 14.722, 9.9635, 0.527, 5'243'972'500},     // Table 5's 6.2B row, per chunk
+      {4, 8, 1, 1, 1, 0.1, 49'400'000},                        // equal chunk costs, a transfer
+      {6, 13, 1, 2, 1, 0.3, 121'400'000},                      // a heavy B
+      {8, 24, 9.261, 9.043, 4.6685, 0.601, 1'186'022'500},     // Table 5's 1.5B row, per chunk
+      {8, 32, 1, 1.2, 0.8, 0.1, 201'000'000},                  // the issue's unequal costs
+      {16, 64, 14.859, 14.722, 9.9635, 0.527, 5'243'972'500},  // Table 5's 6.2B row, per chunk
   };
   for (const Case& k : cases) {
     CAPTURE(k.p);
@@ -101,7 +101,8 @@ TEST_CASE("the port's times are the simulator's, and its schedules valid, on ran
       stage.b_ms = 0.5 + static_cast<double>(rng() % 10) / 10;
       stage.w_ms = 0.2 + static_cast<double>(rng() % 10) / 10;
     }
-    const std::vector<Bytes> limit(static_cast<std::size_t>(p), 100 * (2 * p + static_cast<Bytes>(rng() % (2 * static_cast<unsigned>(p)))));
+    const std::vector<Bytes> limit(static_cast<std::size_t>(p),
+                                   100 * (2 * p + static_cast<Bytes>(rng() % (2 * static_cast<unsigned>(p)))));
     const Schedule shape = empty_schedule("paper", test::request(p, m, 2), vee_placement(p));
     for (bool b : {true, false}) {
       for (bool f : {true, false}) {

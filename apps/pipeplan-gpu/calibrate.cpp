@@ -27,7 +27,8 @@ constexpr double kWarmUpSeconds = 0.5;
 
 // The biggest of a layer's products: what warms the card.
 const Gemm& biggest(const std::vector<Gemm>& gemms) {
-  return *std::max_element(gemms.begin(), gemms.end(), [](const Gemm& a, const Gemm& b) { return a.flops() < b.flops(); });
+  return *std::max_element(gemms.begin(), gemms.end(),
+                           [](const Gemm& a, const Gemm& b) { return a.flops() < b.flops(); });
 }
 
 // Stage s's cost: its layers' and, on the ends, the embedding's and the head's.
@@ -63,7 +64,8 @@ Calibration calibrate(const CalibrateRequest& r) {
   PieceRunner runner(m, tr);
   runner.timer().warm_up(biggest(runner.layer_products()), kWarmUpSeconds);
   Json clocks_start = clocks_json(r.device);
-  const PieceMeasurements pieces = measure_pieces(runner, r.plan, card.spec != nullptr ? card.spec->peak_flops(tr.dtype) : 0.0);
+  const PieceMeasurements pieces =
+      measure_pieces(runner, r.plan, card.spec != nullptr ? card.spec->peak_flops(tr.dtype) : 0.0);
   Json clocks_end = clocks_json(r.device);
 
   // The profile: the layout balanced by the measured costs (or given), memory from the
@@ -73,7 +75,8 @@ Calibration calibrate(const CalibrateRequest& r) {
                                          : parse_layout(r.layout, m.layers, "--layout");
   const auto stages = static_cast<int>(layout.size());
   const GpuSpec& spec = card.spec != nullptr ? *card.spec : gpu_named("h100");
-  AnalyticProfile profile = analytic_profile(m, tr, spec, {}, layout, {loop_placement(stages, 1), stages, 1, spec.gpus_per_node});
+  AnalyticProfile profile =
+      analytic_profile(m, tr, spec, {}, layout, {loop_placement(stages, 1), stages, 1, spec.gpus_per_node});
   set_stage_costs(profile, layout, pieces);
   const Bytes bytes = activation_message_bytes(m, tr);
   const TransferMeasurement transfer =
@@ -88,9 +91,11 @@ Calibration calibrate(const CalibrateRequest& r) {
                                       "pipeplan-gpu calibrate: F, B, W measured (medians); memory from the analytic "
                                       "model (docs/costs.md)");
   if (transfer.ms) {
-    doc["transfer_measured"] = {{"bytes", bytes}, {"ms", *transfer.ms},
-                                {"from", "the measured tables of the one-way adjacent links, interpolated at the "
-                                         "activation's size, averaged over the links"}};
+    doc["transfer_measured"] = {{"bytes", bytes},
+                                {"ms", *transfer.ms},
+                                {"from",
+                                 "the measured tables of the one-way adjacent links, interpolated at the "
+                                 "activation's size, averaged over the links"}};
   } else {
     doc.erase("transfer");
     doc["transfer_not_measured"] = transfer.not_measured;
@@ -99,7 +104,7 @@ Calibration calibrate(const CalibrateRequest& r) {
                                 std::move(clocks_start), std::move(clocks_end));
   // What replay needs to run the same kernels: the shapes, the settings and the layout.
   doc["calibration"] = {{"model", model_config_to_json(m)}, {"seq", tr.seq}, {"micro_batch", tr.micro_batch},
-                        {"dtype", dtype_name(tr.dtype)}, {"tp", tr.tp}, {"flash_attention", tr.flash_attention},
+                        {"dtype", dtype_name(tr.dtype)},    {"tp", tr.tp},   {"flash_attention", tr.flash_attention},
                         {"layout", layout_string(layout)}};
   doc["measurements"] = pieces.measurements;
   if (!transfer.links.empty()) doc["links"] = transfer.links;

@@ -14,9 +14,9 @@ namespace pipeplan::gpu {
 struct CalibrateRequest {
   ModelConfig model;
   TrainingSettings training;
-  int stages = 1;         ///< pipeline stages of the profile
-  std::string layout;     ///< a layout string, or "" to balance by the measured costs
-  std::string gpu_name;   ///< the table's entry for the card, or "" to match the device's name
+  int stages = 1;        ///< pipeline stages of the profile
+  std::string layout;    ///< a layout string, or "" to balance by the measured costs
+  std::string gpu_name;  ///< the table's entry for the card, or "" to match the device's name
   int device = 0;
   TimingPlan plan;
   bool transfers = true;  ///< measure NCCL when there are two devices or more

@@ -32,10 +32,15 @@ TransferMeasurement measure_transfer(bool wanted, int devices, const TimingPlan&
     Json table = Json::array();
     for (const TransferSample& sample : l.table) table.push_back({sample.bytes, sample.ms});
     const double at = interpolate_ms(l.table, static_cast<double>(bytes));
-    out.links.push_back({{"from", l.from}, {"to", l.to}, {"both_directions", l.both_directions},
-                         {"ms_at_activation", at}, {"latency_ms", l.fit.latency_ms},
-                         {"bandwidth_gb_per_s", l.fit.bandwidth_gb_per_s}, {"r_squared", l.fit.r_squared},
-                         {"worst_relative_error", l.fit.worst_relative_error}, {"table", table}});
+    out.links.push_back({{"from", l.from},
+                         {"to", l.to},
+                         {"both_directions", l.both_directions},
+                         {"ms_at_activation", at},
+                         {"latency_ms", l.fit.latency_ms},
+                         {"bandwidth_gb_per_s", l.fit.bandwidth_gb_per_s},
+                         {"r_squared", l.fit.r_squared},
+                         {"worst_relative_error", l.fit.worst_relative_error},
+                         {"table", table}});
     if (!l.both_directions) {
       sum += at;
       ++one_way;

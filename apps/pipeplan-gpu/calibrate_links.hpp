@@ -12,7 +12,7 @@
 namespace pipeplan::gpu {
 
 struct TransferMeasurement {
-  std::optional<double> ms;  ///< one activation's transfer: the mean of the one-way links' tables
+  std::optional<double> ms;    ///< one activation's transfer: the mean of the one-way links' tables
   Json links = Json::array();  ///< each pair and mode: its line, its table, its time at `bytes`
   std::string not_measured;    ///< why there is no `ms`, when there is none
 };

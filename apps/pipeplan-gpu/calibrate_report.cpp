@@ -25,8 +25,11 @@ Json clocks_json(int device) {
   std::string why;
   const std::optional<ClockReading> r = read_clocks(device, why);
   if (!r) return {{"not_recorded", why}};
-  return {{"sm_mhz", r->sm_mhz}, {"memory_mhz", r->memory_mhz}, {"temperature_c", r->temperature_c},
-          {"power_w", r->power_w}, {"reasons", throttle_reason_names(r->reasons)},
+  return {{"sm_mhz", r->sm_mhz},
+          {"memory_mhz", r->memory_mhz},
+          {"temperature_c", r->temperature_c},
+          {"power_w", r->power_w},
+          {"reasons", throttle_reason_names(r->reasons)},
           {"slowed", slowing_reasons(r->reasons) != 0}};
 }
 
@@ -42,19 +45,21 @@ Json context_json(const Inventory& inv, const DeviceInfo& dev, const std::string
           {"memory_clock_peak_mhz", dev.memory_clock_mhz},
           {"clocks_start", std::move(clocks_start)},
           {"clocks_end", std::move(clocks_end)},
-          {"clocks_note", "current clocks, temperature, power and clock event reasons from NVML after the warm-up "
-                          "and after the last measurement"},
+          {"clocks_note",
+           "current clocks, temperature, power and clock event reasons from NVML after the warm-up "
+           "and after the last measurement"},
           {"date", iso_date()},
           {"warmup", plan.warmup},
           {"repetitions", plan.repetitions},
-          {"timing", "repetitions back to back behind a gate kernel, an event between each two; NCCL samples "
-                     "the mean of a batch of back-to-back transfers"}};
+          {"timing",
+           "repetitions back to back behind a gate kernel, an event between each two; NCCL samples "
+           "the mean of a batch of back-to-back transfers"}};
 }
 
 std::string calibrate_report(const std::string& name, const PieceMeasurements& p, const TransferMeasurement& t,
                              Bytes bytes) {
-  std::string report = fmt::format("{}\n{:<10} {:<26} {:>5} {:>10} {:>10} {:>7} {:>9}\n", name, "piece", "work", "phase",
-                                   "median ms", "p90 ms", "CV", "TFLOP/s");
+  std::string report = fmt::format("{}\n{:<10} {:<26} {:>5} {:>10} {:>10} {:>7} {:>9}\n", name, "piece", "work",
+                                   "phase", "median ms", "p90 ms", "CV", "TFLOP/s");
   for (const Json& j : p.measurements) {
     report += fmt::format("{:<10} {:<26} {:>5} {:>10.4f} {:>10.4f} {:>7.3f} {:>9}\n", j["piece"].get<std::string>(),
                           j["name"].get<std::string>(), j["phase"].get<std::string>(), j["median_ms"].get<double>(),
@@ -64,8 +69,10 @@ std::string calibrate_report(const std::string& name, const PieceMeasurements& p
   report += fmt::format("layer F/B/W: {:.3f} / {:.3f} / {:.3f} ms; head {:.3f} / {:.3f} / {:.3f} ms\n", p.layer.f,
                         p.layer.b, p.layer.w, p.head.f, p.head.b, p.head.w);
   if (!t.ms) return report + "transfer: not measured (" + t.not_measured + ")\n";
-  report += fmt::format("transfer: {:.4f} ms for the activation's {} bytes (the measured tables, interpolated; mean of "
-                        "the adjacent pairs)\n", *t.ms, bytes);
+  report += fmt::format(
+      "transfer: {:.4f} ms for the activation's {} bytes (the measured tables, interpolated; mean of "
+      "the adjacent pairs)\n",
+      *t.ms, bytes);
   for (const Json& l : t.links) {
     if (l["both_directions"].get<bool>()) continue;
     report += fmt::format("  link {} -> {}: {:.4f} ms + bytes / {:.2f} GB/s as a line, worst {:.0f}% off\n",

@@ -29,17 +29,18 @@ class DeviceScope {
 };
 
 /// One handle made on `device` by Traits::create and freed by Traits::destroy.
-template <class Traits> class DeviceOwned {
+template <class Traits>
+class DeviceOwned {
  public:
   using Handle = typename Traits::Handle;
   DeviceOwned() = default;
-  template <class... Args> explicit DeviceOwned(int device, Args&&... args) : device_(device) {
+  template <class... Args>
+  explicit DeviceOwned(int device, Args&&... args) : device_(device) {
     DeviceScope scope(device);
     handle_ = Traits::create(std::forward<Args>(args)...);
   }
   ~DeviceOwned() { reset(); }
-  DeviceOwned(DeviceOwned&& other) noexcept
-      : device_(other.device_), handle_(std::exchange(other.handle_, Handle{})) {}
+  DeviceOwned(DeviceOwned&& other) noexcept : device_(other.device_), handle_(std::exchange(other.handle_, Handle{})) {}
   DeviceOwned& operator=(DeviceOwned&& other) noexcept {
     if (this != &other) {
       reset();

@@ -24,7 +24,9 @@ constexpr long long kGateTimeoutNs = 1'000'000'000;
 
 GemmTimer::GemmTimer(DType dtype, std::size_t max_elements)
     : device_(current_device()),
-      type_(dtype == DType::BF16 ? CUDA_R_16BF : dtype == DType::FP16 ? CUDA_R_16F : CUDA_R_32F),
+      type_(dtype == DType::BF16   ? CUDA_R_16BF
+            : dtype == DType::FP16 ? CUDA_R_16F
+                                   : CUDA_R_32F),
       max_elements_(max_elements),
       stream_(device_),
       handle_(device_) {
@@ -105,9 +107,9 @@ void GemmTimer::run_gemm(const Gemm& g) {
   const auto op = [](bool t) { return t ? CUBLAS_OP_T : CUBLAS_OP_N; };
   const auto i = [](long long v) { return static_cast<int>(v); };
   if (g.batch == 1) {
-    PIPEPLAN_CUBLAS(cublasGemmEx(handle_.get(), op(k.transa), op(k.transb), i(k.m), i(k.n), i(k.k), &alpha, buffer(1), type_,
-                                 i(k.lda), buffer(0), type_, i(k.ldb), &beta, c, c_type, i(k.ldc), CUBLAS_COMPUTE_32F,
-                                 CUBLAS_GEMM_DEFAULT));
+    PIPEPLAN_CUBLAS(cublasGemmEx(handle_.get(), op(k.transa), op(k.transb), i(k.m), i(k.n), i(k.k), &alpha, buffer(1),
+                                 type_, i(k.lda), buffer(0), type_, i(k.ldb), &beta, c, c_type, i(k.ldc),
+                                 CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
   } else {
     PIPEPLAN_CUBLAS(cublasGemmStridedBatchedEx(
         handle_.get(), op(k.transa), op(k.transb), i(k.m), i(k.n), i(k.k), &alpha, buffer(1), type_, i(k.lda),

@@ -60,9 +60,9 @@ class GemmTimer {
   CublasHandle handle_;
   std::vector<Event> events_;  ///< repetitions + 1, made as needed
   DeviceBuffer buffers_[3];
-  DeviceBuffer accumulator_;   ///< fp32 output of weight gradients
-  int* release_ = nullptr;     ///< host-mapped: the gate's flag
-  int* timed_out_ = nullptr;   ///< host-mapped: the gate's report
+  DeviceBuffer accumulator_;  ///< fp32 output of weight gradients
+  int* release_ = nullptr;    ///< host-mapped: the gate's flag
+  int* timed_out_ = nullptr;  ///< host-mapped: the gate's report
 };
 
 }  // namespace pipeplan::gpu

@@ -30,26 +30,26 @@ inline constexpr int kExitNoGpu = 3;
 }  // namespace pipeplan::gpu
 
 // Macros, because only they can quote the call and say where it was made.
-#define PIPEPLAN_CUDA(call)                                                                   \
-  do {                                                                                        \
-    const cudaError_t pipeplan_status_ = (call);                                              \
-    if (pipeplan_status_ != cudaSuccess) {                                                    \
+#define PIPEPLAN_CUDA(call)                                                                        \
+  do {                                                                                             \
+    const cudaError_t pipeplan_status_ = (call);                                                   \
+    if (pipeplan_status_ != cudaSuccess) {                                                         \
       ::pipeplan::gpu::fail_call(#call, __FILE__, __LINE__, cudaGetErrorString(pipeplan_status_)); \
-    }                                                                                         \
+    }                                                                                              \
   } while (false)
 
-#define PIPEPLAN_CUBLAS(call)                                                                    \
-  do {                                                                                           \
-    const cublasStatus_t pipeplan_status_ = (call);                                              \
-    if (pipeplan_status_ != CUBLAS_STATUS_SUCCESS) {                                             \
+#define PIPEPLAN_CUBLAS(call)                                                                         \
+  do {                                                                                                \
+    const cublasStatus_t pipeplan_status_ = (call);                                                   \
+    if (pipeplan_status_ != CUBLAS_STATUS_SUCCESS) {                                                  \
       ::pipeplan::gpu::fail_call(#call, __FILE__, __LINE__, cublasGetStatusString(pipeplan_status_)); \
-    }                                                                                            \
+    }                                                                                                 \
   } while (false)
 
-#define PIPEPLAN_NCCL(call)                                                                    \
-  do {                                                                                         \
-    const ncclResult_t pipeplan_status_ = (call);                                              \
-    if (pipeplan_status_ != ncclSuccess) {                                                     \
+#define PIPEPLAN_NCCL(call)                                                                        \
+  do {                                                                                             \
+    const ncclResult_t pipeplan_status_ = (call);                                                  \
+    if (pipeplan_status_ != ncclSuccess) {                                                         \
       ::pipeplan::gpu::fail_call(#call, __FILE__, __LINE__, ncclGetErrorString(pipeplan_status_)); \
-    }                                                                                          \
+    }                                                                                              \
   } while (false)

@@ -27,11 +27,11 @@ int device_count() {
   // A driver that is there but too old for this runtime is a failure to fix, not "no GPU".
   if ((status == cudaErrorInsufficientDriver && driver > 0) || status == cudaErrorSystemDriverMismatch ||
       status == cudaErrorCompatNotSupportedOnDevice) {
-    throw GpuError(fmt::format("the driver supports CUDA {}, but pipeplan-gpu was built with CUDA {}, which needs driver "
-                               "{} or newer: install a newer driver, or build with a CUDA toolkit the driver supports "
-                               "(cudaGetDeviceCount: {})",
-                               cuda_version_text(driver), cuda_version_text(runtime), driver_needed(runtime),
-                               cudaGetErrorString(status)));
+    throw GpuError(fmt::format(
+        "the driver supports CUDA {}, but pipeplan-gpu was built with CUDA {}, which needs driver "
+        "{} or newer: install a newer driver, or build with a CUDA toolkit the driver supports "
+        "(cudaGetDeviceCount: {})",
+        cuda_version_text(driver), cuda_version_text(runtime), driver_needed(runtime), cudaGetErrorString(status)));
   }
   if (status == cudaErrorNoDevice || status == cudaErrorInsufficientDriver || status == cudaErrorInitializationError) {
     throw NoGpu(std::string("no GPU: no usable CUDA device or driver on this machine (cudaGetDeviceCount: ") +
@@ -41,13 +41,17 @@ int device_count() {
   return count;
 }
 
-std::string cuda_version_text(int v) { return fmt::format("{}.{}", v / 1000, (v % 1000) / 10); }
+std::string cuda_version_text(int v) {
+  return fmt::format("{}.{}", v / 1000, (v % 1000) / 10);
+}
 std::string nccl_version_text(int v) {
   // Since 2.9 the code is major*10000 + minor*100 + patch; before, major*1000 + minor*100 + patch.
   return v >= 20900 ? fmt::format("{}.{}.{}", v / 10000, (v % 10000) / 100, v % 100)
                     : fmt::format("{}.{}.{}", v / 1000, (v % 1000) / 100, v % 100);
 }
-std::string cublas_version_text(int v) { return fmt::format("{}.{}.{}", v / 10000, (v % 10000) / 100, v % 100); }
+std::string cublas_version_text(int v) {
+  return fmt::format("{}.{}.{}", v / 10000, (v % 10000) / 100, v % 100);
+}
 
 Inventory inventory() {
   Inventory inv;
@@ -91,15 +95,15 @@ Inventory inventory() {
 }
 
 std::string inventory_text(const Inventory& inv) {
-  std::string text = fmt::format("driver: CUDA {}  runtime: CUDA {}\n", cuda_version_text(inv.driver),
-                                 cuda_version_text(inv.runtime));
+  std::string text =
+      fmt::format("driver: CUDA {}  runtime: CUDA {}\n", cuda_version_text(inv.driver), cuda_version_text(inv.runtime));
   text += fmt::format("cuBLAS: {} (compiled with {})  NCCL: {} (compiled with {})\n",
                       cublas_version_text(inv.cublas_runtime), cublas_version_text(inv.cublas_compiled),
                       nccl_version_text(inv.nccl_runtime), nccl_version_text(inv.nccl_compiled));
   for (const DeviceInfo& d : inv.devices) {
     text += fmt::format("device {}: {}, {:.1f} GiB, {} SMs, compute {}.{}, SM clock {} MHz, memory clock {} MHz\n",
-                        d.index, d.name, static_cast<double>(d.memory_bytes) / (1024.0 * 1024 * 1024), d.multiprocessors,
-                        d.compute_major, d.compute_minor, d.clock_mhz, d.memory_clock_mhz);
+                        d.index, d.name, static_cast<double>(d.memory_bytes) / (1024.0 * 1024 * 1024),
+                        d.multiprocessors, d.compute_major, d.compute_minor, d.clock_mhz, d.memory_clock_mhz);
   }
   if (inv.devices.size() > 1) {
     text += "peer access (row reaches column):\n";

@@ -22,7 +22,7 @@ struct Inventory {
   int cublas_compiled = 0, cublas_runtime = 0;  ///< as 130100 = 13.1.0
   int nccl_compiled = 0, nccl_runtime = 0;      ///< as 22809 = 2.28.9
   std::vector<DeviceInfo> devices;
-  std::vector<std::vector<bool>> peer_access;   ///< [from][to]
+  std::vector<std::vector<bool>> peer_access;  ///< [from][to]
 };
 
 /// Reads everything; throws NoGpu when there is no device or no driver.

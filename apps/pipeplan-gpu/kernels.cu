@@ -10,18 +10,39 @@ namespace pipeplan::gpu {
 
 namespace {
 
-template <class T> __device__ float to_float(T v) { return static_cast<float>(v); }
-template <> __device__ float to_float(__half v) { return __half2float(v); }
-template <> __device__ float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
-template <class T> __device__ T from_float(float v) { return static_cast<T>(v); }
-template <> __device__ __half from_float(float v) { return __float2half(v); }
-template <> __device__ __nv_bfloat16 from_float(float v) { return __float2bfloat16(v); }
+template <class T>
+__device__ float to_float(T v) {
+  return static_cast<float>(v);
+}
+template <>
+__device__ float to_float(__half v) {
+  return __half2float(v);
+}
+template <>
+__device__ float to_float(__nv_bfloat16 v) {
+  return __bfloat162float(v);
+}
+template <class T>
+__device__ T from_float(float v) {
+  return static_cast<T>(v);
+}
+template <>
+__device__ __half from_float(float v) {
+  return __float2half(v);
+}
+template <>
+__device__ __nv_bfloat16 from_float(float v) {
+  return __float2bfloat16(v);
+}
 
 constexpr int kThreads = 256;
 
-unsigned blocks_for(std::size_t count) { return static_cast<unsigned>((count + kThreads - 1) / kThreads); }
+unsigned blocks_for(std::size_t count) {
+  return static_cast<unsigned>((count + kThreads - 1) / kThreads);
+}
 
-template <class T> __global__ void fill_kernel(T* data, std::size_t count, unsigned seed) {
+template <class T>
+__global__ void fill_kernel(T* data, std::size_t count, unsigned seed) {
   const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
   if (i < count) data[i] = from_float<T>(pipeplan::fill_value(i, seed));
 }
@@ -43,7 +64,8 @@ __global__ void gate_kernel(const volatile int* release, int* timed_out, long lo
   }
 }
 
-template <class T> __global__ void rms_norm_kernel(const T* x, T* y, std::size_t cols) {
+template <class T>
+__global__ void rms_norm_kernel(const T* x, T* y, std::size_t cols) {
   const T* row = x + blockIdx.x * cols;
   T* out = y + blockIdx.x * cols;
   __shared__ float partial[kThreads];
@@ -59,19 +81,22 @@ template <class T> __global__ void rms_norm_kernel(const T* x, T* y, std::size_t
   for (std::size_t c = threadIdx.x; c < cols; c += blockDim.x) out[c] = from_float<T>(to_float(row[c]) * scale);
 }
 
-template <class T> __global__ void silu_mul_kernel(const T* gate, const T* up, T* out, std::size_t count) {
+template <class T>
+__global__ void silu_mul_kernel(const T* gate, const T* up, T* out, std::size_t count) {
   const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
   if (i >= count) return;
   const float g = to_float(gate[i]);
   out[i] = from_float<T>(g / (1.0f + __expf(-g)) * to_float(up[i]));
 }
 
-template <class T> __global__ void add_kernel(const T* a, const T* b, T* out, std::size_t count) {
+template <class T>
+__global__ void add_kernel(const T* a, const T* b, T* out, std::size_t count) {
   const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
   if (i < count) out[i] = from_float<T>(to_float(a[i]) + to_float(b[i]));
 }
 
-template <class T> __global__ void softmax_kernel(T* data, std::size_t cols) {
+template <class T>
+__global__ void softmax_kernel(T* data, std::size_t cols) {
   T* row = data + blockIdx.x * cols;
   __shared__ float partial[kThreads];
   float best = -1e30f;
@@ -93,21 +118,30 @@ template <class T> __global__ void softmax_kernel(T* data, std::size_t cols) {
     __syncthreads();
   }
   const float total = partial[0];
-  for (std::size_t c = threadIdx.x; c < cols; c += blockDim.x) row[c] = from_float<T>(__expf(to_float(row[c]) - top) / total);
+  for (std::size_t c = threadIdx.x; c < cols; c += blockDim.x)
+    row[c] = from_float<T>(__expf(to_float(row[c]) - top) / total);
 }
 
-template <class T> __global__ void gather_kernel(const T* table, const int* ids, T* out, std::size_t cols) {
+template <class T>
+__global__ void gather_kernel(const T* table, const int* ids, T* out, std::size_t cols) {
   const T* from = table + static_cast<std::size_t>(ids[blockIdx.x]) * cols;
   T* to = out + blockIdx.x * cols;
   for (std::size_t c = threadIdx.x; c < cols; c += blockDim.x) to[c] = from[c];
 }
 
 // Calls f with a null pointer of the element type of `type`.
-template <class F> void with_type(cudaDataType type, F f) {
+template <class F>
+void with_type(cudaDataType type, F f) {
   switch (type) {
-    case CUDA_R_16BF: f(static_cast<__nv_bfloat16*>(nullptr)); break;
-    case CUDA_R_16F: f(static_cast<__half*>(nullptr)); break;
-    default: f(static_cast<float*>(nullptr)); break;
+    case CUDA_R_16BF:
+      f(static_cast<__nv_bfloat16*>(nullptr));
+      break;
+    case CUDA_R_16F:
+      f(static_cast<__half*>(nullptr));
+      break;
+    default:
+      f(static_cast<float*>(nullptr));
+      break;
   }
 }
 
@@ -129,7 +163,8 @@ void gate(const volatile int* release, int* timed_out, long long timeout_ns, cud
 void rms_norm(const void* x, void* y, std::size_t rows, std::size_t cols, cudaDataType type, cudaStream_t stream) {
   with_type(type, [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
-    rms_norm_kernel<T><<<static_cast<unsigned>(rows), kThreads, 0, stream>>>(static_cast<const T*>(x), static_cast<T*>(y), cols);
+    rms_norm_kernel<T>
+        <<<static_cast<unsigned>(rows), kThreads, 0, stream>>>(static_cast<const T*>(x), static_cast<T*>(y), cols);
   });
   PIPEPLAN_CUDA(cudaGetLastError());
 }
@@ -137,8 +172,8 @@ void rms_norm(const void* x, void* y, std::size_t rows, std::size_t cols, cudaDa
 void silu_mul(const void* gate, const void* up, void* out, std::size_t count, cudaDataType type, cudaStream_t stream) {
   with_type(type, [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
-    silu_mul_kernel<T><<<blocks_for(count), kThreads, 0, stream>>>(static_cast<const T*>(gate), static_cast<const T*>(up),
-                                                                   static_cast<T*>(out), count);
+    silu_mul_kernel<T><<<blocks_for(count), kThreads, 0, stream>>>(
+        static_cast<const T*>(gate), static_cast<const T*>(up), static_cast<T*>(out), count);
   });
   PIPEPLAN_CUDA(cudaGetLastError());
 }

@@ -46,7 +46,8 @@ std::optional<std::string> launched_as_many() {
   for (const char* name : {"WORLD_SIZE", "SLURM_NTASKS", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}) {
     const char* value = std::getenv(name);
     if (value != nullptr && std::atoi(value) > 1) {
-      return std::string(name) + "=" + value + ": pipeplan-gpu runs as one process per host and drives every GPU "
+      return std::string(name) + "=" + value +
+             ": pipeplan-gpu runs as one process per host and drives every GPU "
              "of it; it cannot yet span hosts or run one process per GPU. Run it once, without torchrun, srun or "
              "mpirun, on one host";
     }
@@ -83,36 +84,57 @@ int main(int argc, char** argv) {
   app.name("pipeplan-gpu");
   app.require_subcommand(1, 1);
   CLI::App* info = app.add_subcommand("info", "Devices, driver, CUDA, cuBLAS and NCCL versions, peer access");
-  CLI::App* cal = app.add_subcommand("calibrate", "Time a model's layer, head, embedding and NCCL transfers; write a profile");
+  CLI::App* cal =
+      app.add_subcommand("calibrate", "Time a model's layer, head, embedding and NCCL transfers; write a profile");
   CalibrateFlags f;
   TrainingSettings& t = f.request.training;
   cal->add_option("--model", f.model, "Hugging Face config.json")->required()->type_name("FILE");
   cal->add_option("--seq", t.seq, "Tokens per sequence")->check(CLI::Range(1, 1 << 20))->capture_default_str();
-  cal->add_option("--micro-batch", t.micro_batch, "Sequences per micro-batch")->check(CLI::Range(1, 4096))->capture_default_str();
+  cal->add_option("--micro-batch", t.micro_batch, "Sequences per micro-batch")
+      ->check(CLI::Range(1, 4096))
+      ->capture_default_str();
   cal->add_option("--dtype", f.dtype, "bf16, fp16 or fp32")->capture_default_str();
-  cal->add_option("--tp", t.tp, "Tensor parallelism: time one rank's share")->check(CLI::Range(1, 1024))->capture_default_str();
+  cal->add_option("--tp", t.tp, "Tensor parallelism: time one rank's share")
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
   cal->add_flag("--flash-attention,!--no-flash-attention", t.flash_attention,
                 "Without it, the softmax over the s x s scores runs as a kernel of its own");
-  cal->add_option("--stages", f.request.stages, "Pipeline stages of the profile")->check(CLI::Range(1, 4096))->capture_default_str();
-  cal->add_option("--layers-per-stage", f.layers_per_stage, "Layers on every stage (the profile's model has stages x L)")
+  cal->add_option("--stages", f.request.stages, "Pipeline stages of the profile")
+      ->check(CLI::Range(1, 4096))
+      ->capture_default_str();
+  cal->add_option("--layers-per-stage", f.layers_per_stage,
+                  "Layers on every stage (the profile's model has stages x L)")
       ->check(CLI::Range(1, 10000));
-  cal->add_option("--layout", f.request.layout, "A layout string E,t*N|...,H (default: balanced by the measured costs)");
-  cal->add_option("--gpu", f.request.gpu_name, "The GPU table's entry for peaks and links (default: from the device's name)");
+  cal->add_option("--layout", f.request.layout,
+                  "A layout string E,t*N|...,H (default: balanced by the measured costs)");
+  cal->add_option("--gpu", f.request.gpu_name,
+                  "The GPU table's entry for peaks and links (default: from the device's name)");
   cal->add_option("--device", f.request.device, "Which device times the compute")->capture_default_str();
-  cal->add_option("--repetitions", f.request.plan.repetitions, "Timed runs of each kernel")->check(CLI::Range(1, 10000))->capture_default_str();
-  cal->add_option("--warmup", f.request.plan.warmup, "Untimed runs first")->check(CLI::Range(0, 1000))->capture_default_str();
+  cal->add_option("--repetitions", f.request.plan.repetitions, "Timed runs of each kernel")
+      ->check(CLI::Range(1, 10000))
+      ->capture_default_str();
+  cal->add_option("--warmup", f.request.plan.warmup, "Untimed runs first")
+      ->check(CLI::Range(0, 1000))
+      ->capture_default_str();
   cal->add_flag("--no-transfers", f.no_transfers, "Skip the NCCL measurements");
   cal->add_option("-o,--output", f.output, "Write the profile here (default: stdout)")->type_name("FILE");
   CLI::App* rep = app.add_subcommand("replay", "Run a schedule on this machine's GPUs and compare with the prediction");
   ReplayRequest rq;
   rep->add_option("SCHEDULE", rq.schedule, "Schedule JSON, one device per GPU")->required()->type_name("FILE");
-  rep->add_option("--profile", rq.profile, "A profile from calibrate, with the stages of the schedule")->required()->type_name("FILE");
+  rep->add_option("--profile", rq.profile, "A profile from calibrate, with the stages of the schedule")
+      ->required()
+      ->type_name("FILE");
   rep->add_option("-o,--output", rq.output, "Write the measured result JSON here")->type_name("FILE");
   rep->add_option("--trace", rq.trace, "Write the measured timeline as a Chrome trace")->type_name("FILE");
-  rep->add_option("--warmup", rq.warmup, "Untimed runs of the step first")->check(CLI::Range(0, 100))->capture_default_str();
-  rep->add_option("--iterations", rq.iterations, "Timed runs; the median is reported")->check(CLI::Range(1, 1000))->capture_default_str();
+  rep->add_option("--warmup", rq.warmup, "Untimed runs of the step first")
+      ->check(CLI::Range(0, 100))
+      ->capture_default_str();
+  rep->add_option("--iterations", rq.iterations, "Timed runs; the median is reported")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
   rep->add_option("--watchdog", rq.watchdog_s, "Seconds a step may take before it is taken as hung and aborted")
-      ->check(CLI::Range(1.0, 86400.0))->capture_default_str();
+      ->check(CLI::Range(1.0, 86400.0))
+      ->capture_default_str();
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -24,7 +24,8 @@ NcclComms::NcclComms(int devices) : comms_(static_cast<std::size_t>(devices), nu
     }
   }
   const ncclResult_t status = ncclGroupEnd();
-  if (status != ncclSuccess && status != ncclInProgress) fail_call("ncclGroupEnd", __FILE__, __LINE__, ncclGetErrorString(status));
+  if (status != ncclSuccess && status != ncclInProgress)
+    fail_call("ncclGroupEnd", __FILE__, __LINE__, ncclGetErrorString(status));
   for (int r = 0; r < devices; ++r) settle(r, "ncclCommInitRankConfig");
 }
 
@@ -87,7 +88,8 @@ void NcclComms::check(const char* what) {
     ncclResult_t state = ncclSuccess;
     ncclCommGetAsyncError(comm(r), &state);
     if (state != ncclSuccess && state != ncclInProgress) {
-      throw GpuError(std::string(what) + ": NCCL failed on rank " + std::to_string(r) + ": " + ncclGetErrorString(state));
+      throw GpuError(std::string(what) + ": NCCL failed on rank " + std::to_string(r) + ": " +
+                     ncclGetErrorString(state));
     }
   }
 }

@@ -21,7 +21,9 @@ struct Rank {
 };
 
 // Transfers per sample: ten below 64 MiB, where a launch (several µs) would weigh, one above.
-int batch_for(std::size_t bytes) { return bytes < (std::size_t{64} << 20) ? 10 : 1; }
+int batch_for(std::size_t bytes) {
+  return bytes < (std::size_t{64} << 20) ? 10 : 1;
+}
 
 // `batch` transfers of `bytes` from a to b (and b to a when `both`), back to back between one
 // pair of events per rank; the slower end's mean time per transfer.
@@ -41,7 +43,8 @@ double exchange_ms(std::vector<Rank>& ranks, NcclComms& comms, int a, int b, std
       PIPEPLAN_NCCL(ncclRecv(receiver.recv.get(), bytes, ncclChar, from, comms.comm(to), receiver.stream.get()));
     }
     const ncclResult_t status = ncclGroupEnd();
-    if (status != ncclSuccess && status != ncclInProgress) fail_call("ncclGroupEnd", __FILE__, __LINE__, ncclGetErrorString(status));
+    if (status != ncclSuccess && status != ncclInProgress)
+      fail_call("ncclGroupEnd", __FILE__, __LINE__, ncclGetErrorString(status));
     comms.settle(a, "ncclSend/ncclRecv");
     comms.settle(b, "ncclSend/ncclRecv");
   }
@@ -75,7 +78,8 @@ std::vector<LinkMeasurement> measure_links(int devices, const TimingPlan& plan) 
         const int batch = batch_for(bytes);
         std::vector<double> samples;
         for (int i = 0; i < plan.warmup; ++i) (void)exchange_ms(ranks, comms, d, d + 1, bytes, both, batch);
-        for (int i = 0; i < plan.repetitions; ++i) samples.push_back(exchange_ms(ranks, comms, d, d + 1, bytes, both, batch));
+        for (int i = 0; i < plan.repetitions; ++i)
+          samples.push_back(exchange_ms(ranks, comms, d, d + 1, bytes, both, batch));
         link.table.push_back({static_cast<double>(bytes), stats_of(samples).median});
       }
       try {

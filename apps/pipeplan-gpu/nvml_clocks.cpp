@@ -27,7 +27,10 @@ struct Nvml {
   std::string why;
 };
 
-template <class F> F symbol(void* library, const char* name) { return reinterpret_cast<F>(dlsym(library, name)); }
+template <class F>
+F symbol(void* library, const char* name) {
+  return reinterpret_cast<F>(dlsym(library, name));
+}
 
 // Opened and initialised once for the process; left open (NVML's shutdown at exit is optional).
 const Nvml& nvml() {
@@ -75,7 +78,8 @@ std::optional<ClockReading> read_clocks(int device, std::string& why) {
   }
   ClockReading r;
   unsigned long long reasons = 0;
-  if (n.clock(handle, 1, &r.sm_mhz) != 0 || n.clock(handle, 2, &r.memory_mhz) != 0 || n.reasons(handle, &reasons) != 0) {
+  if (n.clock(handle, 1, &r.sm_mhz) != 0 || n.clock(handle, 2, &r.memory_mhz) != 0 ||
+      n.reasons(handle, &reasons) != 0) {
     why = "NVML could not read the clocks of the device at " + std::string(bus);
     return std::nullopt;
   }

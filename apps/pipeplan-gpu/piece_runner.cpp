@@ -16,7 +16,8 @@ PieceRunner::PieceRunner(const ModelConfig& m, const TrainingSettings& tr)
   vocab_ = static_cast<std::size_t>(m.vocab) / t;
   score_rows_ = static_cast<std::size_t>(tr.micro_batch) * static_cast<std::size_t>(m.heads) / t *
                 static_cast<std::size_t>(tr.seq);
-  std::size_t largest = std::max({tokens_ * hidden_, tokens_ * ffn_, tokens_ * vocab_, score_rows_ * static_cast<std::size_t>(tr.seq)});
+  std::size_t largest =
+      std::max({tokens_ * hidden_, tokens_ * ffn_, tokens_ * vocab_, score_rows_ * static_cast<std::size_t>(tr.seq)});
   for (const std::vector<Gemm>* list : {&layer_, &head_}) {
     for (const Gemm& g : *list) {
       largest = std::max(largest, static_cast<std::size_t>(g.batch * std::max({g.m * g.k, g.k * g.n, g.m * g.n})));
@@ -50,7 +51,8 @@ void PieceRunner::layer_elementwise(Phase phase) {
     add(t.buffer(0), t.buffer(1), t.buffer(2), tokens_ * hidden_, type, s);
     add(t.buffer(0), t.buffer(1), t.buffer(2), tokens_ * hidden_, type, s);
     silu_mul(t.buffer(0), t.buffer(1), t.buffer(2), tokens_ * ffn_, type, s);
-    if (!training_.flash_attention) softmax_rows(t.buffer(2), score_rows_, static_cast<std::size_t>(training_.seq), type, s);
+    if (!training_.flash_attention)
+      softmax_rows(t.buffer(2), score_rows_, static_cast<std::size_t>(training_.seq), type, s);
   }
 }
 
@@ -61,11 +63,14 @@ void PieceRunner::head(Phase phase) {
   if (phase != Phase::W) loss();
 }
 
-void PieceRunner::loss() { softmax_rows(timer_->buffer(2), tokens_, vocab_, timer_->element_type(), timer_->stream()); }
+void PieceRunner::loss() {
+  softmax_rows(timer_->buffer(2), tokens_, vocab_, timer_->element_type(), timer_->stream());
+}
 
 void PieceRunner::embedding(Phase phase) {
   if (phase == Phase::B) return;  // token ids take no gradient
-  gather_rows(timer_->buffer(0), static_cast<const int*>(ids_.get()), timer_->buffer(2), tokens_, hidden_, timer_->element_type(), timer_->stream());
+  gather_rows(timer_->buffer(0), static_cast<const int*>(ids_.get()), timer_->buffer(2), tokens_, hidden_,
+              timer_->element_type(), timer_->stream());
 }
 
 void PieceRunner::stage(const StagePieces& pieces, Phase phase) {

@@ -23,8 +23,8 @@ namespace pipeplan::gpu {
 
 namespace {
 
-std::string comparison_text(const Schedule& schedule, const ReplayPlan& plan, const ReplayComparison& c, std::size_t runs,
-                            Bytes bytes) {
+std::string comparison_text(const Schedule& schedule, const ReplayPlan& plan, const ReplayComparison& c,
+                            std::size_t runs, Bytes bytes) {
   std::string text = fmt::format("{} on {} GPUs, {} timed runs (median shown), {} bytes a message\n", schedule.name,
                                  schedule.devices, runs, bytes);
   text += fmt::format("prediction: the {} lowering in the {} mode (NCCL on each rank's compute stream)\n",
@@ -33,17 +33,19 @@ std::string comparison_text(const Schedule& schedule, const ReplayPlan& plan, co
                       c.measured_ms, c.error_percent);
   text += "device   predicted bubble   measured bubble\n";
   for (std::size_t d = 0; d < c.predicted_bubble.size(); ++d) {
-    text += fmt::format("{:>6}   {:>15.1f}%   {:>14.1f}%\n", d, 100 * c.predicted_bubble[d], 100 * c.measured_bubble[d]);
+    text +=
+        fmt::format("{:>6}   {:>15.1f}%   {:>14.1f}%\n", d, 100 * c.predicted_bubble[d], 100 * c.measured_bubble[d]);
   }
   if (!c.first_parted) {
-    return text + fmt::format("no op starts more than {:.0f}% of the makespan away from its prediction\n",
-                              100 * c.threshold);
+    return text +
+           fmt::format("no op starts more than {:.0f}% of the makespan away from its prediction\n", 100 * c.threshold);
   }
   const PartedOp& p = *c.first_parted;
-  return text + fmt::format("first op to part by more than {:.0f}% of the makespan: device {} {} (#{}), predicted start "
-                            "{:.3f} ms, measured {:.3f} ms\n",
-                            100 * c.threshold, p.device, describe(p.op), p.index, ns_to_ms(p.predicted_start),
-                            ns_to_ms(p.measured_start));
+  return text + fmt::format(
+                    "first op to part by more than {:.0f}% of the makespan: device {} {} (#{}), predicted start "
+                    "{:.3f} ms, measured {:.3f} ms\n",
+                    100 * c.threshold, p.device, describe(p.op), p.index, ns_to_ms(p.predicted_start),
+                    ns_to_ms(p.measured_start));
 }
 
 }  // namespace
@@ -81,9 +83,13 @@ int replay(const ReplayRequest& q) {
   const ReplayComparison c = compare_replay(plan.predicted, median, q.threshold);
   if (!q.output.empty()) {
     Json doc = result_to_json(schedule, median);
-    doc["replay"] = {{"predicted_makespan_ms", c.predicted_ms}, {"measured_makespan_ms", c.measured_ms},
+    doc["replay"] = {{"predicted_makespan_ms", c.predicted_ms},
+                     {"measured_makespan_ms", c.measured_ms},
                      {"prediction", {{"lowering", plan.lowered.policy}, {"comm_mode", comm_mode_name(plan.mode)}}},
-                     {"message_bytes", bytes}, {"runs", runs.size()}, {"warmup", q.warmup}, {"profile", q.profile}};
+                     {"message_bytes", bytes},
+                     {"runs", runs.size()},
+                     {"warmup", q.warmup},
+                     {"profile", q.profile}};
     write_file_atomically(q.output, to_json_text(doc));
   }
   if (!q.trace.empty()) write_file_atomically(q.trace, to_json_text(chrome_trace(schedule, median)));

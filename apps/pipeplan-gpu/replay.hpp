@@ -9,12 +9,12 @@
 namespace pipeplan::gpu {
 
 struct ReplayRequest {
-  std::string schedule;  ///< schedule JSON
-  std::string profile;   ///< a profile written by calibrate (it names the shapes to run)
-  std::string output;    ///< result JSON, or ""
-  std::string trace;     ///< Chrome trace, or ""
-  int warmup = 2;        ///< untimed runs of the whole step first
-  int iterations = 5;    ///< timed runs; the median one is reported
+  std::string schedule;     ///< schedule JSON
+  std::string profile;      ///< a profile written by calibrate (it names the shapes to run)
+  std::string output;       ///< result JSON, or ""
+  std::string trace;        ///< Chrome trace, or ""
+  int warmup = 2;           ///< untimed runs of the whole step first
+  int iterations = 5;       ///< timed runs; the median one is reported
   double threshold = 0.05;  ///< an op parts from the prediction when its start differs by more
                             ///< than this share of the predicted makespan
   double watchdog_s = 300;  ///< a step not done by then has hung: abort and fail

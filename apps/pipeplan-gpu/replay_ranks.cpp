@@ -13,9 +13,15 @@ namespace {
 void run_op(PieceRunner& runner, const Layout& layout, const Op& op) {
   const auto pieces = [&](int stage) -> const StagePieces& { return layout[static_cast<std::size_t>(stage)]; };
   switch (op.kind) {
-    case OpKind::F: runner.stage(pieces(op.stage), Phase::F); break;
-    case OpKind::B: runner.stage(pieces(op.stage), Phase::B); break;
-    case OpKind::W: runner.stage(pieces(op.stage), Phase::W); break;
+    case OpKind::F:
+      runner.stage(pieces(op.stage), Phase::F);
+      break;
+    case OpKind::B:
+      runner.stage(pieces(op.stage), Phase::B);
+      break;
+    case OpKind::W:
+      runner.stage(pieces(op.stage), Phase::W);
+      break;
     case OpKind::BW:
       runner.stage(pieces(op.stage), Phase::B);
       runner.stage(pieces(op.stage), Phase::W);
@@ -47,7 +53,8 @@ class NcclTransport : public Transport {
       }
     }
     const ncclResult_t status = ncclGroupEnd();
-    if (status != ncclSuccess && status != ncclInProgress) fail_call("ncclGroupEnd", __FILE__, __LINE__, ncclGetErrorString(status));
+    if (status != ncclSuccess && status != ncclInProgress)
+      fail_call("ncclGroupEnd", __FILE__, __LINE__, ncclGetErrorString(status));
     comms_.settle(rank, "ncclSend/ncclRecv");
   }
   void abort(const std::string& reason) override { comms_.abort(reason); }

@@ -4,17 +4,17 @@
 
 #include "comm_options.hpp"
 #include "command.hpp"
-#include "file_roles.hpp"
 #include "cost_options.hpp"
+#include "file_roles.hpp"
 #include "io/chrome_trace.hpp"
 #include "io/reports.hpp"
 #include "io/svg_timeline.hpp"
 #include "model/error.hpp"
 #include "output.hpp"
 #include "picture_options.hpp"
-#include "sim_options.hpp"
 #include "schedule_request.hpp"
 #include "sim/simulator.hpp"
+#include "sim_options.hpp"
 
 namespace pipeplan::cli {
 
@@ -106,8 +106,7 @@ Runner add_compare(CLI::App& sub) {
     }
     const bool overlapped = comm_mode(o->comm) == CommMode::Overlap;
     emit("", o->json ? json
-                     : describe_costs(o->costs) + "\n" +
-                           (overlapped ? "" : comm_line + "\n") + comparison_text(rows));
+                     : describe_costs(o->costs) + "\n" + (overlapped ? "" : comm_line + "\n") + comparison_text(rows));
     return kExitOk;
   };
 }

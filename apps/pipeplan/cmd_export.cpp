@@ -6,13 +6,13 @@
 
 #include "comm_options.hpp"
 #include "command.hpp"
+#include "cost_options.hpp"
 #include "enum_flags.hpp"
 #include "file_roles.hpp"
 #include "flag_checks.hpp"
-#include "cost_options.hpp"
 #include "io/chrome_trace.hpp"
-#include "io/pytorch_csv.hpp"
 #include "io/html_report.hpp"
+#include "io/pytorch_csv.hpp"
 #include "io/result_json.hpp"
 #include "io/schedule_json.hpp"
 #include "io/schedule_text.hpp"
@@ -20,9 +20,9 @@
 #include "io/text_timeline.hpp"
 #include "model/error.hpp"
 #include "output.hpp"
-#include "terminal.hpp"
 #include "sim/simulator.hpp"
 #include "sim_options.hpp"
+#include "terminal.hpp"
 
 namespace pipeplan::cli {
 
@@ -31,7 +31,7 @@ namespace {
 struct ExportSettings {
   SvgOptions svg;
   TextOptions text;
-  std::string costs;  // where the costs came from, for the report
+  std::string costs;                       // where the costs came from, for the report
   std::optional<LoweredSchedule> lowered;  // csv --with-comms: what each device posts
 };
 
@@ -51,13 +51,15 @@ const std::array<ExportFormat, 5> kFormats = {{
      }},
     {"chrome", "Chrome trace (Perfetto, chrome://tracing): ops, transfers as flows, memory as a counter", true, false,
      false,
-     [](TextSink& out, const Schedule& s, const SimResult& r, const ExportSettings&) { write_chrome_trace(out, s, r); }},
+     [](TextSink& out, const Schedule& s, const SimResult& r, const ExportSettings&) {
+       write_chrome_trace(out, s, r);
+     }},
     {"svg", "SVG timeline: a lane per device, the memory of each under them", true, true, false,
      [](TextSink& out, const Schedule& s, const SimResult& r, const ExportSettings& e) {
        write_svg_timeline(out, s, r, e.svg);
      }},
-    {"html", "HTML report, one self-contained file: summary, devices, the SVG timeline with details on hover", true, true,
-     false,
+    {"html", "HTML report, one self-contained file: summary, devices, the SVG timeline with details on hover", true,
+     true, false,
      [](TextSink& out, const Schedule& s, const SimResult& r, const ExportSettings& e) {
        write_html_report(out, s, r, e.costs, e.svg);
      }},
@@ -123,7 +125,8 @@ Runner add_export(CLI::App& sub) {
   }
   sub.add_option("FILE", o->file, "Schedule JSON, or a result JSON written by simulate (drawn as it is)")
       ->required()
-      ->type_name("FILE")->check(file_name());
+      ->type_name("FILE")
+      ->check(file_name());
   sub.add_option("--format", o->format, help)
       ->required()
       ->type_name("FORMAT")
@@ -181,7 +184,7 @@ Runner add_export(CLI::App& sub) {
     if (o->with_communication) {
       if (o->format != "csv") throw UsageError("--with-comms: applies to --format csv");
       // A result holds no sends or receives; a schedule file may (pipeplan lower, import --with-comms).
-      const LoweredSchedule file = is_result  ? LoweredSchedule{schedule, "", {}}
+      const LoweredSchedule file = is_result ? LoweredSchedule{schedule, "", {}}
                                    : scanned ? std::move(*scanned)
                                              : lowered_from_json(document, o->file);
       settings.lowered = lowering_for(file, o->policy, build_cost_model(o->costs, schedule.stages, schedule.devices));

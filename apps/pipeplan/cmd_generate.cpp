@@ -2,8 +2,8 @@
 #include <memory>
 
 #include "command.hpp"
-#include "file_roles.hpp"
 #include "cost_options.hpp"
+#include "file_roles.hpp"
 #include "io/schedule_text.hpp"
 #include "output.hpp"
 #include "schedule_request.hpp"
@@ -30,7 +30,8 @@ Runner add_generate(CLI::App& sub) {
   add_cost_options(sub, o->costs);
   add_sim_options(sub, o->objective);
   sub.get_option("--optimizer-mode")
-      ->description("Automatic schedules: minimise the step under this mode (default sync; zero bubble needs post-validation)");
+      ->description(
+          "Automatic schedules: minimise the step under this mode (default sync; zero bubble needs post-validation)");
   sub.get_option("--iterations")
       ->description("Automatic schedules: minimise the steady state's step over K back-to-back steps (default 1)");
   sub.add_option("-o,--output", o->output, "Write the schedule here instead of stdout")

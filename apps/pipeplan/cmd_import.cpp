@@ -42,9 +42,9 @@ Runner add_import(CLI::App& sub) {
     const CsvNaming naming = enum_named(kCsvNamings, o->naming).value_or(CsvNaming::Auto);
     CsvImport imported = schedule_from_pytorch_csv(read_text_file(o->file), o->file, naming);
     const Schedule& s = imported.schedule;
-    std::cerr << "pipeplan: read " << o->file << " in the " << csv_naming_name(imported.naming) << " naming: "
-              << s.devices << " ranks, " << s.stages << " stages, " << s.microbatches << " micro-batches, "
-              << s.op_count() << " ops";
+    std::cerr << "pipeplan: read " << o->file << " in the " << csv_naming_name(imported.naming)
+              << " naming: " << s.devices << " ranks, " << s.stages << " stages, " << s.microbatches
+              << " micro-batches, " << s.op_count() << " ops";
     const bool keep = o->with_comms && imported.transfers > 0;
     if (keep) {
       std::cerr << "; kept " << imported.transfers << " sends and receives";
@@ -53,8 +53,9 @@ Runner add_import(CLI::App& sub) {
       }
     } else if (imported.communication_actions > 0 && o->with_comms) {
       // Only FSDP's actions (UNSHARD, RESHARD, REDUCE_GRAD): nothing --with-comms could keep.
-      std::cerr << "; dropped " << imported.communication_actions
-                << " FSDP actions (UNSHARD, RESHARD, REDUCE_GRAD: not modelled); the file has no sends or receives to keep";
+      std::cerr
+          << "; dropped " << imported.communication_actions
+          << " FSDP actions (UNSHARD, RESHARD, REDUCE_GRAD: not modelled); the file has no sends or receives to keep";
     } else if (imported.communication_actions > 0) {
       std::cerr << "; dropped " << imported.communication_actions
                 << " communication actions (pipeplan models the transfers itself; --with-comms keeps them)";

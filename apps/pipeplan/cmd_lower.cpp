@@ -3,10 +3,10 @@
 
 #include "comm_options.hpp"
 #include "command.hpp"
+#include "cost_options.hpp"
 #include "enum_flags.hpp"
 #include "file_roles.hpp"
 #include "flag_checks.hpp"
-#include "cost_options.hpp"
 #include "io/schedule_json.hpp"
 #include "io/schedule_text.hpp"
 #include "lower/lowering.hpp"

@@ -60,11 +60,12 @@ MeasuredPieces measured_pieces(const std::string& path, ModelInput& in, Searched
   const TrainingSettings& p = in.training;
   if (m.seq != p.seq || m.micro_batch != p.micro_batch || m.dtype != p.dtype || m.tp != p.tp ||
       m.flash_attention != p.flash_attention) {
-    throw UsageError(fmt::format("--calibration {}: measured with seq {}, micro-batch {}, {}, tp {}, {}; the plan asks "
-                                 "seq {}, micro-batch {}, {}, tp {}, {}",
-                                 path, m.seq, m.micro_batch, dtype_name(m.dtype), m.tp,
-                                 m.flash_attention ? "flash attention" : "no flash attention", p.seq, p.micro_batch,
-                                 dtype_name(p.dtype), p.tp, p.flash_attention ? "flash attention" : "no flash attention"));
+    throw UsageError(
+        fmt::format("--calibration {}: measured with seq {}, micro-batch {}, {}, tp {}, {}; the plan asks "
+                    "seq {}, micro-batch {}, {}, tp {}, {}",
+                    path, m.seq, m.micro_batch, dtype_name(m.dtype), m.tp,
+                    m.flash_attention ? "flash attention" : "no flash attention", p.seq, p.micro_batch,
+                    dtype_name(p.dtype), p.tp, p.flash_attention ? "flash attention" : "no flash attention"));
   }
   const ModelConfig& a = cal.model;
   const ModelConfig& b = in.model;
@@ -102,8 +103,9 @@ void write_winner(const PlanRequest& request, const PlanRow& row, const std::str
   std::filesystem::create_directories(dir, ec);
   if (ec) throw Error("--emit-schedule " + dir + ": cannot create the directory: " + ec.message());
   const PlannedRun run = rebuild_row(request, row);
-  emit(dir + "/profile.json", to_json_text(analytic_profile_to_json(run.profile.costs, plan_row_title(row),
-                                                                    "pipeplan plan: analytic estimate (docs/costs.md)")));
+  emit(dir + "/profile.json",
+       to_json_text(analytic_profile_to_json(run.profile.costs, plan_row_title(row),
+                                             "pipeplan plan: analytic estimate (docs/costs.md)")));
   emit(dir + "/schedule.json", schedule_json_text(run.schedule));
 }
 
@@ -118,19 +120,23 @@ Runner add_plan(CLI::App& sub) {
       ->check(CLI::Range(1, 1 << 20));
   sub.add_option("--memory-limit", o->memory_limit, "Per-GPU memory limit (default: the card's memory)")
       ->type_name("SIZE");
-  sub.add_option("--schedules", o->schedules, "Generators to try, comma-separated (default 1f1b,interleaved,zbh1,zbh2,zbv,v-half,zb)")
+  sub.add_option("--schedules", o->schedules,
+                 "Generators to try, comma-separated (default 1f1b,interleaved,zbh1,zbh2,zbv,v-half,zb)")
       ->delimiter(',')
       ->type_name("A,B,...");
   sub.add_option("--layout", o->layout,
-                 "Use this layout (E,t*N|...|t*N,H, or Megatron's Et*N|...|t*NL), or 'even' / 'padded' (Megatron's splits) for every stage count")
+                 "Use this layout (E,t*N|...|t*N,H, or Megatron's Et*N|...|t*NL), or 'even' / 'padded' (Megatron's "
+                 "splits) for every stage count")
       ->type_name("LAYOUT");
   sub.add_option("--top", o->top, "Rows to show")->type_name("K")->check(CLI::Range(1, 1000))->capture_default_str();
-  sub.add_option("--max-chunks", o->max_chunks, "Most chunks per device tried for the interleaved and automatic schedules")
+  sub.add_option("--max-chunks", o->max_chunks,
+                 "Most chunks per device tried for the interleaved and automatic schedules")
       ->type_name("V")
       ->check(CLI::Range(2, 16))
       ->capture_default_str();
-  sub.add_option("--microbatches", o->microbatches,
-                 "Only configurations with M micro-batches per step (default: any; M = global batch / (dp x micro-batch))")
+  sub.add_option(
+         "--microbatches", o->microbatches,
+         "Only configurations with M micro-batches per step (default: any; M = global batch / (dp x micro-batch))")
       ->type_name("M")
       ->check(CLI::Range(1, 1 << 20));
   sub.add_option("--threads", o->threads, "Threads (default: every core)")->type_name("N")->check(CLI::Range(1, 1024));
@@ -138,14 +144,17 @@ Runner add_plan(CLI::App& sub) {
   sub.add_option("-o,--output", o->output, "Also write the JSON rows to this file")
       ->type_name("FILE")
       ->check(file_name());
-  sub.add_option("--calibration", o->calibration,
-                 "A profile from 'pipeplan-gpu calibrate': its measured layer, head and embedding times replace the estimates")
+  sub.add_option(
+         "--calibration", o->calibration,
+         "A profile from 'pipeplan-gpu calibrate': its measured layer, head and embedding times replace the estimates")
       ->type_name("FILE")
       ->check(file_name());
   add_sim_options(sub, o->sim);
   o->sim.iterations = 0;  // unset: chosen by the mode below
   sub.get_option("--iterations")
-      ->description("Steps simulated back to back (default 1 under sync; 3 under post-validation, whose gain is in the steady state)");
+      ->description(
+          "Steps simulated back to back (default 1 under sync; 3 under post-validation, whose gain is in the steady "
+          "state)");
   sub.add_option("--emit-schedule", o->emit_dir, "Write the winner's schedule.json and profile.json into DIR")
       ->type_name("DIR")
       ->check(file_name());
@@ -164,7 +173,9 @@ Runner add_plan(CLI::App& sub) {
     PlanRequest request;
     if (!o->calibration.empty()) {
       // Calibration times a dense layer's GEMMs; a mixture of experts' routed layer is not measured.
-      if (in.model.is_moe()) throw Error("--calibration: " + o->model.model + " is a mixture of experts, whose layers pipeplan-gpu calibrate does not measure");
+      if (in.model.is_moe())
+        throw Error("--calibration: " + o->model.model +
+                    " is a mixture of experts, whose layers pipeplan-gpu calibrate does not measure");
       request.measured = measured_pieces(o->calibration, in, searched);
     }
     request.model = in.model;
@@ -206,7 +217,8 @@ Runner add_plan(CLI::App& sub) {
     const std::string json = to_json_text(plan_to_json(outcome));
     if (!o->output.empty()) emit(o->output, json);
     emit("", o->json ? json
-                     : describe_input(in, &searched) + fmt::format(", global batch {}, {} GPUs\n", in.training.global_batch, o->gpus) +
+                     : describe_input(in, &searched) +
+                           fmt::format(", global batch {}, {} GPUs\n", in.training.global_batch, o->gpus) +
                            plan_text(outcome, std::size_t(o->top)));
     return outcome.rows.empty() ? kExitInvalid : kExitOk;
   };

@@ -55,7 +55,8 @@ Runner add_profile(CLI::App& sub) {
   sub.add_option("--layout", o->layout,
                  "Pieces per stage, e.g. E,t*7|t*8|t*8|t*7,H (E embedding, t layer, H head; default: balanced by cost)")
       ->type_name("LAYOUT");
-  sub.add_option("--dp", o->data_parallel, "Data-parallel replicas whose gradient all-reduce the optimizer time includes")
+  sub.add_option("--dp", o->data_parallel,
+                 "Data-parallel replicas whose gradient all-reduce the optimizer time includes")
       ->type_name("D")
       ->check(CLI::Range(1, 1 << 20))
       ->capture_default_str();
@@ -84,8 +85,8 @@ Runner add_profile(CLI::App& sub) {
                                    o->stages, o->chunks, stages));
     }
     const int per_node = o->model.gpus_per_node > 0 ? o->model.gpus_per_node : in.gpu->gpus_per_node;
-    const AnalyticProfile profile =
-        analytic_profile(in.model, in.training, *in.gpu, in.efficiency, layout, {placement, o->stages, o->data_parallel, per_node});
+    const AnalyticProfile profile = analytic_profile(in.model, in.training, *in.gpu, in.efficiency, layout,
+                                                     {placement, o->stages, o->data_parallel, per_node});
     const std::string name = fmt::format("{}; pp {} x {} chunks ({}), dp {}, layout {}", describe_input(in), o->stages,
                                          o->chunks, o->placement, o->data_parallel, layout_string(layout));
     const std::string source = fmt::format(

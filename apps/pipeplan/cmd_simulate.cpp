@@ -4,8 +4,8 @@
 
 #include "comm_options.hpp"
 #include "command.hpp"
-#include "file_roles.hpp"
 #include "cost_options.hpp"
+#include "file_roles.hpp"
 #include "io/chrome_trace.hpp"
 #include "io/reports.hpp"
 #include "io/result_json.hpp"
@@ -14,9 +14,9 @@
 #include "model/error.hpp"
 #include "output.hpp"
 #include "picture_options.hpp"
-#include "sim_options.hpp"
 #include "sim/critical_path.hpp"
 #include "sim/simulator.hpp"
+#include "sim_options.hpp"
 
 namespace pipeplan::cli {
 

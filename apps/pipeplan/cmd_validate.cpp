@@ -4,8 +4,8 @@
 
 #include "comm_options.hpp"
 #include "command.hpp"
-#include "file_roles.hpp"
 #include "cost_options.hpp"
+#include "file_roles.hpp"
 #include "io/reports.hpp"
 #include "io/schedule_json.hpp"
 #include "output.hpp"

@@ -19,7 +19,9 @@ void add_comm_options(CLI::App& sub, CommFlags& flags) {
       ->type_name("NAME");
 }
 
-CommMode comm_mode(const CommFlags& flags) { return *parse_comm_mode(flags.mode); }
+CommMode comm_mode(const CommFlags& flags) {
+  return *parse_comm_mode(flags.mode);
+}
 
 LowerPolicy parse_policy_flag(const std::string& name) {
   const std::optional<LowerPolicy> policy = parse_policy(name);

@@ -42,13 +42,13 @@ void add_cost_options(CLI::App& sub, CostOptions& o) {
   auto* profile = sub.add_option("--profile", o.profile, "Cost profile JSON (docs/formats.md)")
                       ->type_name("FILE")
                       ->check(file_name());
-  auto* costs = sub.add_option("--costs", o.costs, "F,B,W milliseconds, every stage alike (default 1,1,1)")
-                   ->type_name("F,B,W");
+  auto* costs =
+      sub.add_option("--costs", o.costs, "F,B,W milliseconds, every stage alike (default 1,1,1)")->type_name("F,B,W");
   auto* transfer = sub.add_option("--transfer", o.transfer, "Milliseconds per transfer between devices (default 0)")
-                      ->type_name("MS");
-  auto* memory = sub.add_option("--memory", o.memory,
-                                "A_F,A_W: activation bytes F keeps and the part W needs, e.g. 2GiB,512MiB")
-                    ->type_name("A_F,A_W");
+                       ->type_name("MS");
+  auto* memory =
+      sub.add_option("--memory", o.memory, "A_F,A_W: activation bytes F keeps and the part W needs, e.g. 2GiB,512MiB")
+          ->type_name("A_F,A_W");
   profile->excludes(costs)->excludes(transfer)->excludes(memory);
 }
 
@@ -92,7 +92,9 @@ CostModel build_cost_model(const CostOptions& o, int stages, int devices) {
   return fit_costs(given_costs(o, devices), o, stages, devices);
 }
 
-bool has_memory_costs(const CostOptions& o) { return !o.profile.empty() || !o.memory.empty(); }
+bool has_memory_costs(const CostOptions& o) {
+  return !o.profile.empty() || !o.memory.empty();
+}
 
 std::string describe_costs(const CostOptions& o) {
   if (!o.profile.empty()) return "costs: profile " + o.profile;

@@ -28,11 +28,10 @@ void add_cost_options(CLI::App& sub, CostOptions& options);
 /// `given` fitted to a schedule of `stages` stages (costs_for_stages); an Error names the profile.
 [[nodiscard]] CostModel fit_costs(const CostModel& given, const CostOptions& options, int stages, int devices);
 
-/// given_costs, then fit_costs: the cost model for `stages` stages on `devices` devices: from the profile (Error when it is
-/// unreadable or does not match), or uniform from --costs (default 1,1,1 ms), --transfer (default
-/// 0) and --memory (default 0,0), which describe one device's share of the model. Either is
-/// split into chunks when the schedule has more stages than devices (costs_for_stages).
-/// Throws UsageError for a malformed flag.
+/// given_costs, then fit_costs: the cost model for `stages` stages on `devices` devices: from the profile (Error when
+/// it is unreadable or does not match), or uniform from --costs (default 1,1,1 ms), --transfer (default 0) and --memory
+/// (default 0,0), which describe one device's share of the model. Either is split into chunks when the schedule has
+/// more stages than devices (costs_for_stages). Throws UsageError for a malformed flag.
 [[nodiscard]] CostModel build_cost_model(const CostOptions& options, int stages, int devices);
 
 /// True when the costs carry activation memory: a profile, or --memory.

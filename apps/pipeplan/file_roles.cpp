@@ -42,7 +42,9 @@ Identity identity_of(const std::string& path) {
   return id;
 }
 
-std::string shown(const FileRole& r) { return r.flag + " " + r.path; }
+std::string shown(const FileRole& r) {
+  return r.flag + " " + r.path;
+}
 
 }  // namespace
 

@@ -112,10 +112,11 @@ int run(int argc, char** argv) {
   } catch (const CLI::ExtrasError&) {
     return unexpected_arguments(app);
   } catch (const CLI::ParseError& e) {
-    return fail(kExitUsage, std::string(e.what()) + " (run 'pipeplan " +
-                                (app.get_subcommands().empty() ? std::string("--help")
-                                                               : app.get_subcommands().front()->get_name() + " --help") +
-                                "' for usage)");
+    return fail(kExitUsage,
+                std::string(e.what()) + " (run 'pipeplan " +
+                    (app.get_subcommands().empty() ? std::string("--help")
+                                                   : app.get_subcommands().front()->get_name() + " --help") +
+                    "' for usage)");
   }
   for (auto& [sub, runner] : runners) {
     if (sub->parsed()) return runner();

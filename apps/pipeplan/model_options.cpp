@@ -19,44 +19,59 @@ void add_model_options(CLI::App& sub, ModelFlags& f, bool global_batch_required)
       ->type_name("FILE")
       ->check(file_name())
       ->required();
-  sub.add_option("--gpu", f.gpu, "GPU from the built-in table ('pipeplan gpus' lists them)")->type_name("NAME")->required();
-  sub.add_option("--seq", t.seq, "Tokens per sequence")->type_name("S")->check(CLI::Range(1, 1 << 22))->capture_default_str();
-  f.micro_batch_option = sub.add_option("--micro-batch", t.micro_batch, "Sequences per micro-batch (plan: searched unless given)")
-      ->type_name("B")
-      ->check(CLI::Range(1, 1 << 16))
+  sub.add_option("--gpu", f.gpu, "GPU from the built-in table ('pipeplan gpus' lists them)")
+      ->type_name("NAME")
+      ->required();
+  sub.add_option("--seq", t.seq, "Tokens per sequence")
+      ->type_name("S")
+      ->check(CLI::Range(1, 1 << 22))
       ->capture_default_str();
-  CLI::Option* global = sub.add_option("--global-batch", t.global_batch, "Sequences per training step, over data parallelism")
-                            ->type_name("G")
-                            ->check(CLI::Range(1, 1 << 24));
+  f.micro_batch_option =
+      sub.add_option("--micro-batch", t.micro_batch, "Sequences per micro-batch (plan: searched unless given)")
+          ->type_name("B")
+          ->check(CLI::Range(1, 1 << 16))
+          ->capture_default_str();
+  CLI::Option* global =
+      sub.add_option("--global-batch", t.global_batch, "Sequences per training step, over data parallelism")
+          ->type_name("G")
+          ->check(CLI::Range(1, 1 << 24));
   if (global_batch_required) global->required();
-  sub.add_option("--dtype", f.dtype, "Activation and weight type: " + enum_choices(kDTypes) + " (Adam keeps fp32 masters)")
+  sub.add_option("--dtype", f.dtype,
+                 "Activation and weight type: " + enum_choices(kDTypes) + " (Adam keeps fp32 masters)")
       ->type_name("TYPE")
       ->capture_default_str();
-  f.tp_option = sub.add_option("--tp", t.tp, "Tensor parallelism, with sequence parallelism (plan: searched unless given)")
-      ->type_name("T")
-      ->check(CLI::Range(1, 1024))
-      ->capture_default_str();
-  f.recompute_option = sub.add_option("--recompute", f.recompute,
-                                      "Activation recompute: " + enum_help(kRecomputes) + " (plan: searched unless given)")
-                           ->type_name("MODE")
-                           ->capture_default_str();
-  f.sharding_option = sub.add_option("--sharding", f.sharding,
-                                     "Over data parallelism: " + enum_help(kShardings) + " (plan: searched unless given)")
-                          ->type_name("MODE")
-                          ->capture_default_str();
-  f.ep_option = sub.add_option("--ep", t.ep,
-                               "Expert parallelism of a mixture of experts: its experts spread over E data-parallel ranks "
-                               "(plan: searched unless given)")
-                    ->type_name("E")
-                    ->check(CLI::Range(1, 1 << 16))
-                    ->capture_default_str();
+  f.tp_option =
+      sub.add_option("--tp", t.tp, "Tensor parallelism, with sequence parallelism (plan: searched unless given)")
+          ->type_name("T")
+          ->check(CLI::Range(1, 1024))
+          ->capture_default_str();
+  f.recompute_option =
+      sub.add_option("--recompute", f.recompute,
+                     "Activation recompute: " + enum_help(kRecomputes) + " (plan: searched unless given)")
+          ->type_name("MODE")
+          ->capture_default_str();
+  f.sharding_option =
+      sub.add_option("--sharding", f.sharding,
+                     "Over data parallelism: " + enum_help(kShardings) + " (plan: searched unless given)")
+          ->type_name("MODE")
+          ->capture_default_str();
+  f.ep_option =
+      sub.add_option("--ep", t.ep,
+                     "Expert parallelism of a mixture of experts: its experts spread over E data-parallel ranks "
+                     "(plan: searched unless given)")
+          ->type_name("E")
+          ->check(CLI::Range(1, 1 << 16))
+          ->capture_default_str();
   sub.add_flag("--flash-attention,!--no-flash-attention", t.flash_attention,
                "Fused attention that keeps no s x s scores (default on)");
-  sub.add_option("--gemm-efficiency", f.efficiency.gemm, "Fraction of the peak FLOP rate a large, well-shaped GEMM reaches; each GEMM gets it times its shape's tile and wave quantisation and roofline factor")
+  sub.add_option("--gemm-efficiency", f.efficiency.gemm,
+                 "Fraction of the peak FLOP rate a large, well-shaped GEMM reaches; each GEMM gets it times its "
+                 "shape's tile and wave quantisation and roofline factor")
       ->type_name("X")
       ->check(CLI::Range(0.01, 1.0))
       ->capture_default_str();
-  sub.add_option("--memory-efficiency", f.efficiency.memory, "Fraction of the memory bandwidth element-wise kernels reach")
+  sub.add_option("--memory-efficiency", f.efficiency.memory,
+                 "Fraction of the memory bandwidth element-wise kernels reach")
       ->type_name("X")
       ->check(CLI::Range(0.01, 1.0))
       ->capture_default_str();
@@ -73,7 +88,8 @@ ModelInput read_model_input(const ModelFlags& f) {
   if (!dtype) throw UsageError("--dtype: expected " + enum_choices(kDTypes) + ", got '" + f.dtype + "'");
   in.training.dtype = *dtype;
   auto recompute = recompute_named(f.recompute);
-  if (!recompute) throw UsageError("--recompute: expected " + enum_choices(kRecomputes) + ", got '" + f.recompute + "'");
+  if (!recompute)
+    throw UsageError("--recompute: expected " + enum_choices(kRecomputes) + ", got '" + f.recompute + "'");
   in.training.recompute = *recompute;
   auto sharding = sharding_named(f.sharding);
   if (!sharding) throw UsageError("--sharding: expected none, optimizer or gradients, got '" + f.sharding + "'");
@@ -109,18 +125,22 @@ SearchedSettings searched_settings(const ModelFlags& f) {
 
 std::string describe_input(const ModelInput& in, const SearchedSettings* searched) {
   const TrainingSettings& t = in.training;
-  const auto value = [&](bool search, const std::string& fixed) { return searched != nullptr && search ? std::string("searched") : fixed; };
+  const auto value = [&](bool search, const std::string& fixed) {
+    return searched != nullptr && search ? std::string("searched") : fixed;
+  };
   const SearchedSettings none{false, false, false, false, false};
   const SearchedSettings& s = searched != nullptr ? *searched : none;
   // A mixture of experts: how many of its parameters a token passes through, and the experts' spread.
   const bool moe = in.model.is_moe();
   const std::string active = moe ? ", " + parameter_count(active_parameters(in.model)) + " active" : "";
   const std::string ep = moe ? ", ep " + value(s.ep, std::to_string(t.ep)) : "";
-  std::string text = fmt::format("{} ({} parameters{}, {} layers) on {}, {}, seq {}, micro-batch {}, tp {}{}, recompute {}",
-                                 printable(in.model.name), parameter_count(model_parameters(in.model)), active, in.model.layers,
-                                 in.gpu->name, dtype_name(t.dtype), t.seq, value(s.micro_batch, std::to_string(t.micro_batch)),
-                                 value(s.tp, std::to_string(t.tp)), ep, value(s.recompute, std::string(recompute_name(t.recompute))));
-  if (searched != nullptr || t.sharding != Sharding::None) text += ", sharding " + value(s.sharding, std::string(sharding_name(t.sharding)));
+  std::string text =
+      fmt::format("{} ({} parameters{}, {} layers) on {}, {}, seq {}, micro-batch {}, tp {}{}, recompute {}",
+                  printable(in.model.name), parameter_count(model_parameters(in.model)), active, in.model.layers,
+                  in.gpu->name, dtype_name(t.dtype), t.seq, value(s.micro_batch, std::to_string(t.micro_batch)),
+                  value(s.tp, std::to_string(t.tp)), ep, value(s.recompute, std::string(recompute_name(t.recompute))));
+  if (searched != nullptr || t.sharding != Sharding::None)
+    text += ", sharding " + value(s.sharding, std::string(sharding_name(t.sharding)));
   return text + (t.flash_attention ? ", flash attention" : ", no flash attention");
 }
 

@@ -12,7 +12,9 @@ namespace pipeplan::cli {
 
 namespace {
 
-bool to_stdout(const std::string& path) { return path.empty() || path == "-"; }
+bool to_stdout(const std::string& path) {
+  return path.empty() || path == "-";
+}
 
 // A text gathered with realloc: a large block grows by remapping its pages (glibc's mremap)
 // instead of being copied into fresh ones, so gathering a trace of hundreds of megabytes
@@ -56,7 +58,8 @@ void emit(const std::string& path, const std::string& content) {
 
 void emit_streamed(const std::string& path, const std::function<void(TextSink&)>& write) {
   if (to_stdout(path)) {
-    TextSink sink([](std::string_view piece) { std::cout.write(piece.data(), static_cast<std::streamsize>(piece.size())); });
+    TextSink sink(
+        [](std::string_view piece) { std::cout.write(piece.data(), static_cast<std::streamsize>(piece.size())); });
     write(sink);
     sink.flush();
     std::cout.flush();

@@ -23,8 +23,8 @@ std::vector<Bytes> parse_limits(const std::string& text, int devices) {  // see 
     start = end + 1;
   }
   if (limits.size() != 1 && std::cmp_not_equal(limits.size(), devices)) {
-    throw UsageError("--memory-limit: expected one size, or one per device (" + std::to_string(devices) +
-                     "), got " + std::to_string(limits.size()));
+    throw UsageError("--memory-limit: expected one size, or one per device (" + std::to_string(devices) + "), got " +
+                     std::to_string(limits.size()));
   }
   return limits;
 }
@@ -75,10 +75,10 @@ void check_flags_apply(const CLI::App& sub, std::span<const Generator* const> ch
   const bool limited = !flags.memory_limit.empty();
   for (const Generator* g : chosen) {
     if (g->memory_limit == MemoryLimitUse::Required && !limited) {
-      const std::string own = names_where(
-          [](const Generator& o) { return o.uses_costs && o.memory_limit != MemoryLimitUse::Required; });
-      throw UsageError(std::string(g->name) + ": needs a memory limit (--memory-limit SIZE); these choose their own: " +
-                       own);
+      const std::string own =
+          names_where([](const Generator& o) { return o.uses_costs && o.memory_limit != MemoryLimitUse::Required; });
+      throw UsageError(std::string(g->name) +
+                       ": needs a memory limit (--memory-limit SIZE); these choose their own: " + own);
     }
   }
   if (!generating) return;

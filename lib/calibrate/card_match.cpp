@@ -4,7 +4,9 @@ namespace pipeplan {
 
 namespace {
 
-bool has(const std::string& text, const char* part) { return text.find(part) != std::string::npos; }
+bool has(const std::string& text, const char* part) {
+  return text.find(part) != std::string::npos;
+}
 
 // "PCIe" (CUDA spells it "PCIe" for H100 and "PCIE" for A100's "A100-PCIE-40GB") or "NVL" as a
 // word of its own ("H100 NVL", "H200 NVL"; not "NVLink").

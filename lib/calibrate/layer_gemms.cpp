@@ -37,7 +37,8 @@ std::vector<Gemm> layer_gemms(const ModelConfig& m, const TrainingSettings& tr) 
   }
   const long long t = tr.tp;
   if (m.heads % t != 0 || m.kv_heads % t != 0 || m.ffn % t != 0) {
-    throw Error("--tp " + std::to_string(t) + ": tensor parallelism must divide the heads, the key-value heads and the FFN width");
+    throw Error("--tp " + std::to_string(t) +
+                ": tensor parallelism must divide the heads, the key-value heads and the FFN width");
   }
   const long long tokens = static_cast<long long>(tr.seq) * tr.micro_batch;
   const long long h = m.hidden, f = m.ffn, hk = m.kv_hidden(), d = m.head_dim(), s = tr.seq;

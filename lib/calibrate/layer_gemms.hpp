@@ -27,7 +27,9 @@ struct Gemm {
   bool a_transposed = false;      ///< A is stored k x m (row-major) and used transposed
   bool b_transposed = false;      ///< B is stored n x k (row-major) and used transposed
 
-  [[nodiscard]] double flops() const { return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) * static_cast<double>(batch); }
+  [[nodiscard]] double flops() const {
+    return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) * static_cast<double>(batch);
+  }
 };
 
 /// The column-major cuBLAS call of a row-major product: operands swapped, m and n swapped, and

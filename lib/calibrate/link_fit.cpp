@@ -12,7 +12,8 @@ namespace pipeplan {
 namespace {
 
 // Least squares of latency + slope * GB with each row weighted by `weight(sample)`.
-template <class Weight> LinkFit fit(std::span<const TransferSample> samples, Weight weight) {
+template <class Weight>
+LinkFit fit(std::span<const TransferSample> samples, Weight weight) {
   std::vector<double> sizes;
   for (const TransferSample& s : samples) {
     if (!std::isfinite(s.bytes) || !std::isfinite(s.ms) || s.bytes < 0 || !(s.ms > 0)) {
@@ -63,7 +64,8 @@ LinkFit fit_link_unweighted(std::span<const TransferSample> samples) {
 double interpolate_ms(std::span<const TransferSample> samples, double bytes) {
   if (samples.size() < 2) throw Error("interpolation needs at least two measured sizes");
   std::vector<TransferSample> sorted(samples.begin(), samples.end());
-  std::sort(sorted.begin(), sorted.end(), [](const TransferSample& a, const TransferSample& b) { return a.bytes < b.bytes; });
+  std::sort(sorted.begin(), sorted.end(),
+            [](const TransferSample& a, const TransferSample& b) { return a.bytes < b.bytes; });
   auto upper = std::upper_bound(sorted.begin(), sorted.end(), bytes,
                                 [](double value, const TransferSample& s) { return value < s.bytes; });
   if (upper == sorted.begin()) ++upper;

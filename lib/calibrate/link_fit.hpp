@@ -17,8 +17,8 @@ struct TransferSample {
 
 struct LinkFit {
   double latency_ms = 0;
-  double bandwidth_gb_per_s = 0;  ///< 1 GB = 1e9 bytes
-  double r_squared = 0;           ///< of the line on the samples' milliseconds
+  double bandwidth_gb_per_s = 0;    ///< 1 GB = 1e9 bytes
+  double r_squared = 0;             ///< of the line on the samples' milliseconds
   double worst_relative_error = 0;  ///< the largest |line - sample| / sample
 };
 

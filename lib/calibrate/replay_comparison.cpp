@@ -8,8 +8,9 @@
 namespace pipeplan {
 
 SimResult measured_result(const ReplayProgram& program, const std::vector<std::vector<MeasuredOp>>& ops) {
-  if (ops.size() != program.ranks.size()) throw Error("measured times for " + std::to_string(ops.size()) + " ranks of " +
-                                                      std::to_string(program.ranks.size()));
+  if (ops.size() != program.ranks.size())
+    throw Error("measured times for " + std::to_string(ops.size()) + " ranks of " +
+                std::to_string(program.ranks.size()));
   SimResult out;
   out.devices.resize(program.ranks.size());
   for (std::size_t r = 0; r < program.ranks.size(); ++r) {
@@ -43,7 +44,8 @@ double bubble(const SimResult& s, std::size_t device) {
 }  // namespace
 
 ReplayComparison compare_replay(const SimResult& predicted, const SimResult& measured, double threshold) {
-  if (predicted.devices.size() != measured.devices.size()) throw Error("the prediction and the replay have different devices");
+  if (predicted.devices.size() != measured.devices.size())
+    throw Error("the prediction and the replay have different devices");
   ReplayComparison c;
   c.threshold = threshold;
   c.predicted_ms = ns_to_ms(predicted.makespan);

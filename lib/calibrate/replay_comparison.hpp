@@ -29,10 +29,10 @@ struct PartedOp {
 
 struct ReplayComparison {
   double predicted_ms = 0, measured_ms = 0;
-  double error_percent = 0;  ///< (predicted - measured) / measured
+  double error_percent = 0;                               ///< (predicted - measured) / measured
   std::vector<double> predicted_bubble, measured_bubble;  ///< per device: 1 - busy / makespan
-  double threshold = 0;      ///< the share of the predicted makespan an op may part by
-  std::optional<PartedOp> first_parted;  ///< by device, then position
+  double threshold = 0;                                   ///< the share of the predicted makespan an op may part by
+  std::optional<PartedOp> first_parted;                   ///< by device, then position
 };
 
 /// Both results hold the first iteration of the same schedule, each device's ops in its order.

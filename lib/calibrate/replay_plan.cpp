@@ -14,7 +14,8 @@ ReplayPlan plan_replay(const Schedule& schedule, const CostModel& costs) {
   if (timed.result.deadlocked()) {
     // The timed lowering orders every post by one global key, so this is a bug, not an input.
     throw Error(schedule.name + ": the replay's lowering deadlocks under the " +
-                std::string(comm_mode_name(plan.mode)) + " mode" + (timed.stuck.empty() ? "" : ": " + describe(timed.stuck.front())));
+                std::string(comm_mode_name(plan.mode)) + " mode" +
+                (timed.stuck.empty() ? "" : ": " + describe(timed.stuck.front())));
   }
   plan.predicted = std::move(timed.result);
   return plan;

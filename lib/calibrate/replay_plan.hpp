@@ -17,7 +17,7 @@ struct ReplayPlan {
   LoweredSchedule lowered;  ///< the timed lowering
   ReplayProgram program;    ///< each rank's steps, from `lowered`
   CommMode mode = CommMode::Blocking;
-  SimResult predicted;      ///< `lowered` timed under `mode` with the costs
+  SimResult predicted;  ///< `lowered` timed under `mode` with the costs
 };
 
 /// The plan of a replay with NCCL on the compute streams (CommMode::Blocking). Throws Error

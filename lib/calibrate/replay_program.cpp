@@ -15,7 +15,9 @@ namespace pipeplan {
 namespace {
 
 // The tensor a send or receive carries: the send's key, the same at both ends.
-long long tensor_of(const CommOp& c) { return static_cast<long long>(comm_key(c.is_send() ? c : c.matching())); }
+long long tensor_of(const CommOp& c) {
+  return static_cast<long long>(comm_key(c.is_send() ? c : c.matching()));
+}
 
 // Aborts the transport for a rank's failure. Nothing it throws may hide that failure.
 void abort_for(Transport& transport, int rank, const std::exception_ptr& failure) {
@@ -83,12 +85,15 @@ struct FakeTransport::State {
   }
 };
 
-FakeTransport::FakeTransport(int ranks, bool detect_deadlock, std::chrono::milliseconds hang_limit) : state_(new State) {
+FakeTransport::FakeTransport(int ranks, bool detect_deadlock, std::chrono::milliseconds hang_limit)
+    : state_(new State) {
   state_->ranks = ranks;
   state_->detect_deadlock = detect_deadlock;
   state_->hang_limit = hang_limit;
 }
-FakeTransport::~FakeTransport() { delete state_; }
+FakeTransport::~FakeTransport() {
+  delete state_;
+}
 
 void FakeTransport::exchange(int rank, std::span<const ReplayTransfer> group) {
   State& st = *state_;
@@ -135,7 +140,8 @@ void FakeTransport::exchange(int rank, std::span<const ReplayTransfer> group) {
   for (std::size_t i = 0; i < mine.size(); ++i) {
     const long long other = (*theirs[i])[mine[i].second];
     if (other != (*mine[i].first)[mine[i].second]) {
-      st.failure = "rank " + std::to_string(rank) + ": " + describe(group[i].comm) + " met a transfer of another tensor";
+      st.failure =
+          "rank " + std::to_string(rank) + ": " + describe(group[i].comm) + " met a transfer of another tensor";
       st.changed.notify_all();
       throw Error(st.failure);
     }

@@ -25,8 +25,8 @@ struct ReplayTransfer {
 
 struct ReplayStep {
   bool compute = false;
-  Op op;                               ///< when compute
-  std::vector<ReplayTransfer> group;   ///< otherwise: posted together, done when all are
+  Op op;                              ///< when compute
+  std::vector<ReplayTransfer> group;  ///< otherwise: posted together, done when all are
 };
 
 struct ReplayProgram {

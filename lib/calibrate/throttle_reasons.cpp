@@ -38,6 +38,8 @@ std::vector<std::string> throttle_reason_names(std::uint64_t mask) {
   return out;
 }
 
-std::uint64_t slowing_reasons(std::uint64_t mask) { return mask & ~kNotSlowing; }
+std::uint64_t slowing_reasons(std::uint64_t mask) {
+  return mask & ~kNotSlowing;
+}
 
 }  // namespace pipeplan

@@ -12,8 +12,7 @@ namespace {
 
 void check_ms(double value, const std::string& field) {
   if (!std::isfinite(value) || value < 0.0) {
-    throw Error(field + ": expected a finite, non-negative number of milliseconds, got " +
-                std::to_string(value));
+    throw Error(field + ": expected a finite, non-negative number of milliseconds, got " + std::to_string(value));
   }
 }
 
@@ -53,7 +52,11 @@ CostModel costs_for_stages(const CostModel& costs, int stages, int devices) {
   split.stages.clear();
   for (const StageCost& s : costs.stages) {
     auto bytes = [k](Bytes b) { return static_cast<Bytes>(std::llround(static_cast<double>(b) / k)); };
-    StageCost chunk{s.f_ms / k, s.b_ms / k, s.w_ms / k, bytes(s.activation_bytes), bytes(s.w_activation_bytes),
+    StageCost chunk{s.f_ms / k,
+                    s.b_ms / k,
+                    s.w_ms / k,
+                    bytes(s.activation_bytes),
+                    bytes(s.w_activation_bytes),
                     s.f_and_b_ms ? std::optional<double>(*s.f_and_b_ms / k) : std::nullopt};
     split.stages.insert(split.stages.end(), static_cast<std::size_t>(k), chunk);
   }
@@ -75,9 +78,8 @@ void check_costs(const CostModel& costs) {
     check_bytes(s.activation_bytes, at + "activation_bytes");
     check_bytes(s.w_activation_bytes, at + "w_activation_bytes");
     if (s.w_activation_bytes > s.activation_bytes) {
-      throw Error(at + "w_activation_bytes: " + std::to_string(s.w_activation_bytes) +
-                  " exceeds activation_bytes " + std::to_string(s.activation_bytes) +
-                  ": W can only keep part of what F allocated");
+      throw Error(at + "w_activation_bytes: " + std::to_string(s.w_activation_bytes) + " exceeds activation_bytes " +
+                  std::to_string(s.activation_bytes) + ": W can only keep part of what F allocated");
     }
   }
   for (std::size_t i = 0; i < costs.devices.size(); ++i) {
@@ -100,14 +102,12 @@ void check_costs(const CostModel& costs) {
 
 void check_dimensions(const CostModel& costs, int stages, int devices) {
   if (std::cmp_not_equal(costs.stages.size(), stages)) {
-    throw Error("the costs describe " + std::to_string(costs.stages.size()) +
-                " stages but the schedule has " + std::to_string(stages) +
-                ": give a profile with one entry per stage");
+    throw Error("the costs describe " + std::to_string(costs.stages.size()) + " stages but the schedule has " +
+                std::to_string(stages) + ": give a profile with one entry per stage");
   }
   if (std::cmp_not_equal(costs.devices.size(), devices)) {
-    throw Error("the costs describe " + std::to_string(costs.devices.size()) +
-                " devices but the schedule has " + std::to_string(devices) +
-                ": give a profile with one entry per device");
+    throw Error("the costs describe " + std::to_string(costs.devices.size()) + " devices but the schedule has " +
+                std::to_string(devices) + ": give a profile with one entry per device");
   }
 }
 

@@ -10,9 +10,9 @@ namespace pipeplan {
 
 /// Costs of one stage, for one micro-batch.
 struct StageCost {
-  double f_ms = 0.0;  ///< forward
-  double b_ms = 0.0;  ///< gradient for the inputs
-  double w_ms = 0.0;  ///< gradient for the weights; a fused BW takes b_ms + w_ms
+  double f_ms = 0.0;             ///< forward
+  double b_ms = 0.0;             ///< gradient for the inputs
+  double w_ms = 0.0;             ///< gradient for the weights; a fused BW takes b_ms + w_ms
   Bytes activation_bytes = 0;    ///< a_F: allocated by F, kept for the backward
   Bytes w_activation_bytes = 0;  ///< a_W: the part of a_F that B leaves for W (a_W <= a_F)
   /// An FB op whose forward is this stage's (DualPipe's overlapped pair). When unset, FB takes
@@ -45,8 +45,7 @@ struct CostModel {
 };
 
 /// Every stage with the same costs, every device with no static memory and no optimizer time.
-[[nodiscard]] CostModel uniform_costs(int stages, int devices, const StageCost& stage,
-                                      double transfer_ms);
+[[nodiscard]] CostModel uniform_costs(int stages, int devices, const StageCost& stage, double transfer_ms);
 
 /// The costs of a pipeline of `stages` stages on `devices` devices. Costs with one stage per
 /// device, each a device's share of the model, split into stages / devices chunks of 1/k of its

@@ -52,12 +52,16 @@ struct Replicas {
     if (count <= 1) return;
     const double weight_bytes = element_bytes(dtype);
     switch (sharding()) {
-      case Sharding::None: d.optimizer_ms += ms_for_collectives(1, 2 * ring() * params * 4, link); break;
+      case Sharding::None:
+        d.optimizer_ms += ms_for_collectives(1, 2 * ring() * params * 4, link);
+        break;
       case Sharding::Optimizer:  // reduce-scatter the gradients, all-gather the stepped weights
         d.optimizer_ms += ms_for_collectives(1, ring() * params * 4, link) +
                           ms_for_collectives(1, ring() * params * weight_bytes, link);
         break;
-      case Sharding::Gradients: d.optimizer_ms += ms_for_collectives(1, ring() * params * weight_bytes, link); break;
+      case Sharding::Gradients:
+        d.optimizer_ms += ms_for_collectives(1, ring() * params * weight_bytes, link);
+        break;
     }
   }
 };
@@ -84,7 +88,9 @@ void overlap_all_to_alls(CostModel& costs, const std::vector<PieceWork>& work, c
 
 }  // namespace
 
-int static_bytes_per_parameter(DType dtype) { return dtype == DType::FP32 ? 16 : 18; }
+int static_bytes_per_parameter(DType dtype) {
+  return dtype == DType::FP32 ? 16 : 18;
+}
 
 double static_bytes_per_parameter(DType dtype, Sharding sharding, int data_parallel) {
   const double d = data_parallel;
@@ -92,9 +98,12 @@ double static_bytes_per_parameter(DType dtype, Sharding sharding, int data_paral
   const double gradient = 4;
   const double states = dtype == DType::FP32 ? 8 : 12;
   switch (sharding) {
-    case Sharding::None: return weight + gradient + states;
-    case Sharding::Optimizer: return weight + gradient + states / d;
-    case Sharding::Gradients: return weight + (gradient + states) / d;
+    case Sharding::None:
+      return weight + gradient + states;
+    case Sharding::Optimizer:
+      return weight + gradient + states / d;
+    case Sharding::Gradients:
+      return weight + (gradient + states) / d;
   }
   return weight + gradient + states;
 }
@@ -118,7 +127,7 @@ StageCost piece_cost(const PieceWork& w, const PhaseGemms& gemms, const GpuSpec&
   };
   StageCost c;
   const AllToAllMs a2a = all_to_all_ms(w, gpu, tr, gpus_per_node);  // a mixture of experts' dispatch and combine
-  const LinkSpec& tp_link = gpu.intra_node;  // tensor parallelism stays inside a node
+  const LinkSpec& tp_link = gpu.intra_node;                         // tensor parallelism stays inside a node
   c.f_ms = flops_ms(w.f_flops, gemms.f) + ms_for_bytes(w.f_bytes, gpu.memory_gb_per_s, e.memory) +
            ms_for_collectives(w.f_collectives, w.tp_bytes, tp_link) + a2a.f_ms;
   c.b_ms = flops_ms(w.b_flops, gemms.b) + ms_for_bytes(w.b_bytes, gpu.memory_gb_per_s, e.memory) +
@@ -159,8 +168,8 @@ MeasuredPieces estimated_pieces(const ModelConfig& model, const TrainingSettings
 
 }  // namespace
 
-PieceTotals piece_totals(const ModelConfig& model, const TrainingSettings& tr, const GpuSpec& gpu,
-                         const Efficiency& e, const MeasuredPieces* measured, int gpus_per_node) {
+PieceTotals piece_totals(const ModelConfig& model, const TrainingSettings& tr, const GpuSpec& gpu, const Efficiency& e,
+                         const MeasuredPieces* measured, int gpus_per_node) {
   const auto total = [](const StageCost& c) { return c.f_ms + c.b_ms + c.w_ms; };
   const MeasuredPieces pieces = measured != nullptr ? *measured : estimated_pieces(model, tr, gpu, e, gpus_per_node);
   return {total(pieces.embedding), total(pieces.layer), total(pieces.head)};
@@ -239,8 +248,8 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
   const LinkSpec& pp_link = link_for(where.devices * tr.tp, gpu, where.gpus_per_node);
   out.costs.transfer.latency_ms = pp_link.latency_ms;
   out.costs.transfer.bandwidth_gb_per_s = pp_link.bandwidth_gb_per_s;
-  out.costs.transfer.bytes = static_cast<Bytes>(std::int64_t{tr.seq} * tr.micro_batch * model.hidden *
-                                                element_bytes(tr.dtype) / tr.tp);
+  out.costs.transfer.bytes =
+      static_cast<Bytes>(std::int64_t{tr.seq} * tr.micro_batch * model.hidden * element_bytes(tr.dtype) / tr.tp);
   return out;
 }
 

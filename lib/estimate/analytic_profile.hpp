@@ -73,9 +73,8 @@ struct AnalyticProfile {
 /// With `measured`, each stage's times are the sums of its pieces' measured times. Throws Error
 /// when the placement does not match the layout.
 [[nodiscard]] AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSettings& training,
-                                               const GpuSpec& gpu, const Efficiency& efficiency,
-                                               const Layout& layout, const Deployment& deployment,
-                                               const MeasuredPieces* measured = nullptr);
+                                               const GpuSpec& gpu, const Efficiency& efficiency, const Layout& layout,
+                                               const Deployment& deployment, const MeasuredPieces* measured = nullptr);
 
 /// The sum of F + B + W of one piece, measured when given, analytic otherwise: what layouts balance.
 struct PieceTotals {

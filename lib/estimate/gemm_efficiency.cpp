@@ -7,7 +7,9 @@ namespace pipeplan {
 
 namespace {
 
-double ceil_div(std::int64_t a, std::int64_t b) { return double((a + b - 1) / b); }
+double ceil_div(std::int64_t a, std::int64_t b) {
+  return double((a + b - 1) / b);
+}
 
 // FLOPs at the rate a large, well-shaped product reaches, in milliseconds.
 double large_gemm_ms(double flops, const GpuSpec& gpu, const Efficiency& e, DType dtype) {
@@ -16,7 +18,9 @@ double large_gemm_ms(double flops, const GpuSpec& gpu, const Efficiency& e, DTyp
 
 }  // namespace
 
-double GemmShape::flops() const { return 2.0 * double(m) * double(n) * double(k) * double(batch); }
+double GemmShape::flops() const {
+  return 2.0 * double(m) * double(n) * double(k) * double(batch);
+}
 
 double GemmShape::bytes(DType dtype) const {
   const double e = element_bytes(dtype);

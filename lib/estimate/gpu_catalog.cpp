@@ -37,14 +37,19 @@ const std::array<GpuSpec, 6> kGpus = {{
 
 double GpuSpec::peak_flops(DType dtype) const {
   switch (dtype) {
-    case DType::BF16: return tflops_bf16 * 1e12;
-    case DType::FP16: return tflops_fp16 * 1e12;
-    case DType::FP32: return tflops_fp32 * 1e12;
+    case DType::BF16:
+      return tflops_bf16 * 1e12;
+    case DType::FP16:
+      return tflops_fp16 * 1e12;
+    case DType::FP32:
+      return tflops_fp32 * 1e12;
   }
   return tflops_bf16 * 1e12;
 }
 
-std::span<const GpuSpec> gpu_catalog() { return kGpus; }
+std::span<const GpuSpec> gpu_catalog() {
+  return kGpus;
+}
 
 const GpuSpec& gpu_named(std::string_view name) {
   std::vector<std::string_view> names;

@@ -19,17 +19,17 @@ struct LinkSpec {
 };
 
 struct GpuSpec {
-  std::string_view name;         ///< the name `--gpu` takes
+  std::string_view name;  ///< the name `--gpu` takes
   std::string_view description;
-  double tflops_bf16;            ///< dense tensor-core peak with fp32 accumulation
+  double tflops_bf16;  ///< dense tensor-core peak with fp32 accumulation
   double tflops_fp16;
-  double tflops_fp32;            ///< plain fp32 (TF32 off, as PyTorch's default for matmul)
+  double tflops_fp32;  ///< plain fp32 (TF32 off, as PyTorch's default for matmul)
   Bytes memory_bytes;
-  double memory_gb_per_s;        ///< memory bandwidth
-  int gpus_per_node;             ///< the usual server: beyond it, traffic takes the network
-  LinkSpec intra_node;           ///< between GPUs of one node
-  LinkSpec inter_node;           ///< between nodes
-  int sms;                       ///< streaming multiprocessors: a GEMM's tiles run in waves of this many (0: not modelled)
+  double memory_gb_per_s;  ///< memory bandwidth
+  int gpus_per_node;       ///< the usual server: beyond it, traffic takes the network
+  LinkSpec intra_node;     ///< between GPUs of one node
+  LinkSpec inter_node;     ///< between nodes
+  int sms;                 ///< streaming multiprocessors: a GEMM's tiles run in waves of this many (0: not modelled)
 
   /// The dense peak for `dtype`, in FLOP/s.
   [[nodiscard]] double peak_flops(DType dtype) const;

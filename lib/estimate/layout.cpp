@@ -70,7 +70,8 @@ Layout parse_layout(std::string_view text, int layers, std::string_view flag) {
       } else {
         const int n = layer_count(piece, flag, text);
         total += n;
-        if (total > layers) refuse(flag, text, "the stages hold more layers than the model's " + std::to_string(layers));
+        if (total > layers)
+          refuse(flag, text, "the stages hold more layers than the model's " + std::to_string(layers));
         stage.layers += n;
       }
     }
@@ -150,8 +151,8 @@ Layout balanced_layout(int stages, int layers, double embedding_cost, double lay
   Layout layout;
   for (int k = stages, i = pieces; k > 0; i = cut[at(k, i)], --k) {
     const int from = cut[at(k, i)];
-    layout.insert(layout.begin(), StagePieces{from == 0, std::max(0, std::min(i, layers + 1) - std::max(from, 1)),
-                                             i == pieces});
+    layout.insert(layout.begin(),
+                  StagePieces{from == 0, std::max(0, std::min(i, layers + 1) - std::max(from, 1)), i == pieces});
   }
   return layout;
 }

@@ -31,7 +31,7 @@ using Layout = std::vector<StagePieces>;
 /// Stage k's cost counts 1 + tilt (S-1-k)/(S-1) times: with `tilt` 0 the stages balance time;
 /// above 0 the earlier stages, which hold the most activations in 1F1B-like schedules, get
 /// fewer layers. Throws Error when there are more stages than pieces.
-[[nodiscard]] Layout balanced_layout(int stages, int layers, double embedding_cost, double layer_cost,
-                                     double head_cost, double tilt = 0.0);
+[[nodiscard]] Layout balanced_layout(int stages, int layers, double embedding_cost, double layer_cost, double head_cost,
+                                     double tilt = 0.0);
 
 }  // namespace pipeplan

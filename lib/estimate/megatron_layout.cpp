@@ -67,7 +67,8 @@ bool is_megatron_layout(std::string_view text) {
   if (text.find_first_of("L()m") != std::string_view::npos) return true;
   for (std::size_t i = 1; i < text.size(); ++i) {
     const bool piece = text[i] == 'E' || text[i] == 't' || text[i] == 'H';
-    const bool after_piece = text[i - 1] == 'E' || text[i - 1] == 't' || std::isdigit(static_cast<unsigned char>(text[i - 1])) != 0;
+    const bool after_piece =
+        text[i - 1] == 'E' || text[i - 1] == 't' || std::isdigit(static_cast<unsigned char>(text[i - 1])) != 0;
     if (piece && after_piece) return true;  // "Et", "tt", "3t": pieces run together
   }
   return false;
@@ -90,7 +91,8 @@ Layout parse_megatron_layout(std::string_view text, int layers, std::string_view
     } else if (c == 't') {
       if (layout.back().head) refuse(flag, text, "L (the loss) must be the last piece of the last stage");
       ++layout.back().layers;
-      if (++total > layers) refuse(flag, text, "the stages hold more layers than the model's " + std::to_string(layers));
+      if (++total > layers)
+        refuse(flag, text, "the stages hold more layers than the model's " + std::to_string(layers));
     } else {  // L
       if (layout.back().head || flat.find('|', i) != std::string::npos) {
         refuse(flag, text, "L (the loss) must be the last piece of the last stage");

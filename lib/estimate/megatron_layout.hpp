@@ -33,6 +33,8 @@ namespace pipeplan {
 [[nodiscard]] std::optional<Layout> even_layout(int stages, int layers, bool padded);
 
 /// "even" or "padded": the layouts --layout names by the rule that makes them, for any stage count.
-[[nodiscard]] inline bool is_layout_keyword(std::string_view text) { return text == "even" || text == "padded"; }
+[[nodiscard]] inline bool is_layout_keyword(std::string_view text) {
+  return text == "even" || text == "padded";
+}
 
 }  // namespace pipeplan

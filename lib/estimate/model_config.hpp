@@ -18,18 +18,18 @@ struct ExpertShape {
 };
 
 struct ModelConfig {
-  std::string name;        ///< "model_type" or the file's name, for reports
-  int hidden = 0;          ///< h: hidden_size / n_embd
-  int ffn = 0;             ///< f: intermediate_size / n_inner (GPT-2: 4h when null)
-  int layers = 0;          ///< L: num_hidden_layers / n_layer
-  int heads = 0;           ///< a: num_attention_heads / n_head
-  int kv_heads = 0;        ///< num_key_value_heads (grouped-query attention); a when absent
-  int vocab = 0;           ///< V: vocab_size
-  int positions = 0;       ///< learned position embeddings (GPT-2's n_positions); 0 for RoPE models
-  bool tied_embeddings = false;  ///< tie_word_embeddings: the head reuses the embedding's weights
-  bool gated_mlp = true;   ///< SwiGLU (gate, up, down) as in Llama; false: GELU with two matrices
-  bool biases = false;     ///< GPT-2's linear layers carry biases; Llama's do not
-  bool layer_norm = false; ///< LayerNorm (weight and bias) instead of RMSNorm (weight only)
+  std::string name;                ///< "model_type" or the file's name, for reports
+  int hidden = 0;                  ///< h: hidden_size / n_embd
+  int ffn = 0;                     ///< f: intermediate_size / n_inner (GPT-2: 4h when null)
+  int layers = 0;                  ///< L: num_hidden_layers / n_layer
+  int heads = 0;                   ///< a: num_attention_heads / n_head
+  int kv_heads = 0;                ///< num_key_value_heads (grouped-query attention); a when absent
+  int vocab = 0;                   ///< V: vocab_size
+  int positions = 0;               ///< learned position embeddings (GPT-2's n_positions); 0 for RoPE models
+  bool tied_embeddings = false;    ///< tie_word_embeddings: the head reuses the embedding's weights
+  bool gated_mlp = true;           ///< SwiGLU (gate, up, down) as in Llama; false: GELU with two matrices
+  bool biases = false;             ///< GPT-2's linear layers carry biases; Llama's do not
+  bool layer_norm = false;         ///< LayerNorm (weight and bias) instead of RMSNorm (weight only)
   bool attention_dropout = false;  ///< a dropout after the softmax stores a mask and its output
   bool hidden_dropout = false;     ///< dropouts after attention and MLP store one mask each
   ExpertShape moe;                 ///< the experts of a mixture of experts; none for a dense model
@@ -38,9 +38,7 @@ struct ModelConfig {
 
   [[nodiscard]] int head_dim() const { return hidden / heads; }
   /// The width of K and V together's half: kv_heads x head_dim.
-  [[nodiscard]] std::int64_t kv_hidden() const {
-    return static_cast<std::int64_t>(kv_heads) * head_dim();
-  }
+  [[nodiscard]] std::int64_t kv_hidden() const { return static_cast<std::int64_t>(kv_heads) * head_dim(); }
 };
 
 }  // namespace pipeplan

@@ -51,7 +51,7 @@ PieceWork moe_mlp_work(const ModelConfig& m, const TrainingSettings& tr) {
   // shared expert's down input and gate/up gradients 3T·fs·e, and the router's logits' gradient;
   // the block's input and its output gradient are the dense part's.
   double for_w = routed * e * (2 * h + 3 * fe) + 3 * T * fs * e + T * E * e;
-  int backward_all_to_alls = 2;  // the gradients of the combine and of the dispatch
+  int backward_all_to_alls = 2;           // the gradients of the combine and of the dispatch
   if (tr.recompute == Recompute::Full) {  // as layer_work: B runs the block again, and W inside it
     kept = 0;
     for_w = 0;

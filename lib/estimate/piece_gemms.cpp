@@ -25,10 +25,10 @@ PhaseGemms layer_linear_gemms(const ModelConfig& m, const TrainingSettings& tr) 
   const std::int64_t tokens = std::int64_t{tr.seq} * tr.micro_batch;
   const std::int64_t h = m.hidden, hk = m.kv_hidden(), f = m.ffn;
   PhaseGemms g;
-  linear(g, tokens, h, (h + 2 * hk) / t);        // QKV, column-parallel
-  linear(g, tokens, h / t, h);                   // output projection, row-parallel
+  linear(g, tokens, h, (h + 2 * hk) / t);               // QKV, column-parallel
+  linear(g, tokens, h / t, h);                          // output projection, row-parallel
   linear(g, tokens, h, (m.gated_mlp ? 2 : 1) * f / t);  // gate and up (or GELU's first), column-parallel
-  linear(g, tokens, f / t, h);                   // down, row-parallel
+  linear(g, tokens, f / t, h);                          // down, row-parallel
   fold_for_full_recompute(g, tr, true);
   return g;
 }

@@ -17,8 +17,16 @@ struct Shape {
 Shape shape_of(const ModelConfig& m, const TrainingSettings& tr) {
   const double s = tr.seq;
   const double b = tr.micro_batch;
-  return {s, b, s * b, double(m.hidden), double(m.kv_hidden()), double(m.ffn), double(m.heads),
-          double(m.vocab), double(element_bytes(tr.dtype)), double(tr.tp)};
+  return {s,
+          b,
+          s * b,
+          double(m.hidden),
+          double(m.kv_hidden()),
+          double(m.ffn),
+          double(m.heads),
+          double(m.vocab),
+          double(element_bytes(tr.dtype)),
+          double(tr.tp)};
 }
 
 // A byte count. A piece above 256 TiB (millions of tokens times a huge vocabulary) is refused,

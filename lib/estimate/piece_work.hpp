@@ -16,15 +16,15 @@ namespace pipeplan {
 struct PieceWork {
   double f_flops = 0, b_flops = 0, w_flops = 0;  ///< matrix products (GEMMs, attention core)
   double f_bytes = 0, b_bytes = 0, w_bytes = 0;  ///< memory traffic of element-wise kernels
-  double recompute_flops = 0;  ///< the part of b_flops that repeats the forward (not model FLOPs)
-  double tp_bytes = 0;         ///< bytes one collective of tensor parallelism moves per rank
+  double recompute_flops = 0;                    ///< the part of b_flops that repeats the forward (not model FLOPs)
+  double tp_bytes = 0;                           ///< bytes one collective of tensor parallelism moves per rank
   int f_collectives = 0, b_collectives = 0;
-  std::int64_t params = 0;     ///< parameters this rank holds
-  std::int64_t expert_params = 0;  ///< the part of params in routed experts (moe_work.hpp)
-  double all_to_all_bytes = 0;     ///< bytes one all-to-all of expert parallelism sends from each rank
+  std::int64_t params = 0;                   ///< parameters this rank holds
+  std::int64_t expert_params = 0;            ///< the part of params in routed experts (moe_work.hpp)
+  double all_to_all_bytes = 0;               ///< bytes one all-to-all of expert parallelism sends from each rank
   int f_all_to_alls = 0, b_all_to_alls = 0;  ///< expert dispatch and combine in F, and in B
-  Bytes activation_bytes = 0;    ///< a_F: what F keeps for the backward
-  Bytes w_activation_bytes = 0;  ///< a_W: what W still needs after B (may exceed a_F; see stage_costs)
+  Bytes activation_bytes = 0;                ///< a_F: what F keeps for the backward
+  Bytes w_activation_bytes = 0;              ///< a_W: what W still needs after B (may exceed a_F; see stage_costs)
 
   PieceWork& operator+=(const PieceWork& other);
   /// The model FLOPs of F, B and W together: the work without recompute.

@@ -51,12 +51,12 @@ inline constexpr EnumTable<Sharding, 3> kShardings = {{
 [[nodiscard]] int element_bytes(DType dtype);
 
 struct TrainingSettings {
-  int seq = 2048;          ///< tokens per sequence
-  int micro_batch = 1;     ///< sequences per micro-batch
-  int global_batch = 0;    ///< sequences per step, over data parallelism (the planner needs it)
+  int seq = 2048;        ///< tokens per sequence
+  int micro_batch = 1;   ///< sequences per micro-batch
+  int global_batch = 0;  ///< sequences per step, over data parallelism (the planner needs it)
   DType dtype = DType::BF16;
-  int tp = 1;              ///< tensor parallelism, with sequence parallelism (Megatron-LM)
-  int ep = 1;              ///< expert parallelism: a mixture of experts' experts spread over ep data-parallel ranks
+  int tp = 1;  ///< tensor parallelism, with sequence parallelism (Megatron-LM)
+  int ep = 1;  ///< expert parallelism: a mixture of experts' experts spread over ep data-parallel ranks
   Recompute recompute = Recompute::None;
   Sharding sharding = Sharding::None;  ///< over the data-parallel replicas; nothing to shard without them
   bool flash_attention = true;

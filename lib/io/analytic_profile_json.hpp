@@ -9,7 +9,6 @@
 namespace pipeplan {
 
 /// The profile document with a "name" and "source" after the header, saying what it estimates.
-[[nodiscard]] Json analytic_profile_to_json(const CostModel& costs, const std::string& name,
-                                            const std::string& source);
+[[nodiscard]] Json analytic_profile_to_json(const CostModel& costs, const std::string& name, const std::string& source);
 
 }  // namespace pipeplan

@@ -22,7 +22,9 @@ constexpr int kMaxLinks = 40;  // what the kernel allows before ELOOP
   throw Error("cannot write " + path + ": " + reason);
 }
 
-[[noreturn]] void fail(const std::string& path, int error) { fail(path, std::strerror(error)); }
+[[noreturn]] void fail(const std::string& path, int error) {
+  fail(path, std::strerror(error));
+}
 
 // Closes the descriptor on every way out.
 class Descriptor {

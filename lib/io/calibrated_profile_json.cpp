@@ -23,8 +23,8 @@ CalibratedProfile calibrated_profile_from_json(const Json& profile, const std::s
   if (!flash.is_boolean()) fail_field(at.key("flash_attention"), "true or false", flash);
   t.flash_attention = flash.get<bool>();
   out.model = model_config_from_json(member(*c, "model", at), at.key("model").where());
-  out.layout = parse_layout(read_string(member(*c, "layout", at), at.key("layout")), out.model.layers,
-                            at.key("layout").where());
+  out.layout =
+      parse_layout(read_string(member(*c, "layout", at), at.key("layout")), out.model.layers, at.key("layout").where());
   JsonPath list_at = root.key("measurements");
   const Json& list = read_array(member(profile, "measurements", root), list_at);
   for (std::size_t i = 0; i < list.size(); ++i) {
@@ -32,8 +32,10 @@ CalibratedProfile calibrated_profile_from_json(const Json& profile, const std::s
     const std::string& piece = read_string(member(list[i], "piece", item), item.key("piece"));
     const std::string& phase = read_string(member(list[i], "phase", item), item.key("phase"));
     const double ms = read_ms(member(list[i], "median_ms", item), item.key("median_ms"));
-    StageCost* into = piece == "layer" ? &out.pieces.layer : piece == "head" ? &out.pieces.head
-                      : piece == "embedding" ? &out.pieces.embedding : nullptr;
+    StageCost* into = piece == "layer"       ? &out.pieces.layer
+                      : piece == "head"      ? &out.pieces.head
+                      : piece == "embedding" ? &out.pieces.embedding
+                                             : nullptr;
     if (into == nullptr) fail_field(item.key("piece"), "\"layer\", \"head\" or \"embedding\"", Json(piece));
     if (phase == "F") {
       into->f_ms += ms;

@@ -11,11 +11,15 @@ namespace pipeplan {
 
 namespace {
 
-double us(SimTime ns) { return static_cast<double>(ns) / 1e3; }
+double us(SimTime ns) {
+  return static_cast<double>(ns) / 1e3;
+}
 
 std::string op_name(const Op& op) {
-  std::string name = std::string(kind_name(op.kind)) + " s" + std::to_string(op.stage) + " m" + std::to_string(op.microbatch);
-  if (op.kind == OpKind::FB) name += " & s" + std::to_string(op.overlap_stage) + " m" + std::to_string(op.overlap_microbatch);
+  std::string name =
+      std::string(kind_name(op.kind)) + " s" + std::to_string(op.stage) + " m" + std::to_string(op.microbatch);
+  if (op.kind == OpKind::FB)
+    name += " & s" + std::to_string(op.overlap_stage) + " m" + std::to_string(op.overlap_microbatch);
   return name;
 }
 
@@ -31,10 +35,13 @@ void append_events(Json& events, const Schedule& schedule, const SimResult& r, i
                    const std::string& label) {
   for (std::size_t d = 0; d < r.devices.size(); ++d) {
     const int pid = first_pid + static_cast<int>(d);
-    events.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", pid}, {"tid", 0},
+    events.push_back({{"ph", "M"},
+                      {"name", "process_name"},
+                      {"pid", pid},
+                      {"tid", 0},
                       {"args", {{"name", label + "device " + std::to_string(d)}}}});
-    events.push_back({{"ph", "M"}, {"name", "process_sort_index"}, {"pid", pid}, {"tid", 0},
-                      {"args", {{"sort_index", pid}}}});
+    events.push_back(
+        {{"ph", "M"}, {"name", "process_sort_index"}, {"pid", pid}, {"tid", 0}, {"args", {{"sort_index", pid}}}});
   }
   // Where each output was produced, so each input from another device gets its arrow.
   std::map<Output, const OpTiming*> produced;
@@ -45,32 +52,52 @@ void append_events(Json& events, const Schedule& schedule, const SimResult& r, i
       if (t.op.kind == OpKind::B) produced[output_of(t, Need::SplitB)] = &t;
       if (t.op.kind == OpKind::FB) {
         produced[{t.iteration, static_cast<int>(Need::Forward), t.op.stage, t.op.microbatch}] = &t;
-        produced[{t.iteration, static_cast<int>(Need::InputGradient), t.op.overlap_stage, t.op.overlap_microbatch}] = &t;
+        produced[{t.iteration, static_cast<int>(Need::InputGradient), t.op.overlap_stage, t.op.overlap_microbatch}] =
+            &t;
       }
     }
   }
   int flow = 0;
   for (const OpTiming* t : r.ops_by_start()) {
-    events.push_back({{"ph", "X"}, {"name", op_name(t->op)}, {"cat", kind_name(t->op.kind)}, {"pid", first_pid + t->device},
-                      {"tid", 0}, {"ts", us(t->start)}, {"dur", us(t->end - t->start)},
-                      {"args", {{"stage", t->op.stage}, {"microbatch", t->op.microbatch}, {"iteration", t->iteration}}}});
+    events.push_back(
+        {{"ph", "X"},
+         {"name", op_name(t->op)},
+         {"cat", kind_name(t->op.kind)},
+         {"pid", first_pid + t->device},
+         {"tid", 0},
+         {"ts", us(t->start)},
+         {"dur", us(t->end - t->start)},
+         {"args", {{"stage", t->op.stage}, {"microbatch", t->op.microbatch}, {"iteration", t->iteration}}}});
     for (const Dependency& dep : dependencies_of(t->op, schedule.stages)) {
       auto it = produced.find({t->iteration, static_cast<int>(dep.need), dep.stage, dep.microbatch});
       if (it == produced.end() || it->second->device == t->device) continue;
       const OpTiming& from = *it->second;
-      events.push_back({{"ph", "s"}, {"name", "transfer"}, {"cat", "transfer"}, {"id", first_pid * 1'000'000 + flow},
+      events.push_back({{"ph", "s"},
+                        {"name", "transfer"},
+                        {"cat", "transfer"},
+                        {"id", first_pid * 1'000'000 + flow},
                         {"pid", first_pid + from.device},
-                        {"tid", 0}, {"ts", us(from.end)}});
-      events.push_back({{"ph", "f"}, {"bp", "e"}, {"name", "transfer"}, {"cat", "transfer"},
-                        {"id", first_pid * 1'000'000 + flow}, {"pid", first_pid + t->device}, {"tid", 0},
+                        {"tid", 0},
+                        {"ts", us(from.end)}});
+      events.push_back({{"ph", "f"},
+                        {"bp", "e"},
+                        {"name", "transfer"},
+                        {"cat", "transfer"},
+                        {"id", first_pid * 1'000'000 + flow},
+                        {"pid", first_pid + t->device},
+                        {"tid", 0},
                         {"ts", us(t->start)}});
       ++flow;
     }
   }
   for (std::size_t d = 0; d < r.devices.size(); ++d) {
     for (const MemoryPoint& p : r.devices[d].memory) {
-      events.push_back({{"ph", "C"}, {"name", "memory"}, {"pid", first_pid + static_cast<int>(d)}, {"tid", 0},
-                        {"ts", us(p.time)}, {"args", {{"bytes", p.bytes}}}});
+      events.push_back({{"ph", "C"},
+                        {"name", "memory"},
+                        {"pid", first_pid + static_cast<int>(d)},
+                        {"tid", 0},
+                        {"ts", us(p.time)},
+                        {"args", {{"bytes", p.bytes}}}});
     }
   }
 }
@@ -101,7 +128,9 @@ Json chrome_trace_comparison(const std::vector<TraceRun>& runs) {
   int first_pid = 0;
   for (const TraceRun& run : runs) {
     append_events(events, *run.schedule, *run.result, first_pid, run.label + ": ");
-    schedules.push_back({{"schedule", run.label}, {"first_pid", first_pid}, {"makespan_ms", ns_to_ms(run.result->makespan)},
+    schedules.push_back({{"schedule", run.label},
+                         {"first_pid", first_pid},
+                         {"makespan_ms", ns_to_ms(run.result->makespan)},
                          {"step_ms", ns_to_ms(run.result->step_time())}});
     first_pid += static_cast<int>(run.result->devices.size());
   }

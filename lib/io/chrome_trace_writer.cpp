@@ -11,7 +11,9 @@ namespace pipeplan {
 
 namespace {
 
-double us(SimTime ns) { return static_cast<double>(ns) / 1e3; }
+double us(SimTime ns) {
+  return static_cast<double>(ns) / 1e3;
+}
 
 constexpr std::string_view kEventIndent = "      ";
 
@@ -136,7 +138,8 @@ class Producers {
         table_(static_cast<std::size_t>(r.options.iterations) * kNeeds * stages_ * microbatches_, nullptr) {
     for (const DeviceTimeline& d : r.devices) {
       for (const OpTiming& t : d.ops) {
-        if (t.op.kind == OpKind::F || t.op.kind == OpKind::FB) at(t.iteration, Need::Forward, t.op.stage, t.op.microbatch) = &t;
+        if (t.op.kind == OpKind::F || t.op.kind == OpKind::FB)
+          at(t.iteration, Need::Forward, t.op.stage, t.op.microbatch) = &t;
         if (t.op.kind == OpKind::FB) {
           at(t.iteration, Need::InputGradient, t.op.overlap_stage, t.op.overlap_microbatch) = &t;
         } else if (gives_input_gradient(t.op.kind)) {
@@ -197,7 +200,9 @@ void write_events(TextSink& sink, bool& first_event, const Schedule& schedule, c
   }
 }
 
-void close_events(std::string& out, bool first_event) { out += first_event ? "[]" : "\n  ]"; }
+void close_events(std::string& out, bool first_event) {
+  out += first_event ? "[]" : "\n  ]";
+}
 
 }  // namespace
 

@@ -6,8 +6,8 @@
 
 #include "io/version.hpp"
 #include "io/xml_escape.hpp"
-#include "sim/critical_path.hpp"
 #include "model/size_string.hpp"
+#include "sim/critical_path.hpp"
 
 namespace pipeplan {
 
@@ -33,7 +33,7 @@ void write_critical_path(TextSink& sink, const Schedule& s, const SimResult& r) 
     const OpTiming& t = *step.op;
     fmt::format_to(out, "<tr><td>{}</td><td>{:.3f} ms</td><td>{:.3f} ms</td><td>{}</td><td>{}</td></tr>\n", t.device,
                    ns_to_ms(t.start), ns_to_ms(t.end), xml_escape(describe(t.op)),
-                   before == nullptr       ? "nothing"
+                   before == nullptr     ? "nothing"
                    : step.after_transfer ? fmt::format("a transfer from device {}", before->device)
                                          : std::string("the op before it"));
     before = &t;
@@ -71,9 +71,9 @@ details {{ margin: 1em 0; }}
 <tr><td>{6:.3f} ms</td><td>{7:.3f} ms</td><td>{8:.2f}%</td><td>{9:.2f}%</td><td>{10:.3f} ms</td></tr>
 </table>
 )",
-                                xml_escape(s.name), s.devices, s.stages, s.microbatches, s.op_count(), xml_escape(costs),
-                                ns_to_ms(r.makespan), ns_to_ms(r.step_time()), 100.0 * r.bubble_rate(),
-                                100.0 * r.span_bubble_rate(), ns_to_ms(r.lower_bound));
+                 xml_escape(s.name), s.devices, s.stages, s.microbatches, s.op_count(), xml_escape(costs),
+                 ns_to_ms(r.makespan), ns_to_ms(r.step_time()), 100.0 * r.bubble_rate(), 100.0 * r.span_bubble_rate(),
+                 ns_to_ms(r.lower_bound));
   // The timeline first, where a person looks, then the numbers behind it.
   sink << "<p class=\"note\">Hover over an op for its stage, micro-batch, start and end.</p>\n";
   write_svg_timeline(sink, s, r, svg);
@@ -82,8 +82,8 @@ details {{ margin: 1em 0; }}
   for (std::size_t d = 0; d < r.devices.size(); ++d) {
     const DeviceTimeline& t = r.devices[d];
     fmt::format_to(out, "<tr><td>{}</td><td>{:.3f} ms</td><td>{:.3f} ms</td><td>{}</td><td>{:.3f} ms</td></tr>\n", d,
-                       ns_to_ms(t.busy()), ns_to_ms(r.makespan - t.busy()), xml_escape(format_size(t.peak_memory)),
-                       ns_to_ms(t.peak_time));
+                   ns_to_ms(t.busy()), ns_to_ms(r.makespan - t.busy()), xml_escape(format_size(t.peak_memory)),
+                   ns_to_ms(t.peak_time));
   }
   sink << "</table>\n";
   write_critical_path(sink, s, r);

@@ -37,7 +37,9 @@ JsonPath JsonPath::index(std::size_t i) const {
   return p;
 }
 
-std::string JsonPath::where() const { return path_.empty() ? source_ : source_ + ": " + path_; }
+std::string JsonPath::where() const {
+  return path_.empty() ? source_ : source_ + ": " + path_;
+}
 
 void fail_field(const JsonPath& at, std::string_view expected, const Json& got) {
   throw Error(at.where() + ": expected " + std::string(expected) + ", got " + shown(got));
@@ -121,8 +123,7 @@ void check_header(const Json& document, std::string_view expected_format, const 
   const Json& version = member(document, "schema_version", at);
   if (version.is_number() && version.get<double>() > kSchemaVersion) {
     throw Error(at.key("schema_version").where() + ": version " + shown(version) +
-                " is newer than this pipeplan reads (" + std::to_string(kSchemaVersion) +
-                "); upgrade pipeplan");
+                " is newer than this pipeplan reads (" + std::to_string(kSchemaVersion) + "); upgrade pipeplan");
   }
   (void)read_int(version, at.key("schema_version"), kSchemaVersion, kSchemaVersion);
 }

@@ -15,8 +15,10 @@ void check_depth(std::string_view text, const std::string& source) {
   for (std::size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
     if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
     } else if (c == '"') {
       in_string = true;
     } else if (c == '[' || c == '{') {
@@ -36,7 +38,9 @@ bool is_leaf_container(const Json& value) {
   return true;
 }
 
-std::string scalar(const Json& value) { return value.dump(-1, ' ', false, Json::error_handler_t::replace); }
+std::string scalar(const Json& value) {
+  return value.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
 
 // A container of scalars on one line: {"kind": "F", "stage": 0} or [0, 1, 2].
 void dump_flat(const Json& value, std::string& out) {
@@ -96,8 +100,7 @@ Json parse_json(std::string_view text, const std::string& source) {
     std::string reason = e.what();
     std::size_t colon = reason.find(": ", reason.find("parse error"));
     if (colon != std::string::npos) reason = reason.substr(colon + 2);
-    throw Error(source + ":" + std::to_string(line) + ":" + std::to_string(column) +
-                ": malformed JSON: " + reason);
+    throw Error(source + ":" + std::to_string(line) + ":" + std::to_string(column) + ": malformed JSON: " + reason);
   } catch (const Json::out_of_range& e) {
     // A number beyond a double's range, such as 1e400; nlohmann gives no position for it.
     std::string reason = e.what();

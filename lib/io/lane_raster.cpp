@@ -21,8 +21,8 @@ std::vector<LaneCell> lane_cells(const DeviceTimeline& device, int first_stage, 
   auto cell_start = [&, q = end / n, r = end % n](SimTime c) { return q * c + r * c / n; };
   // The cell that holds time t: estimated in floating point, then settled on the exact bounds.
   auto cell_of = [&](SimTime t) {
-    auto c = std::clamp<SimTime>(static_cast<SimTime>(static_cast<double>(t) / static_cast<double>(end) *
-                                                       static_cast<double>(n)), 0, n - 1);
+    auto c = std::clamp<SimTime>(
+        static_cast<SimTime>(static_cast<double>(t) / static_cast<double>(end) * static_cast<double>(n)), 0, n - 1);
     while (c > 0 && cell_start(c) > t) --c;
     while (c + 1 < n && cell_start(c + 1) <= t) ++c;
     return c;

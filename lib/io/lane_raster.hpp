@@ -19,9 +19,9 @@ inline constexpr std::size_t kLaneKeys = 2 * kOpKindCount;
 
 struct LaneCell {
   bool busy = false;
-  OpKind kind = OpKind::F;   ///< when busy: the kind that covers most of the cell...
-  bool later_chunk = false;  ///< ...on the device's first stage or a later one
-  int ops = 0;               ///< the ops that overlap the cell, however little
+  OpKind kind = OpKind::F;                   ///< when busy: the kind that covers most of the cell...
+  bool later_chunk = false;                  ///< ...on the device's first stage or a later one
+  int ops = 0;                               ///< the ops that overlap the cell, however little
   std::array<SimTime, kLaneKeys> covered{};  ///< the time each kind and chunk covers
 };
 

@@ -78,7 +78,9 @@ Bytes memory_top(const SimResult& r, std::optional<Bytes> limit) {
   return top == 0 ? 0 : std::max(top, limit.value_or(0));
 }
 
-int memory_height(Bytes top) { return top == 0 ? 0 : kMemory + kLegend + 6; }
+int memory_height(Bytes top) {
+  return top == 0 ? 0 : kMemory + kLegend + 6;
+}
 
 void write_memory_panel(TextSink& sink, const SimResult& r, const Frame& frame, int y, Bytes top,
                         std::optional<Bytes> limit) {
@@ -122,8 +124,9 @@ void write_memory_panel(TextSink& sink, const SimResult& r, const Frame& frame, 
   const int ly = y + kMemory + 18;
   double lx = kLeft;
   auto entry = [&](const std::string& colour, const std::string& label) {
-    fmt::format_to(to, "<line class=\"device-key\" x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{2:.1f}\" y2=\"{1}\" stroke=\"{3}\" "
-                       "stroke-width=\"3\"/><text x=\"{4:.1f}\" y=\"{5}\">{6}</text>\n",
+    fmt::format_to(to,
+                   "<line class=\"device-key\" x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{2:.1f}\" y2=\"{1}\" stroke=\"{3}\" "
+                   "stroke-width=\"3\"/><text x=\"{4:.1f}\" y=\"{5}\">{6}</text>\n",
                    lx, ly - 4, lx + 18, colour, lx + 22, ly, xml_escape(label));
     lx += 32 + 6.2 * static_cast<double>(label.size());
   };
@@ -138,8 +141,9 @@ void write_memory_panel(TextSink& sink, const SimResult& r, const Frame& frame, 
                  lx + 4, ly - 4, lx + 12, ly);
   lx += 52;
   if (limit) {
-    fmt::format_to(to, "<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{2:.1f}\" y2=\"{1}\" stroke=\"#e15759\" "
-                       "stroke-dasharray=\"6 4\"/><text x=\"{3:.1f}\" y=\"{4}\">limit {5}</text>\n",
+    fmt::format_to(to,
+                   "<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{2:.1f}\" y2=\"{1}\" stroke=\"#e15759\" "
+                   "stroke-dasharray=\"6 4\"/><text x=\"{3:.1f}\" y=\"{4}\">limit {5}</text>\n",
                    lx, ly - 4, lx + 24, lx + 28, ly, xml_escape(format_size(*limit)));
   }
   sink.flush_if_full();

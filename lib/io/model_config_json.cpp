@@ -37,16 +37,15 @@ std::string either(std::initializer_list<std::string_view> names) {
   return text + "'";
 }
 
-int required_int(const Json& document, std::initializer_list<std::string_view> names, const JsonPath& root,
-                 int max) {
+int required_int(const Json& document, std::initializer_list<std::string_view> names, const JsonPath& root, int max) {
   std::string_view found;
   const Json* v = first_of(document, names, root, found);
   if (v == nullptr) throw Error(root.where() + ": missing " + either(names) + " (a positive integer)");
   return read_int(*v, root.key(found), 1, max);
 }
 
-int optional_int(const Json& document, std::initializer_list<std::string_view> names, const JsonPath& root,
-                 int max, int fallback) {
+int optional_int(const Json& document, std::initializer_list<std::string_view> names, const JsonPath& root, int max,
+                 int fallback) {
   std::string_view found;
   const Json* v = first_of(document, names, root, found);
   return v == nullptr ? fallback : read_int(*v, root.key(found), 1, max);
@@ -102,8 +101,8 @@ ModelConfig model_config_from_json(const Json& document, const std::string& sour
   m.attention_dropout = has_dropout(document, {"attn_pdrop", "attention_dropout"}, root);
   m.hidden_dropout = has_dropout(document, {"resid_pdrop", "hidden_dropout"}, root);
   if (m.hidden % m.heads != 0) {
-    throw Error(root.where() + ": the attention heads (" + std::to_string(m.heads) +
-                ") must divide the hidden size (" + std::to_string(m.hidden) + ")");
+    throw Error(root.where() + ": the attention heads (" + std::to_string(m.heads) + ") must divide the hidden size (" +
+                std::to_string(m.hidden) + ")");
   }
   if (m.kv_heads > m.heads || m.heads % m.kv_heads != 0) {
     throw Error(root.where() + ": num_key_value_heads (" + std::to_string(m.kv_heads) +

@@ -11,8 +11,9 @@ namespace {
 
 constexpr std::array<std::string_view, 6> kModelTypes{"llama", "mistral", "qwen2", "gpt2", "mixtral", "qwen2_moe"};
 // Hugging Face's class names for the same models.
-constexpr std::array<std::string_view, 6> kArchitectures{"LlamaForCausalLM",   "MistralForCausalLM", "Qwen2ForCausalLM",
-                                                         "GPT2LMHeadModel",    "MixtralForCausalLM", "Qwen2MoeForCausalLM"};
+constexpr std::array<std::string_view, 6> kArchitectures{"LlamaForCausalLM",   "MistralForCausalLM",
+                                                         "Qwen2ForCausalLM",   "GPT2LMHeadModel",
+                                                         "MixtralForCausalLM", "Qwen2MoeForCausalLM"};
 
 // The keys that give a mixture of experts its experts, with the model_type whose experts
 // pipeplan reads under that key (docs/costs.md, "Mixture of experts"); none: not modelled.
@@ -42,11 +43,15 @@ bool among(const std::array<std::string_view, N>& names, std::string_view name) 
   return false;
 }
 
-bool present(const Json* v) { return v != nullptr && !v->is_null(); }
+bool present(const Json* v) {
+  return v != nullptr && !v->is_null();
+}
 
 }  // namespace
 
-bool modelled_model_type(std::string_view model_type) { return among(kModelTypes, model_type); }
+bool modelled_model_type(std::string_view model_type) {
+  return among(kModelTypes, model_type);
+}
 
 void check_modelled(const Json& document, const JsonPath& root) {
   std::string model_type;
@@ -58,7 +63,8 @@ void check_modelled(const Json& document, const JsonPath& root) {
     if (const Json* v = optional_member(document, key, root); present(v)) {
       throw Error(root.key(key).where() + ": " + v->dump() +
                   ": DeepSeek's multi-head latent attention (q_lora_rank, kv_lora_rank) is not modelled (planned "
-                  "as grouped-query attention it would count the wrong weights and activations); " + kModelled);
+                  "as grouped-query attention it would count the wrong weights and activations); " +
+                  kModelled);
     }
   }
   for (const ExpertKey& e : kExpertKeys) {
@@ -67,7 +73,8 @@ void check_modelled(const Json& document, const JsonPath& root) {
     if (!e.model_type.empty() && model_type == e.model_type) continue;  // read by moe_config
     throw Error(root.key(e.key).where() + ": " + experts->dump() + " experts under model_type '" + model_type +
                 "': pipeplan models the experts of model_type mixtral (num_local_experts) and qwen2_moe "
-                "(num_experts) only, and would plan this one as a dense model of the wrong size; " + kModelled);
+                "(num_experts) only, and would plan this one as a dense model of the wrong size; " +
+                kModelled);
   }
   if (!model_type.empty() && !modelled_model_type(model_type)) {
     throw Error(root.key("model_type").where() + ": '" + model_type + "' is not modelled; " + kModelled);

@@ -14,7 +14,8 @@ constexpr int kMaxWidth = 1 << 20;  // as model_config's widths
 int required(const Json& document, std::string_view key, const JsonPath& root, int min, int max) {
   const Json* v = optional_member(document, key, root);
   if (v == nullptr || v->is_null()) {
-    throw Error(root.where() + ": missing '" + std::string(key) + "' (a positive integer), which a mixture of experts needs");
+    throw Error(root.where() + ": missing '" + std::string(key) +
+                "' (a positive integer), which a mixture of experts needs");
   }
   return read_int(*v, root.key(key), min, max);
 }
@@ -29,7 +30,8 @@ int optional(const Json& document, std::string_view key, const JsonPath& root, i
 void check_all_sparse(const Json& document, const JsonPath& root) {
   if (const int step = optional(document, "decoder_sparse_step", root, 1, kMaxWidth, 1); step != 1) {
     throw Error(root.key("decoder_sparse_step").where() + ": " + std::to_string(step) + ": only one layer in " +
-                std::to_string(step) + " has experts; pipeplan models a mixture of experts whose layers all "
+                std::to_string(step) +
+                " has experts; pipeplan models a mixture of experts whose layers all "
                 "have them (decoder_sparse_step 1)");
   }
   if (const Json* dense = optional_member(document, "mlp_only_layers", root);

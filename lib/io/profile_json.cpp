@@ -73,7 +73,8 @@ CostModel profile_from_json(const Json& document, const std::string& source) {
   JsonPath stages_at = root.key("stages");
   const Json& stages = read_array(member(document, "stages", root), stages_at);
   if (stages.empty()) fail_field(stages_at, "at least one stage", stages);
-  for (std::size_t i = 0; i < stages.size(); ++i) costs.stages.push_back(stage_from_json(stages[i], stages_at.index(i)));
+  for (std::size_t i = 0; i < stages.size(); ++i)
+    costs.stages.push_back(stage_from_json(stages[i], stages_at.index(i)));
   if (const Json* devices = optional_member(document, "devices", root)) {
     JsonPath devices_at = root.key("devices");
     const Json& list = read_array(*devices, devices_at);
@@ -97,7 +98,9 @@ Json profile_to_json(const CostModel& costs) {
   Json j = file_header("pipeplan.profile");
   Json& stages = j["stages"] = Json::array();
   for (const StageCost& s : costs.stages) {
-    stages.push_back({{"f_ms", s.f_ms}, {"b_ms", s.b_ms}, {"w_ms", s.w_ms},
+    stages.push_back({{"f_ms", s.f_ms},
+                      {"b_ms", s.b_ms},
+                      {"w_ms", s.w_ms},
                       {"activation_bytes", s.activation_bytes},
                       {"w_activation_bytes", s.w_activation_bytes}});
     if (s.f_and_b_ms) stages.back()["f_and_b_ms"] = *s.f_and_b_ms;

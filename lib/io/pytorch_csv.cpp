@@ -43,7 +43,8 @@ std::optional<Action> parse_action(std::string_view text) {
   while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
   if (i == 0 || i > 7) return std::nullopt;
   std::size_t type_end = i;
-  while (type_end < text.size() && (std::isupper(static_cast<unsigned char>(text[type_end])) || text[type_end] == '_')) {
+  while (type_end < text.size() &&
+         (std::isupper(static_cast<unsigned char>(text[type_end])) || text[type_end] == '_')) {
     ++type_end;
   }
   if (type_end == i) return std::nullopt;
@@ -167,7 +168,9 @@ OpKind kind_of(const Action& a, CsvNaming naming, const std::string& source, con
 
 }  // namespace
 
-std::string_view csv_naming_name(CsvNaming naming) { return enum_name(kCsvNamings, naming); }
+std::string_view csv_naming_name(CsvNaming naming) {
+  return enum_name(kCsvNamings, naming);
+}
 
 CsvImport schedule_from_pytorch_csv(std::string_view text, const std::string& source, CsvNaming naming) {
   if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // a UTF-8 byte-order mark, as Excel saves
@@ -252,13 +255,14 @@ std::string lowered_to_pytorch_csv(const LoweredSchedule& lowered) {
     const auto cell = [&line](const std::string& text) { line += (line.empty() ? "" : ",") + text; };
     for (const LoweredAction& a : actions) {
       if (a.is_comm) {
-        cell(std::to_string(a.comm.stage) + std::string(comm_kind_name(a.comm.kind)) + std::to_string(a.comm.microbatch));
+        cell(std::to_string(a.comm.stage) + std::string(comm_kind_name(a.comm.kind)) +
+             std::to_string(a.comm.microbatch));
         continue;
       }
       const Op& op = a.op;
       if (op.kind == OpKind::FB) {
-        cell("(" + std::to_string(op.stage) + "F" + std::to_string(op.microbatch) + ";" + std::to_string(op.overlap_stage) +
-             "B" + std::to_string(op.overlap_microbatch) + ")OVERLAP_F_B");
+        cell("(" + std::to_string(op.stage) + "F" + std::to_string(op.microbatch) + ";" +
+             std::to_string(op.overlap_stage) + "B" + std::to_string(op.overlap_microbatch) + ")OVERLAP_F_B");
       } else {
         const std::string_view kind = op.kind == OpKind::B ? "I" : op.kind == OpKind::BW ? "B" : kind_name(op.kind);
         cell(std::to_string(op.stage) + std::string(kind) + std::to_string(op.microbatch));

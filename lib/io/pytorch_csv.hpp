@@ -27,8 +27,8 @@ inline constexpr EnumTable<CsvNaming, 3> kCsvNamings = {{
 struct CsvImport {
   Schedule schedule;
   CsvNaming naming = CsvNaming::Current;  ///< the naming read (never Auto)
-  int communication_actions = 0;  ///< SEND/RECV, UNSHARD, RESHARD, REDUCE_GRAD: not in `schedule`
-  int overlapped_pairs = 0;       ///< (F;B)OVERLAP_F_B pairs, imported as FB ops
+  int communication_actions = 0;          ///< SEND/RECV, UNSHARD, RESHARD, REDUCE_GRAD: not in `schedule`
+  int overlapped_pairs = 0;               ///< (F;B)OVERLAP_F_B pairs, imported as FB ops
   /// The same ops with the file's SEND_F, RECV_F, SEND_B and RECV_B where the file has them
   /// (policy "pytorch"), for --comm blocking or rendezvous; FSDP's actions are left out.
   LoweredSchedule lowered;

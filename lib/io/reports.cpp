@@ -12,11 +12,13 @@ namespace {
 
 std::string describe_schedule(const Schedule& s) {
   return fmt::format("{}: {} devices, {} stages, {} micro-batches, {} ops",
-                     s.name.empty() ? "schedule" : printable(s.name),
-                     s.devices, s.stages, s.microbatches, s.op_count());
+                     s.name.empty() ? "schedule" : printable(s.name), s.devices, s.stages, s.microbatches,
+                     s.op_count());
 }
 
-double ratio(SimTime a, SimTime b) { return b == 0 ? 0.0 : static_cast<double>(a) / static_cast<double>(b); }
+double ratio(SimTime a, SimTime b) {
+  return b == 0 ? 0.0 : static_cast<double>(a) / static_cast<double>(b);
+}
 
 }  // namespace
 
@@ -26,7 +28,8 @@ std::string simulation_text(const Schedule& schedule, const SimResult& r) {
   // The gap says how far the step is from the best any schedule of this placement could do.
   const double gap = r.lower_bound > 0 ? 100.0 * (ratio(r.step_time(), r.lower_bound) - 1.0) : 0.0;
   out += fmt::format(
-      "step {:.3f} ms ({} optimizer, {} iteration{}), lower bound {:.3f} ms (step {:+.2f}%), span bubble rate {:.2f}%\n\n",
+      "step {:.3f} ms ({} optimizer, {} iteration{}), lower bound {:.3f} ms (step {:+.2f}%), span bubble rate "
+      "{:.2f}%\n\n",
       ns_to_ms(r.step_time()), optimizer_mode_name(r.options.optimizer_mode), r.options.iterations,
       r.options.iterations == 1 ? "" : "s", ns_to_ms(r.lower_bound), gap, 100.0 * r.span_bubble_rate());
   out += fmt::format("{:>6}  {:>12}  {:>12}  {:>7}  {:>12}  {:>12}\n", "device", "busy ms", "idle ms", "idle",
@@ -34,9 +37,9 @@ std::string simulation_text(const Schedule& schedule, const SimResult& r) {
   for (std::size_t d = 0; d < r.devices.size(); ++d) {
     const DeviceTimeline& t = r.devices[d];
     SimTime idle = r.makespan - t.busy();
-    out += fmt::format("{:>6}  {:>12.3f}  {:>12.3f}  {:>6.2f}%  {:>12}  {:>12.3f}\n", d, ns_to_ms(t.busy()),
-                       ns_to_ms(idle), 100.0 * ratio(idle, r.makespan), format_size(t.peak_memory),
-                       ns_to_ms(t.peak_time));
+    out +=
+        fmt::format("{:>6}  {:>12.3f}  {:>12.3f}  {:>6.2f}%  {:>12}  {:>12.3f}\n", d, ns_to_ms(t.busy()),
+                    ns_to_ms(idle), 100.0 * ratio(idle, r.makespan), format_size(t.peak_memory), ns_to_ms(t.peak_time));
   }
   return out;
 }
@@ -51,24 +54,25 @@ std::string critical_path_text(const std::vector<CriticalStep>& path) {
   const OpTiming* before = nullptr;
   for (const CriticalStep& step : path) {
     const OpTiming& t = *step.op;
-    out += fmt::format("{:>6}  {:>12.3f}  {:>12.3f}  {}{}\n", t.device, ns_to_ms(t.start), ns_to_ms(t.end), describe(t.op),
-                       step.after_transfer ? fmt::format(", after a transfer from device {}", before->device) : "");
+    out +=
+        fmt::format("{:>6}  {:>12.3f}  {:>12.3f}  {}{}\n", t.device, ns_to_ms(t.start), ns_to_ms(t.end), describe(t.op),
+                    step.after_transfer ? fmt::format(", after a transfer from device {}", before->device) : "");
     before = &t;
   }
   return out;
 }
 
 std::string comparison_text(const std::vector<ComparisonRow>& rows) {
-  std::string out = fmt::format("{:<14} {:>13} {:>13} {:>8} {:>8} {:>9}  {}\n", "schedule", "makespan ms",
-                                "step ms", "bubble", "span", "vs first", "peak memory per device");
+  std::string out = fmt::format("{:<14} {:>13} {:>13} {:>8} {:>8} {:>9}  {}\n", "schedule", "makespan ms", "step ms",
+                                "bubble", "span", "vs first", "peak memory per device");
   for (const ComparisonRow& row : rows) {
     const SimResult& r = row.result;
     std::vector<std::string> peaks;
     for (const DeviceTimeline& t : r.devices) peaks.push_back(format_size(t.peak_memory));
-    out += fmt::format("{:<14} {:>13.3f} {:>13.3f} {:>7.2f}% {:>7.2f}% {:>9.3f}  {}\n", row.schedule,
-                       ns_to_ms(r.makespan), ns_to_ms(r.step_time()), 100.0 * r.bubble_rate(),
-                       100.0 * r.span_bubble_rate(), ratio(r.step_time(), rows.front().result.step_time()),
-                       fmt::join(peaks, ", "));
+    out +=
+        fmt::format("{:<14} {:>13.3f} {:>13.3f} {:>7.2f}% {:>7.2f}% {:>9.3f}  {}\n", row.schedule, ns_to_ms(r.makespan),
+                    ns_to_ms(r.step_time()), 100.0 * r.bubble_rate(), 100.0 * r.span_bubble_rate(),
+                    ratio(r.step_time(), rows.front().result.step_time()), fmt::join(peaks, ", "));
     if (row.within_memory_limit == false) out.insert(out.size() - 1, "  over the memory limit");
   }
   return out;

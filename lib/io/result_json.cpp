@@ -116,7 +116,8 @@ LoadedResult result_from_json(const Json& document, const std::string& source) {
     for (std::size_t k = 0; k < iterations.size(); ++k) {
       const JsonPath it = iterations_at.index(k);
       t.iterations.push_back({read_time(iterations[k], "busy_ms", it), read_time(iterations[k], "first_start_ms", it),
-                              read_time(iterations[k], "last_end_ms", it), read_time(iterations[k], "optimizer_start_ms", it),
+                              read_time(iterations[k], "last_end_ms", it),
+                              read_time(iterations[k], "optimizer_start_ms", it),
                               read_time(iterations[k], "optimizer_end_ms", it)});
     }
     const JsonPath memory_at = at.key("memory");

@@ -2,9 +2,9 @@
 // spaces per level, each op, iteration and memory point on one line.
 #include <string_view>
 
+#include "io/json_fields.hpp"
 #include "io/json_scalars.hpp"
 #include "io/result_json.hpp"
-#include "io/json_fields.hpp"
 
 namespace pipeplan {
 

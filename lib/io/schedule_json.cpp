@@ -39,15 +39,15 @@ LoweredAction action_from_json(const Json& j, const JsonPath& at, const Schedule
 }
 
 // Reads the document; the compute ops go to the schedule, every entry to `actions` when given.
-Schedule read_schedule(const Json& document, const std::string& source, std::vector<std::vector<LoweredAction>>* actions) {
+Schedule read_schedule(const Json& document, const std::string& source,
+                       std::vector<std::vector<LoweredAction>>* actions) {
   JsonPath root(source);
   check_header(document, "pipeplan.schedule", root);
   Schedule s;
   if (const Json* name = optional_member(document, "name", root)) s.name = read_string(*name, root.key("name"));
   s.devices = read_int(member(document, "devices", root), root.key("devices"), 1, kMaxDevices);
   s.stages = read_int(member(document, "stages", root), root.key("stages"), 1, kMaxStages);
-  s.microbatches =
-      read_int(member(document, "microbatches", root), root.key("microbatches"), 1, kMaxMicrobatches);
+  s.microbatches = read_int(member(document, "microbatches", root), root.key("microbatches"), 1, kMaxMicrobatches);
   if (static_cast<long long>(s.stages) * s.microbatches * 3 > kMaxOps) {
     throw Error(root.where() + ": " + std::to_string(s.stages) + " stages x " + std::to_string(s.microbatches) +
                 " micro-batches is more than the limit of " + std::to_string(kMaxOps) + " ops");
@@ -113,7 +113,8 @@ LoweredSchedule lowered_from_json(const Json& document, const std::string& sourc
   LoweredSchedule out;
   out.schedule = read_schedule(document, source, &out.actions);
   JsonPath root(source);
-  if (const Json* policy = optional_member(document, "lowering", root)) out.policy = read_string(*policy, root.key("lowering"));
+  if (const Json* policy = optional_member(document, "lowering", root))
+    out.policy = read_string(*policy, root.key("lowering"));
   return out;
 }
 
@@ -128,7 +129,8 @@ Json lowered_to_json(const LoweredSchedule& lowered) {
         list.push_back(op_json(a.op));
         continue;
       }
-      list.push_back({{"kind", comm_kind_name(a.comm.kind)}, {"stage", a.comm.stage}, {"microbatch", a.comm.microbatch}});
+      list.push_back(
+          {{"kind", comm_kind_name(a.comm.kind)}, {"stage", a.comm.stage}, {"microbatch", a.comm.microbatch}});
       if (a.batched) list.back()["batched"] = true;
     }
     order.push_back(std::move(list));

@@ -26,7 +26,6 @@ namespace pipeplan {
 [[nodiscard]] LoweredSchedule lowered_from_json(const Json& document, const std::string& source);
 [[nodiscard]] LoweredSchedule read_lowered_file(const std::string& path);
 
-
 /// The lowered schedule as a schedule document: the ops and posts in order, and "lowering".
 [[nodiscard]] Json lowered_to_json(const LoweredSchedule& lowered);
 

@@ -172,7 +172,8 @@ class Scanner {
 
  private:
   void skip() {
-    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\n' || text_[pos_] == '\r' || text_[pos_] == '\t')) {
+    while (pos_ < text_.size() &&
+           (text_[pos_] == ' ' || text_[pos_] == '\n' || text_[pos_] == '\r' || text_[pos_] == '\t')) {
       ++pos_;
     }
   }
@@ -220,16 +221,16 @@ LoweredAction scan_entry(Scanner& in, const Schedule& s) {
   const auto kind = parse_kind(kind_text);
   const auto comm = parse_comm_kind(kind_text);
   const bool overlap = overlap_stage >= 0 || overlap_microbatch >= 0;
-  if (in.failed() || stage < 0 || microbatch < 0 || (!kind && !comm) || (comm && overlap) ||
-      (kind && has_batched) || (kind && (*kind == OpKind::FB) != overlap) ||
-      (overlap && (overlap_stage < 0 || overlap_microbatch < 0))) {
+  if (in.failed() || stage < 0 || microbatch < 0 || (!kind && !comm) || (comm && overlap) || (kind && has_batched) ||
+      (kind && (*kind == OpKind::FB) != overlap) || (overlap && (overlap_stage < 0 || overlap_microbatch < 0))) {
     in.fail_here();
     return {};
   }
   const int st = static_cast<int>(stage), mb = static_cast<int>(microbatch);
   if (comm) return LoweredAction::communicate({*comm, st, mb}, batched);
   if (*kind == OpKind::FB) {
-    return LoweredAction::compute(overlapped(st, mb, static_cast<int>(overlap_stage), static_cast<int>(overlap_microbatch)));
+    return LoweredAction::compute(
+        overlapped(st, mb, static_cast<int>(overlap_stage), static_cast<int>(overlap_microbatch)));
   }
   return LoweredAction::compute(Op{*kind, st, mb});
 }
@@ -260,7 +261,9 @@ void scan_order(Scanner& in, LoweredSchedule& out, bool with_actions) {
 
 }  // namespace
 
-std::string schedule_json_text(const Schedule& schedule) { return document(schedule, nullptr, schedule.order); }
+std::string schedule_json_text(const Schedule& schedule) {
+  return document(schedule, nullptr, schedule.order);
+}
 
 std::string lowered_json_text(const LoweredSchedule& lowered) {
   return document(lowered.schedule, &lowered.policy, lowered.actions);
@@ -316,7 +319,8 @@ std::optional<LoweredSchedule> scan_schedule_text(std::string_view text, bool wi
   } while (!in.failed() && in.take(','));
   in.expect('}');
   if (in.failed() || !in.at_end() || !format || !version || !order || !has_placement ||
-      s.placement.size() != static_cast<std::size_t>(s.stages) || s.order.size() != static_cast<std::size_t>(s.devices)) {
+      s.placement.size() != static_cast<std::size_t>(s.stages) ||
+      s.order.size() != static_cast<std::size_t>(s.devices)) {
     return std::nullopt;
   }
   return out;

@@ -54,10 +54,16 @@ bool similar_colours(std::string_view a, std::string_view b) {
   return true;
 }
 
-int lane_height(int devices) { return std::clamp(480 / std::max(devices, 1), 8, 22); }
+int lane_height(int devices) {
+  return std::clamp(480 / std::max(devices, 1), 8, 22);
+}
 
-int lane_gap(int devices) { return lane_height(devices) >= 16 ? 4 : 1; }
+int lane_gap(int devices) {
+  return lane_height(devices) >= 16 ? 4 : 1;
+}
 
-std::string_view op_colour(OpKind kind) { return kOpColours[static_cast<std::size_t>(kind)]; }
+std::string_view op_colour(OpKind kind) {
+  return kOpColours[static_cast<std::size_t>(kind)];
+}
 
 }  // namespace pipeplan::svg

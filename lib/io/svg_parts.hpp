@@ -13,11 +13,11 @@
 
 namespace pipeplan::svg {
 
-inline constexpr int kLeft = 90;    // room for the lane names
-inline constexpr int kTop = 34;     // room for the title
-inline constexpr int kAxis = 30;    // the time axis under the lanes
-inline constexpr int kLegend = 24;  // a row of legend entries
-inline constexpr int kMemory = 130; // the memory plot
+inline constexpr int kLeft = 90;     // room for the lane names
+inline constexpr int kTop = 34;      // room for the title
+inline constexpr int kAxis = 30;     // the time axis under the lanes
+inline constexpr int kLegend = 24;   // a row of legend entries
+inline constexpr int kMemory = 130;  // the memory plot
 inline constexpr int kRight = 20;
 
 /// The time scale of a panel: `width` pixels for `end_ms` milliseconds, from x = kLeft.

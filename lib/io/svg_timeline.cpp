@@ -23,8 +23,8 @@ using svg::kLegend;
 using svg::kRight;
 using svg::kTop;
 
-constexpr std::array<std::string_view, kOpKindCount> kKindLabels = {
-    "forward", "input gradient", "weight gradient", "fused backward", "F overlapped with BW"};
+constexpr std::array<std::string_view, kOpKindCount> kKindLabels = {"forward", "input gradient", "weight gradient",
+                                                                    "fused backward", "F overlapped with BW"};
 
 const std::string kLaterFill = fmt::format(" fill-opacity=\"{}\"", svg::kLaterChunkOpacity);
 
@@ -47,7 +47,9 @@ SimTime last_end(const SimResult& r) {
   return last;
 }
 
-int lanes_height(int devices) { return devices * (svg::lane_height(devices) + svg::lane_gap(devices)); }
+int lanes_height(int devices) {
+  return devices * (svg::lane_height(devices) + svg::lane_gap(devices));
+}
 
 int panel_height(const SimResult& r, Bytes memory_top) {
   return kTop + lanes_height(static_cast<int>(r.devices.size())) + kAxis + kLegend + svg::memory_height(memory_top) + 8;
@@ -68,15 +70,16 @@ bool draws_boxes(const SimResult& r, const Frame& frame) {
 void document_start(TextSink& sink, int height, const SvgOptions& options, std::string_view title) {
   const int width = kLeft + options.width + kRight;
   fmt::format_to(std::back_inserter(sink.buffer()),
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" "
-      "font-family=\"sans-serif\" font-size=\"11\">\n<title>{}</title>\n",
-      width, height, width, height, xml_escape(title));
+                 "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" "
+                 "font-family=\"sans-serif\" font-size=\"11\">\n<title>{}</title>\n",
+                 width, height, width, height, xml_escape(title));
 }
 
 // One op's box with its details for hover; its micro-batch where the box can hold it.
 void op_box(std::string& out, const OpTiming& t, int y, int lane, double left, double w, bool later, int iterations) {
   auto to = std::back_inserter(out);
-  fmt::format_to(to,
+  fmt::format_to(
+      to,
       "<rect class=\"op\" x=\"{:.2f}\" y=\"{}\" width=\"{:.2f}\" height=\"{}\" fill=\"{}\"{}{}><title>{} stage {} "
       "micro-batch {}{}{}: {:.3f} to {:.3f} ms</title></rect>\n",
       left, y, w, lane, svg::op_colour(t.op.kind), later ? kLaterFill : "",
@@ -97,8 +100,7 @@ void op_box(std::string& out, const OpTiming& t, int y, int lane, double left, d
 // mixed colour, so a steady state whose mix only wobbles from pixel to pixel is one box, not a
 // thousand, while a change of phase (warm-up to steady state, a bubble) starts a new one.
 // Memory stays O(width) per lane; the text streams box by box.
-void lane_as_cells(TextSink& sink, const DeviceTimeline& device, int first_stage, int y, int lane,
-                   const Frame& frame) {
+void lane_as_cells(TextSink& sink, const DeviceTimeline& device, int first_stage, int y, int lane, const Frame& frame) {
   const auto cells = lane_cells(device, first_stage, ms_to_ns(frame.end_ms), frame.width);
   std::array<SimTime, kLaneKeys> run{};  // what the open box covers
   std::string run_colour;                // its colour; empty: no box open
@@ -147,8 +149,9 @@ void critical_line(TextSink& sink, const Schedule& s, const SimResult& r, const 
   for (const CriticalStep& step : path) transfers += step.after_transfer ? 1 : 0;
   std::string& out = sink.buffer();
   auto to = std::back_inserter(out);
-  fmt::format_to(to, "<polyline class=\"critical\" fill=\"none\" stroke=\"#000\" stroke-width=\"2\" "
-                     "stroke-linejoin=\"round\" points=\"");
+  fmt::format_to(to,
+                 "<polyline class=\"critical\" fill=\"none\" stroke=\"#000\" stroke-width=\"2\" "
+                 "stroke-linejoin=\"round\" points=\"");
   const double drop = std::max(lane * 0.8, lane - 4.0);  // near the bottom, clear of the labels
   for (const CriticalStep& step : path) {
     const double y = kTop + step.op->device * (lane + gap) + drop;
@@ -175,14 +178,16 @@ void op_legend(std::string& out, const Schedule& s, const SimResult& r, int y, b
     if (!present[k]) continue;
     const auto kind = static_cast<OpKind>(k / 2);
     const std::string label = fmt::format("{} {}{}", kind_name(kind), kKindLabels[k / 2], k % 2 ? ", later chunk" : "");
-    fmt::format_to(to, "<rect x=\"{0:.1f}\" y=\"{1}\" width=\"12\" height=\"12\" fill=\"#f4f4f4\"/><rect class=\"key\" "
-                       "x=\"{0:.1f}\" y=\"{1}\" width=\"12\" height=\"12\" fill=\"{2}\"{3}/><text x=\"{4:.1f}\" y=\"{5}\">"
-                       "{6}</text>\n",
+    fmt::format_to(to,
+                   "<rect x=\"{0:.1f}\" y=\"{1}\" width=\"12\" height=\"12\" fill=\"#f4f4f4\"/><rect class=\"key\" "
+                   "x=\"{0:.1f}\" y=\"{1}\" width=\"12\" height=\"12\" fill=\"{2}\"{3}/><text x=\"{4:.1f}\" y=\"{5}\">"
+                   "{6}</text>\n",
                    x, y - 10, svg::op_colour(kind), k % 2 ? kLaterFill : "", x + 16, y, label);
     x += 30 + 6.2 * static_cast<double>(label.size());
   }
-  fmt::format_to(to, "<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{2:.1f}\" y2=\"{1}\" stroke=\"#000\" stroke-width=\"2\"/>"
-                     "<text x=\"{3:.1f}\" y=\"{4}\">critical path{5}</text>\n",
+  fmt::format_to(to,
+                 "<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{2:.1f}\" y2=\"{1}\" stroke=\"#000\" stroke-width=\"2\"/>"
+                 "<text x=\"{3:.1f}\" y=\"{4}\">critical path{5}</text>\n",
                  x, y - 4, x + 18, x + 22, y,
                  boxes ? "" : "; ops narrower than a pixel: each pixel mixes its ops' colours by time");
 }
@@ -197,7 +202,8 @@ void panel(TextSink& sink, const Schedule& s, const SimResult& r, const SvgOptio
   const int lanes = lanes_height(devices);
   std::string& out = sink.buffer();
   auto to = std::back_inserter(out);
-  fmt::format_to(to,
+  fmt::format_to(
+      to,
       "<text x=\"{}\" y=\"20\" font-size=\"14\">{}: {} devices, {} stages, {} micro-batches; makespan {:.3f} ms, "
       "bubble {:.1f}%</text>\n",
       kLeft, xml_escape(s.name), s.devices, s.stages, s.microbatches, ns_to_ms(r.makespan), 100.0 * r.bubble_rate());
@@ -209,13 +215,13 @@ void panel(TextSink& sink, const Schedule& s, const SimResult& r, const SvgOptio
     const int y = kTop + d * (lane + gap);
     if (d % label_every == 0) {
       fmt::format_to(to, "<text x=\"{}\" y=\"{}\" text-anchor=\"end\"{}>device {}</text>\n", kLeft - 8,
-                     y + lane / 2 + (lane >= 14 ? 4 : 3),
-                     lane >= 14 ? "" : " font-size=\"9\"", d);
+                     y + lane / 2 + (lane >= 14 ? 4 : 3), lane >= 14 ? "" : " font-size=\"9\"", d);
     }
     const DeviceTimeline& device = r.devices[static_cast<std::size_t>(d)];
     // The lane's own details on hover, which its pixel columns do not have.
-    fmt::format_to(to, "<rect class=\"lane\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#f4f4f4\">"
-                       "<title>device {}: {} ops, busy {:.3f} ms</title></rect>\n",
+    fmt::format_to(to,
+                   "<rect class=\"lane\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#f4f4f4\">"
+                   "<title>device {}: {} ops, busy {:.3f} ms</title></rect>\n",
                    kLeft, y, frame.width, lane, d, device.ops.size(), ns_to_ms(device.busy()));
     const int first_stage = first_stage_of(s, d);
     if (!boxes) {

@@ -21,7 +21,8 @@ struct SvgOptions {
 /// A self-contained SVG document. Each op is a <rect class="op"> with a <title> (kind, stage,
 /// micro-batch, start and end) that browsers show on hover; labels with the micro-batch appear
 /// where the box is wide enough. The same input gives the same bytes.
-[[nodiscard]] std::string svg_timeline(const Schedule& schedule, const SimResult& result, const SvgOptions& options = {});
+[[nodiscard]] std::string svg_timeline(const Schedule& schedule, const SimResult& result,
+                                       const SvgOptions& options = {});
 
 struct SvgRun {
   const Schedule* schedule;
@@ -32,7 +33,8 @@ struct SvgRun {
 [[nodiscard]] std::string svg_comparison(const std::vector<SvgRun>& runs, const SvgOptions& options = {});
 
 /// The same documents streamed: the memory they take is the sink's chunk, whatever the ops.
-void write_svg_timeline(TextSink& out, const Schedule& schedule, const SimResult& result, const SvgOptions& options = {});
+void write_svg_timeline(TextSink& out, const Schedule& schedule, const SimResult& result,
+                        const SvgOptions& options = {});
 void write_svg_comparison(TextSink& out, const std::vector<SvgRun>& runs, const SvgOptions& options = {});
 
 }  // namespace pipeplan

@@ -27,8 +27,9 @@ std::string text_timeline(const Schedule& s, const SimResult& r, const TextOptio
   for (const DeviceTimeline& d : r.devices) {
     if (!d.ops.empty()) end = std::max(end, d.ops.back().end);
   }
-  std::string out = fmt::format("{}: {} devices, {} micro-batches, makespan {:.3f} ms, bubble {:.1f}%\n",
-                                printable(s.name), s.devices, s.microbatches, ns_to_ms(r.makespan), 100.0 * r.bubble_rate());
+  std::string out =
+      fmt::format("{}: {} devices, {} micro-batches, makespan {:.3f} ms, bubble {:.1f}%\n", printable(s.name),
+                  s.devices, s.microbatches, ns_to_ms(r.makespan), 100.0 * r.bubble_rate());
   for (std::size_t d = 0; d < r.devices.size(); ++d) {
     out += fmt::format("device {:<3} ", d);
     const auto cells = lane_cells(r.devices[d], first_stage_of(s, static_cast<int>(d)), end, columns);
@@ -48,8 +49,9 @@ std::string text_timeline(const Schedule& s, const SimResult& r, const TextOptio
     out += '\n';
   }
   out += fmt::format("{:<{}}0{:>{}}\n", "", label_width, fmt::format("{:.3f} ms", ns_to_ms(end)), columns - 1);
-  out += "F forward, B input gradient, W weight gradient, X fused backward, O overlapped F and backward; lower "
-         "case: a later chunk; . idle for at least half of the cell\n";
+  out +=
+      "F forward, B input gradient, W weight gradient, X fused backward, O overlapped F and backward; lower "
+      "case: a later chunk; . idle for at least half of the cell\n";
   return out;
 }
 

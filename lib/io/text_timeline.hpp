@@ -8,7 +8,7 @@
 namespace pipeplan {
 
 struct TextOptions {
-  int width = 80;      ///< of the whole line, device label included
+  int width = 80;       ///< of the whole line, device label included
   bool colour = false;  ///< ANSI colours (apps/ turns them on when stdout is a terminal)
 };
 

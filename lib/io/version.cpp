@@ -2,6 +2,8 @@
 
 namespace pipeplan {
 
-std::string tool_version() { return std::string("pipeplan ") + PIPEPLAN_VERSION_STRING; }
+std::string tool_version() {
+  return std::string("pipeplan ") + PIPEPLAN_VERSION_STRING;
+}
 
 }  // namespace pipeplan

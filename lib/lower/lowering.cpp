@@ -53,7 +53,8 @@ LoweredSchedule lower_timed(const Schedule& schedule, const CostModel* costs) {
   // When each output is produced: forward (kind 0) and input gradient (kind 1) per stage and
   // micro-batch, in one flat table.
   const auto slot = [&](int kind, int stage, int mb) {
-    return (static_cast<std::size_t>(kind) * static_cast<std::size_t>(schedule.stages) + static_cast<std::size_t>(stage)) *
+    return (static_cast<std::size_t>(kind) * static_cast<std::size_t>(schedule.stages) +
+            static_cast<std::size_t>(stage)) *
                static_cast<std::size_t>(schedule.microbatches) +
            static_cast<std::size_t>(mb);
   };
@@ -113,14 +114,19 @@ LoweredSchedule lower_timed(const Schedule& schedule, const CostModel* costs) {
   return out;
 }
 
-
 }  // namespace
 
-std::string_view policy_name(LowerPolicy policy) { return enum_name(kLowerPolicies, policy); }
+std::string_view policy_name(LowerPolicy policy) {
+  return enum_name(kLowerPolicies, policy);
+}
 
-std::optional<LowerPolicy> parse_policy(std::string_view name) { return enum_named(kLowerPolicies, name); }
+std::optional<LowerPolicy> parse_policy(std::string_view name) {
+  return enum_named(kLowerPolicies, name);
+}
 
-std::span<const LowerPolicy> all_policies() { return kPolicies; }
+std::span<const LowerPolicy> all_policies() {
+  return kPolicies;
+}
 
 LoweredSchedule lower(const Schedule& schedule, LowerPolicy policy, const CostModel* costs) {
   if (policy == LowerPolicy::Timed) return lower_timed(schedule, costs);

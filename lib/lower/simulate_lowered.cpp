@@ -5,7 +5,8 @@
 
 namespace pipeplan {
 
-LoweredSchedule lowering_to_run(const LoweredSchedule& file, std::optional<LowerPolicy> policy, const CostModel& costs) {
+LoweredSchedule lowering_to_run(const LoweredSchedule& file, std::optional<LowerPolicy> policy,
+                                const CostModel& costs) {
   if (has_communication(file)) {
     if (policy) throw Error("the file has its own sends and receives: a lowering policy does not apply");
     return file;

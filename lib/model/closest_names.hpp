@@ -10,7 +10,6 @@ namespace pipeplan {
 /// Up to `count` of `candidates` closest to `name` by edit distance, closest first (ties keep
 /// the candidates' order). Candidates more than half their length away are left out.
 [[nodiscard]] std::vector<std::string> closest_names(std::string_view name,
-                                                     std::span<const std::string_view> candidates,
-                                                     std::size_t count);
+                                                     std::span<const std::string_view> candidates, std::size_t count);
 
 }  // namespace pipeplan

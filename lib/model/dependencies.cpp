@@ -13,9 +13,7 @@ Dependencies detail::compound_dependencies(const Op& op, int stages) {
 }
 
 std::string describe(const Dependency& dep) {
-  std::string kind = dep.need == Need::Forward         ? "F"
-                     : dep.need == Need::InputGradient ? "B or BW"
-                                                       : "B";
+  std::string kind = dep.need == Need::Forward ? "F" : dep.need == Need::InputGradient ? "B or BW" : "B";
   return kind + "(s" + std::to_string(dep.stage) + ",m" + std::to_string(dep.microbatch) + ")";
 }
 

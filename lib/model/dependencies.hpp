@@ -61,9 +61,12 @@ namespace detail {
 /// True when an op of kind `kind` satisfies `need`.
 [[nodiscard]] constexpr bool satisfies(OpKind kind, Need need) {
   switch (need) {
-    case Need::Forward: return kind == OpKind::F;
-    case Need::InputGradient: return gives_input_gradient(kind);
-    case Need::SplitB: return kind == OpKind::B;
+    case Need::Forward:
+      return kind == OpKind::F;
+    case Need::InputGradient:
+      return gives_input_gradient(kind);
+    case Need::SplitB:
+      return kind == OpKind::B;
   }
   return false;
 }

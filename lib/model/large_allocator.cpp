@@ -16,7 +16,9 @@ namespace {
 
 constexpr std::size_t kAlign = 64;
 
-std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
+std::size_t round_up(std::size_t n, std::size_t to) {
+  return (n + to - 1) / to * to;
+}
 
 #if defined(__linux__)
 
@@ -81,8 +83,8 @@ class Pool {
  private:
   // Makes the latest chunk one with room for `bytes`: an empty one kept from before, or a new one.
   void make_latest(std::size_t bytes) {
-    auto empty = std::find_if(chunks_.begin(), chunks_.end(),
-                              [&](const Chunk& c) { return c.live == 0 && c.size >= bytes; });
+    auto empty =
+        std::find_if(chunks_.begin(), chunks_.end(), [&](const Chunk& c) { return c.live == 0 && c.size >= bytes; });
     if (empty != chunks_.end()) {
       std::rotate(empty, empty + 1, chunks_.end());
       return;
@@ -124,7 +126,7 @@ void* allocate(std::size_t bytes) {
 #if defined(__linux__)
   if (bytes >= kThreshold) return pool().allocate(bytes);
 #endif
-  return ::operator new(bytes, std::align_val_t{kAlign});
+  return ::operator new (bytes, std::align_val_t{kAlign});
 }
 
 void deallocate(void* p, std::size_t bytes) noexcept {
@@ -134,7 +136,7 @@ void deallocate(void* p, std::size_t bytes) noexcept {
     return;
   }
 #endif
-  ::operator delete(p, std::align_val_t{kAlign});
+  ::operator delete (p, std::align_val_t{kAlign});
 }
 
 }  // namespace pipeplan::large_memory

@@ -43,7 +43,8 @@ struct CommOp {
 /// A send or receive as one number, for hash tables: its kind, stage and micro-batch (each
 /// below 2^20, which pipeplan's limits keep them).
 [[nodiscard]] constexpr std::uint64_t comm_key(const CommOp& c) {
-  return (static_cast<std::uint64_t>(c.kind) << 48) | (static_cast<std::uint64_t>(static_cast<std::uint32_t>(c.stage)) << 24) |
+  return (static_cast<std::uint64_t>(c.kind) << 48) |
+         (static_cast<std::uint64_t>(static_cast<std::uint32_t>(c.stage)) << 24) |
          static_cast<std::uint64_t>(static_cast<std::uint32_t>(c.microbatch));
 }
 
@@ -70,8 +71,8 @@ class CommIndex {
 /// PyTorch's batch_isend_irecv): the group's transfers proceed together.
 struct LoweredAction {
   bool is_comm = false;
-  Op op;          ///< when !is_comm
-  CommOp comm;    ///< when is_comm
+  Op op;        ///< when !is_comm
+  CommOp comm;  ///< when is_comm
   bool batched = false;
 
   [[nodiscard]] static LoweredAction compute(const Op& op) { return {false, op, {}, false}; }
@@ -79,8 +80,8 @@ struct LoweredAction {
 };
 
 struct LoweredSchedule {
-  Schedule schedule;        ///< the compute ops alone, in the same order
-  std::string policy;       ///< the lowering policy that produced it, or "" when read from a file without one
+  Schedule schedule;   ///< the compute ops alone, in the same order
+  std::string policy;  ///< the lowering policy that produced it, or "" when read from a file without one
   std::vector<std::vector<LoweredAction>> actions;  ///< per device
 };
 

@@ -12,7 +12,9 @@ namespace pipeplan {
 
 namespace {
 
-int device_of(const Schedule& s, int stage) { return s.placement[static_cast<std::size_t>(stage)]; }
+int device_of(const Schedule& s, int stage) {
+  return s.placement[static_cast<std::size_t>(stage)];
+}
 
 }  // namespace
 
@@ -87,27 +89,30 @@ std::vector<Problem> lowering_problems(const LoweredSchedule& lowered) {
         continue;
       }
       const CommOp& c = a.comm;
-      if (c.stage < 0 || c.stage >= s.stages || c.peer_stage() < 0 || c.peer_stage() >= s.stages ||
-          c.microbatch < 0 || c.microbatch >= s.microbatches) {
-        problems.push_back({ProblemKind::OutOfRange, device, describe(c) + " names a stage or micro-batch that does not exist"});
+      if (c.stage < 0 || c.stage >= s.stages || c.peer_stage() < 0 || c.peer_stage() >= s.stages || c.microbatch < 0 ||
+          c.microbatch >= s.microbatches) {
+        problems.push_back(
+            {ProblemKind::OutOfRange, device, describe(c) + " names a stage or micro-batch that does not exist"});
         continue;
       }
       if (device_of(s, c.stage) != device) {
         problems.push_back({ProblemKind::WrongDevice, device,
-                            describe(c) + " is on device " + std::to_string(device) + ", stage " + std::to_string(c.stage) +
-                                " lives on device " + std::to_string(device_of(s, c.stage))});
+                            describe(c) + " is on device " + std::to_string(device) + ", stage " +
+                                std::to_string(c.stage) + " lives on device " + std::to_string(device_of(s, c.stage))});
         continue;
       }
       const int peer = device_of(s, c.peer_stage());
       if (peer == device) {
-        problems.push_back({ProblemKind::Header, device, describe(c) + " crosses no devices: stage " +
-                                                             std::to_string(c.peer_stage()) + " is on the same device"});
+        problems.push_back(
+            {ProblemKind::Header, device,
+             describe(c) + " crosses no devices: stage " + std::to_string(c.peer_stage()) + " is on the same device"});
         continue;
       }
       std::uint8_t& flag = flags[index(c)];
       if ((flag & kPosted) != 0 && (flag & kPostedAgain) == 0) {
         flag |= kPostedAgain;
-        problems.push_back({ProblemKind::Repeated, device, describe(c) + " is posted more than once on device " + std::to_string(device)});
+        problems.push_back({ProblemKind::Repeated, device,
+                            describe(c) + " is posted more than once on device " + std::to_string(device)});
       }
       flag |= kPosted;
       if (c.is_send()) {

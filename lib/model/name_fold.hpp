@@ -6,7 +6,9 @@
 
 namespace pipeplan {
 
-[[nodiscard]] constexpr char fold_char(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+[[nodiscard]] constexpr char fold_char(char c) {
+  return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+}
 
 /// True when `a` and `b` are the same name but for ASCII case.
 [[nodiscard]] constexpr bool same_name(std::string_view a, std::string_view b) {

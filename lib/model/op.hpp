@@ -28,8 +28,8 @@ inline constexpr int kOpKindCount = 5;
 
 struct Op {
   OpKind kind = OpKind::F;
-  int stage = 0;       ///< for FB, the forward's
-  int microbatch = 0;  ///< for FB, the forward's
+  int stage = 0;               ///< for FB, the forward's
+  int microbatch = 0;          ///< for FB, the forward's
   int overlap_stage = 0;       ///< FB only: the stage of the overlapped fused backward
   int overlap_microbatch = 0;  ///< FB only: its micro-batch
 

@@ -13,8 +13,12 @@ namespace {
 thread_local bool inside_parallel_for = false;
 }  // namespace
 
-ParallelWorker::ParallelWorker() : was_inside_(inside_parallel_for) { inside_parallel_for = true; }
-ParallelWorker::~ParallelWorker() { inside_parallel_for = was_inside_; }
+ParallelWorker::ParallelWorker() : was_inside_(inside_parallel_for) {
+  inside_parallel_for = true;
+}
+ParallelWorker::~ParallelWorker() {
+  inside_parallel_for = was_inside_;
+}
 
 std::size_t parallel_workers(std::size_t count) {
   if (inside_parallel_for) return 1;

@@ -5,7 +5,9 @@
 namespace pipeplan {
 
 namespace {
-int device_of(const Schedule& s, int stage) { return s.placement[static_cast<std::size_t>(stage)]; }
+int device_of(const Schedule& s, int stage) {
+  return s.placement[static_cast<std::size_t>(stage)];
+}
 }  // namespace
 
 CommOps receives_of(const Schedule& s, const Op& op, int device) {

@@ -14,8 +14,8 @@ struct Schedule {
   int devices = 0;
   int stages = 0;
   int microbatches = 0;
-  std::vector<int> placement;           ///< device of each stage, size `stages`
-  std::vector<std::vector<Op>> order;   ///< ops of each device, size `devices`
+  std::vector<int> placement;          ///< device of each stage, size `stages`
+  std::vector<std::vector<Op>> order;  ///< ops of each device, size `devices`
 
   /// Total number of ops over all devices.
   [[nodiscard]] std::size_t op_count() const;

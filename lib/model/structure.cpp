@@ -26,9 +26,7 @@ std::string at(int device, std::size_t index) {
 
 std::vector<Problem> header_problems(const Schedule& s) {
   std::vector<Problem> out;
-  auto add = [&out](std::string message) {
-    out.push_back({ProblemKind::Header, -1, std::move(message)});
-  };
+  auto add = [&out](std::string message) { out.push_back({ProblemKind::Header, -1, std::move(message)}); };
   if (s.devices < 1) add("devices is " + std::to_string(s.devices) + ": expected at least 1");
   if (s.stages < 1) add("stages is " + std::to_string(s.stages) + ": expected at least 1");
   if (s.microbatches < 1) {
@@ -40,13 +38,12 @@ std::vector<Problem> header_problems(const Schedule& s) {
   }
   for (std::size_t i = 0; i < s.placement.size(); ++i) {
     if (s.placement[i] < 0 || s.placement[i] >= s.devices) {
-      add("placement[" + std::to_string(i) + "] is device " + std::to_string(s.placement[i]) +
-          ": expected 0 to " + std::to_string(s.devices - 1));
+      add("placement[" + std::to_string(i) + "] is device " + std::to_string(s.placement[i]) + ": expected 0 to " +
+          std::to_string(s.devices - 1));
     }
   }
   if (std::cmp_not_equal(s.order.size(), s.devices)) {
-    add("order has " + std::to_string(s.order.size()) + " device lists: expected " +
-        std::to_string(s.devices));
+    add("order has " + std::to_string(s.order.size()) + " device lists: expected " + std::to_string(s.devices));
   }
   return out;
 }
@@ -92,8 +89,8 @@ void count_problems(const Schedule& s, OpCensus& census, std::vector<Problem>& o
       auto repeated = [&](OpKind k, const Seen& seen) {
         if (seen.count > 1) {
           out.push_back({ProblemKind::Repeated, seen.device,
-                         op_name(k, stage, m) + " appears " + std::to_string(seen.count) +
-                             " times (first at " + at(seen.device, seen.index) + "): expected once"});
+                         op_name(k, stage, m) + " appears " + std::to_string(seen.count) + " times (first at " +
+                             at(seen.device, seen.index) + "): expected once"});
         }
       };
       if (f.count == 0) missing(op_name(OpKind::F, stage, m));
@@ -137,8 +134,8 @@ void order_problems(const Schedule& s, OpCensus& census, std::vector<Problem>& o
         const Seen* producer = unique_producer(census, dep, d);
         if (producer != nullptr && producer->index > i) {
           out.push_back({ProblemKind::Misordered, d,
-                         at(d, i) + " " + describe(op) + " comes before " + at(d, producer->index) +
-                             " " + describe(dep) + ", which it needs"});
+                         at(d, i) + " " + describe(op) + " comes before " + at(d, producer->index) + " " +
+                             describe(dep) + ", which it needs"});
         }
       }
     }

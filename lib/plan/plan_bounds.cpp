@@ -44,8 +44,8 @@ void TopSteps::add(SimTime step, const std::string& group) {
     if (same->first <= step) return;
     steps_.erase(same);  // the group's better step takes its place
   }
-  const auto at = std::lower_bound(steps_.begin(), steps_.end(), step,
-                                   [](const auto& kept, SimTime s) { return kept.first < s; });
+  const auto at =
+      std::lower_bound(steps_.begin(), steps_.end(), step, [](const auto& kept, SimTime s) { return kept.first < s; });
   steps_.insert(at, {step, group});
   if (steps_.size() > keep_) steps_.pop_back();
 }

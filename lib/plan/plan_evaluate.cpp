@@ -15,9 +15,15 @@ namespace pipeplan {
 
 namespace {
 
-int gpus_per_node(const PlanRequest& r) { return r.gpus_per_node > 0 ? r.gpus_per_node : r.gpu->gpus_per_node; }
-Bytes memory_limit(const PlanRequest& r) { return r.memory_limit > 0 ? r.memory_limit : r.gpu->memory_bytes; }
-const MeasuredPieces* measured_of(const PlanRequest& r) { return r.measured ? &*r.measured : nullptr; }
+int gpus_per_node(const PlanRequest& r) {
+  return r.gpus_per_node > 0 ? r.gpus_per_node : r.gpu->gpus_per_node;
+}
+Bytes memory_limit(const PlanRequest& r) {
+  return r.memory_limit > 0 ? r.memory_limit : r.gpu->memory_bytes;
+}
+const MeasuredPieces* measured_of(const PlanRequest& r) {
+  return r.measured ? &*r.measured : nullptr;
+}
 
 // The layouts to try: the given one (or Megatron's even or padded split, when asked by name),
 // or the stages balanced by time, then tilted ever more towards lighter first stages
@@ -27,8 +33,8 @@ std::vector<Layout> layouts_for(const PlanRequest& r, const TrainingSettings& tr
     std::optional<Layout> l = even_layout(stages, r.model.layers, *r.layout == "padded");
     if (!l) {
       throw Error("--layout " + *r.layout + ": " + std::to_string(r.model.layers) +
-                  (*r.layout == "padded" ? " layers, the embedding and the loss" : " layers") + " do not split evenly into " +
-                  std::to_string(stages) + " stages");
+                  (*r.layout == "padded" ? " layers, the embedding and the loss" : " layers") +
+                  " do not split evenly into " + std::to_string(stages) + " stages");
     }
     return {std::move(*l)};
   }
@@ -111,7 +117,7 @@ struct VariantOutcome {
   std::optional<EvaluatedLayout> best;  ///< the fastest layout within memory
   std::optional<PlanRow> closest;       ///< otherwise the least over memory
   std::optional<std::string> refusal;
-  bool skipped = false;                 ///< a layout's bound could not reach the top
+  bool skipped = false;  ///< a layout's bound could not reach the top
 };
 
 VariantOutcome evaluate_variant(const PlanRequest& r, const PlanJob& job, const MemoryVariant& v, TopSteps& top) {
@@ -155,8 +161,8 @@ VariantOutcome evaluate_variant(const PlanRequest& r, const PlanJob& job, const 
   if (out.best) {
     // Under pp 1 the rows of every schedule and chunk count are shown as one (planner.cpp).
     const std::string group = job.pp != 1 ? std::string{}
-                                          : fmt::format("{}/{}/{}/{}/{}/{}", job.tp, job.dp, job.micro_batch, job.microbatches,
-                                                        int(tr.recompute), int(tr.sharding));
+                                          : fmt::format("{}/{}/{}/{}/{}/{}", job.tp, job.dp, job.micro_batch,
+                                                        job.microbatches, int(tr.recompute), int(tr.sharding));
     top.add(out.best->step, group);
   }
   return out;
@@ -168,8 +174,8 @@ EvaluatedLayout evaluate_layout(const PlanRequest& r, const PlanJob& job, const 
                                 const Layout& layout) {
   std::vector<int> placement = loop_placement(job.pp, job.chunks);
   AnalyticProfile profile = profile_of(r, job, tr, layout, placement);
-  GenerateRequest request{job.pp, job.microbatches, job.chunks, 0, &profile.costs, {memory_limit(r)},
-                          r.optimizer_mode, r.iterations};
+  GenerateRequest request{job.pp,         job.microbatches,  job.chunks,       0,
+                          &profile.costs, {memory_limit(r)}, r.optimizer_mode, r.iterations};
   Schedule schedule = job.generator->generate(request);
   if (schedule.placement != placement) {  // a V-shaped schedule: its devices hold other stages
     placement = schedule.placement;

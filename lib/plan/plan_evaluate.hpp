@@ -12,8 +12,8 @@
 namespace pipeplan {
 
 struct JobOutcome {
-  std::vector<PlanRow> rows;         ///< within memory: one per variant, its best layout
-  std::vector<PlanRow> over_memory;  ///< per variant none of whose layouts fits: the closest
+  std::vector<PlanRow> rows;                                  ///< within memory: one per variant, its best layout
+  std::vector<PlanRow> over_memory;                           ///< per variant none of whose layouts fits: the closest
   std::vector<std::pair<std::string, std::string>> refusals;  ///< configuration, reason
   int skipped = 0;
 };

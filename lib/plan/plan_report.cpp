@@ -10,23 +10,25 @@
 namespace pipeplan {
 
 std::string plan_row_title(const PlanRow& r) {
-  return fmt::format("{}, pp {} x {} chunks, dp {}, tp {}{}, micro-batch {}, recompute {}, sharding {}, {} micro-batches, "
-                     "layout {}",
-                     r.schedule, r.pp, r.chunks, r.dp, r.tp, r.ep > 1 ? fmt::format(", ep {}", r.ep) : "", r.micro_batch,
-                     recompute_name(r.recompute),
-                     sharding_name(r.sharding), r.microbatches, r.layout);
+  return fmt::format(
+      "{}, pp {} x {} chunks, dp {}, tp {}{}, micro-batch {}, recompute {}, sharding {}, {} micro-batches, "
+      "layout {}",
+      r.schedule, r.pp, r.chunks, r.dp, r.tp, r.ep > 1 ? fmt::format(", ep {}", r.ep) : "", r.micro_batch,
+      recompute_name(r.recompute), sharding_name(r.sharding), r.microbatches, r.layout);
 }
 
 std::string plan_text(const PlanOutcome& outcome, std::size_t top) {
   int refused = 0;
   for (const auto& [reason, count] : outcome.refused) refused += count;
   std::string text = fmt::format("{} configurations: {} within memory, {} over memory, {} refused, {} skipped\n",
-                                  outcome.considered, outcome.rows.size() + std::size_t(outcome.merged),
-                                  outcome.over_memory.size(), refused, outcome.skipped);
+                                 outcome.considered, outcome.rows.size() + std::size_t(outcome.merged),
+                                 outcome.over_memory.size(), refused, outcome.skipped);
   if (outcome.skipped > 0) {
     text += "  skipped: a lighter recompute or sharding already fits, or the step's lower bound cannot reach the top\n";
   }
-  if (outcome.merged > 0) text += fmt::format("  {} rows identical to a row shown (pp 1 runs every schedule alike) are merged into it\n", outcome.merged);
+  if (outcome.merged > 0)
+    text += fmt::format("  {} rows identical to a row shown (pp 1 runs every schedule alike) are merged into it\n",
+                        outcome.merged);
   if (!outcome.over_memory.empty()) {
     const PlanRow& closest = outcome.over_memory.front();
     text += fmt::format("  closest over memory: {} needs {}{} on its fullest device, the limit is {}\n",
@@ -43,17 +45,22 @@ std::string plan_text(const PlanOutcome& outcome, std::size_t top) {
   if (reasons.size() > 3) text += fmt::format("  ... and {} other reasons (--json lists them)\n", reasons.size() - 3);
   if (outcome.rows.empty()) return text + "no configuration fits in memory\n";
   // A mixture of experts' rows show their expert parallelism after tp; a dense model has none.
-  const auto ep = [&](const std::string& cell) { return outcome.experts ? fmt::format(" {:>3}", cell) : std::string(); };
-  text += fmt::format("{:>3}  {:<11} {:>4} {:>3} {:>3}{} {:>2} {:>5} {:>3} {:<9} {:<9}  {:>10} {:>7}  {:>21}  {:>12} {:>6}  {}\n",
-                      "#", "schedule", "pp", "dp", "tp", ep("ep"), "V", "M", "mb", "recompute", "sharding", "step ms", "bubble",
-                      "peak / limit", "tokens/s/GPU", "MFU", "layout");
+  const auto ep = [&](const std::string& cell) {
+    return outcome.experts ? fmt::format(" {:>3}", cell) : std::string();
+  };
+  text += fmt::format(
+      "{:>3}  {:<11} {:>4} {:>3} {:>3}{} {:>2} {:>5} {:>3} {:<9} {:<9}  {:>10} {:>7}  {:>21}  {:>12} {:>6}  {}\n", "#",
+      "schedule", "pp", "dp", "tp", ep("ep"), "V", "M", "mb", "recompute", "sharding", "step ms", "bubble",
+      "peak / limit", "tokens/s/GPU", "MFU", "layout");
   for (std::size_t i = 0; i < outcome.rows.size() && i < top; ++i) {
     const PlanRow& r = outcome.rows[i];
-    text += fmt::format("{:>3}  {:<11} {:>4} {:>3} {:>3}{} {:>2} {:>5} {:>3} {:<9} {:<9}  {:>10.3f} {:>6.1f}%  {:>21}  {:>12.1f} {:>5.1f}%  {}\n",
-                        i + 1, r.schedule, r.pp, r.dp, r.tp, ep(std::to_string(r.ep)), r.chunks, r.microbatches, r.micro_batch,
-                        recompute_name(r.recompute), sharding_name(r.sharding), r.step_ms,
-                        100.0 * r.bubble_rate, format_size(r.max_peak()) + " / " + format_size(r.memory_limit),
-                        r.tokens_per_s_per_gpu, 100.0 * r.mfu, r.layout);
+    text += fmt::format(
+        "{:>3}  {:<11} {:>4} {:>3} {:>3}{} {:>2} {:>5} {:>3} {:<9} {:<9}  {:>10.3f} {:>6.1f}%  {:>21}  {:>12.1f} "
+        "{:>5.1f}%  {}\n",
+        i + 1, r.schedule, r.pp, r.dp, r.tp, ep(std::to_string(r.ep)), r.chunks, r.microbatches, r.micro_batch,
+        recompute_name(r.recompute), sharding_name(r.sharding), r.step_ms, 100.0 * r.bubble_rate,
+        format_size(r.max_peak()) + " / " + format_size(r.memory_limit), r.tokens_per_s_per_gpu, 100.0 * r.mfu,
+        r.layout);
   }
   return text;
 }

@@ -24,24 +24,24 @@ struct SearchedSettings {
 
 struct PlanRequest {
   ModelConfig model;
-  TrainingSettings training;          ///< global_batch must be set; tp, micro_batch, recompute, sharding when fixed
+  TrainingSettings training;  ///< global_batch must be set; tp, micro_batch, recompute, sharding when fixed
   SearchedSettings search;
   const GpuSpec* gpu = nullptr;
   Efficiency efficiency;
-  int gpus = 1;                       ///< every GPU of the job: pipeline x data x tensor parallelism
-  int gpus_per_node = 0;              ///< 0: the GPU table's
-  Bytes memory_limit = 0;             ///< per GPU; 0: the card's memory
-  std::vector<std::string> schedules; ///< generator names
+  int gpus = 1;                        ///< every GPU of the job: pipeline x data x tensor parallelism
+  int gpus_per_node = 0;               ///< 0: the GPU table's
+  Bytes memory_limit = 0;              ///< per GPU; 0: the card's memory
+  std::vector<std::string> schedules;  ///< generator names
   /// A layout string (pipeplan's or Megatron's notation): only configurations with its stage
   /// count; or "even" / "padded": Megatron's split for every stage count it divides.
   std::optional<std::string> layout;
-  int max_chunks = 4;                 ///< the most chunks per device tried for the interleaved schedules
-  int max_micro_batch = 8;            ///< the largest micro-batch size searched
-  int microbatches = 0;               ///< only configurations with this many micro-batches; 0: any
+  int max_chunks = 4;       ///< the most chunks per device tried for the interleaved schedules
+  int max_micro_batch = 8;  ///< the largest micro-batch size searched
+  int microbatches = 0;     ///< only configurations with this many micro-batches; 0: any
   /// The rows the search must rank exactly: a configuration whose step cannot beat the top-th
   /// best found is not simulated. 0: simulate everything.
   std::size_t top = 0;
-  int threads = 0;                    ///< 0: every core
+  int threads = 0;                         ///< 0: every core
   std::optional<MeasuredPieces> measured;  ///< piece times from pipeplan-gpu calibrate
   /// How each device steps its optimizer: the rows' step time is simulated under it, and the
   /// automatic schedules minimise that step. `iterations` back-to-back steps (1: one step, fill
@@ -53,19 +53,19 @@ struct PlanRequest {
 /// One configuration and what the simulation predicts for it.
 struct PlanRow {
   int pp = 1, dp = 1, tp = 1, chunks = 1, microbatches = 1;
-  int ep = 1;                         ///< expert parallelism, out of dp (1 for a dense model)
-  int micro_batch = 1;                ///< sequences per micro-batch
+  int ep = 1;           ///< expert parallelism, out of dp (1 for a dense model)
+  int micro_batch = 1;  ///< sequences per micro-batch
   Recompute recompute = Recompute::None;
   Sharding sharding = Sharding::None;
   std::string schedule;
   std::string layout;
-  std::string megatron_layout;        ///< the same, for Megatron-LM's --pipeline-model-parallel-layout
-  double step_ms = 0;                 ///< 0 when not simulated (see `estimated`)
-  double bubble_rate = 0;             ///< the first iteration's idle share over devices x makespan
-  std::vector<Bytes> peak_memory;     ///< per pipeline device, static memory included
+  std::string megatron_layout;     ///< the same, for Megatron-LM's --pipeline-model-parallel-layout
+  double step_ms = 0;              ///< 0 when not simulated (see `estimated`)
+  double bubble_rate = 0;          ///< the first iteration's idle share over devices x makespan
+  std::vector<Bytes> peak_memory;  ///< per pipeline device, static memory included
   Bytes memory_limit = 0;
   double tokens_per_s_per_gpu = 0;
-  double mfu = 0;                     ///< model FLOPs per second over the GPUs' dense peak
+  double mfu = 0;  ///< model FLOPs per second over the GPUs' dense peak
   /// Over memory before any simulation: peak_memory is the lower bound (static memory plus one
   /// micro-batch's activations on each of the device's stages).
   bool estimated = false;
@@ -75,14 +75,14 @@ struct PlanRow {
 };
 
 struct PlanOutcome {
-  std::vector<PlanRow> rows;          ///< within memory, best first, identical rows once
-  std::vector<PlanRow> over_memory;   ///< above the limit, least excess first
-  std::map<std::string, int> refused; ///< configurations a generator refused, by reason
+  std::vector<PlanRow> rows;                           ///< within memory, best first, identical rows once
+  std::vector<PlanRow> over_memory;                    ///< above the limit, least excess first
+  std::map<std::string, int> refused;                  ///< configurations a generator refused, by reason
   std::map<std::string, std::string> refused_example;  ///< reason: the first configuration refused for it
-  int considered = 0;                 ///< every configuration tried
-  int skipped = 0;                    ///< not simulated: a lighter recompute or sharding fits, or its bound cannot reach the top
-  int merged = 0;                     ///< rows identical to a shown one (pp 1 under every schedule)
-  bool experts = false;               ///< the model is a mixture of experts: rows show their ep
+  int considered = 0;                                  ///< every configuration tried
+  int skipped = 0;       ///< not simulated: a lighter recompute or sharding fits, or its bound cannot reach the top
+  int merged = 0;        ///< rows identical to a shown one (pp 1 under every schedule)
+  bool experts = false;  ///< the model is a mixture of experts: rows show their ep
 };
 
 }  // namespace pipeplan

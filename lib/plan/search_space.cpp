@@ -12,7 +12,9 @@ namespace pipeplan {
 
 namespace {
 
-int node_gpus(const PlanRequest& r) { return r.gpus_per_node > 0 ? r.gpus_per_node : r.gpu->gpus_per_node; }
+int node_gpus(const PlanRequest& r) {
+  return r.gpus_per_node > 0 ? r.gpus_per_node : r.gpu->gpus_per_node;
+}
 
 // The chunk counts worth trying for a generator: its only one, or 2 up to max_chunks (1 too for
 // an automatic schedule, whose single chunk is not another generator's schedule).
@@ -94,9 +96,10 @@ TrainingSettings job_training(const PlanRequest& r, const PlanJob& job, const Me
 }
 
 std::string job_title(const PlanJob& j, const MemoryVariant& v) {
-  return fmt::format("{}, pp {} x {} chunks, dp {}, tp {}{}, micro-batch {}, recompute {}, sharding {}, {} micro-batches",
-                     j.generator->name, j.pp, j.chunks, j.dp, j.tp, j.ep > 1 ? fmt::format(", ep {}", j.ep) : "",
-                     j.micro_batch, recompute_name(v.recompute), sharding_name(v.sharding), j.microbatches);
+  return fmt::format(
+      "{}, pp {} x {} chunks, dp {}, tp {}{}, micro-batch {}, recompute {}, sharding {}, {} micro-batches",
+      j.generator->name, j.pp, j.chunks, j.dp, j.tp, j.ep > 1 ? fmt::format(", ep {}", j.ep) : "", j.micro_batch,
+      recompute_name(v.recompute), sharding_name(v.sharding), j.microbatches);
 }
 
 std::vector<PlanJob> plan_jobs(const PlanRequest& r, std::map<std::string, int>& refused) {
@@ -114,8 +117,9 @@ std::vector<PlanJob> plan_jobs(const PlanRequest& r, std::map<std::string, int>&
   const std::vector<int> tps = tp_choices(r);
   if (tps.empty()) {
     throw Error("--gpus " + std::to_string(r.gpus) + ": no tensor-parallel degree up to a node's " +
-                std::to_string(node_gpus(r)) + " GPUs divides it and the model's heads (" + std::to_string(r.model.heads) +
-                "), key-value heads (" + std::to_string(r.model.kv_heads) + ") and FFN width");
+                std::to_string(node_gpus(r)) + " GPUs divides it and the model's heads (" +
+                std::to_string(r.model.heads) + "), key-value heads (" + std::to_string(r.model.kv_heads) +
+                ") and FFN width");
   }
   // A given layout fixes the stage count; 0 when none is given.
   const std::size_t fixed_stages =
@@ -146,15 +150,16 @@ std::vector<PlanJob> plan_jobs(const PlanRequest& r, std::map<std::string, int>&
           continue;
         }
         const std::vector<int> eps = ep_choices(r, dp);
-        if (eps.empty()) ++refused["expert parallelism does not divide both the data-parallel replicas and the experts"];
+        if (eps.empty())
+          ++refused["expert parallelism does not divide both the data-parallel replicas and the experts"];
         for (int ep : eps) {
           TrainingSettings lightest = r.training;
           lightest.tp = tp;
           lightest.ep = ep;
           lightest.micro_batch = b;
           lightest.recompute = vs.front().recompute;
-          const PieceTotals t = piece_totals(r.model, lightest, *r.gpu, r.efficiency, r.measured ? &*r.measured : nullptr,
-                                             node_gpus(r));
+          const PieceTotals t =
+              piece_totals(r.model, lightest, *r.gpu, r.efficiency, r.measured ? &*r.measured : nullptr, node_gpus(r));
           const double per_microbatch = t.embedding + r.model.layers * t.layer + t.head;
           for (const Generator* g : chosen) {
             for (int v : chunk_choices(*g, r.max_chunks)) {
@@ -178,7 +183,8 @@ std::vector<PlanJob> plan_jobs(const PlanRequest& r, std::map<std::string, int>&
     throw Error("--microbatches " + std::to_string(r.microbatches) + ": no data-parallel degree and micro-batch size " +
                 "split the global batch of " + std::to_string(r.training.global_batch) + " into that many");
   }
-  std::stable_sort(jobs.begin(), jobs.end(), [](const PlanJob& a, const PlanJob& b) { return a.estimate_ms < b.estimate_ms; });
+  std::stable_sort(jobs.begin(), jobs.end(),
+                   [](const PlanJob& a, const PlanJob& b) { return a.estimate_ms < b.estimate_ms; });
   return jobs;
 }
 

@@ -21,8 +21,8 @@ void check_request(std::string_view schedule, const GenerateRequest& r, const Re
     std::string range = rules.min_chunks == rules.max_chunks
                             ? std::to_string(rules.min_chunks)
                             : std::to_string(rules.min_chunks) + " to " + std::to_string(rules.max_chunks);
-    throw Error(name + ": runs " + range + " chunk" + (rules.max_chunks == 1 ? "" : "s") +
-                " per device, got " + std::to_string(r.chunks));
+    throw Error(name + ": runs " + range + " chunk" + (rules.max_chunks == 1 ? "" : "s") + " per device, got " +
+                std::to_string(r.chunks));
   }
   long long ops = 3LL * r.devices * r.chunks * r.microbatches;
   if (ops > kMaxOps) {
@@ -41,7 +41,9 @@ void check_request(std::string_view schedule, const GenerateRequest& r, const Re
 namespace {
 
 // PyTorch's round count: floor(M/P) rounds, at least one, which must split M evenly.
-int rounds_of(int devices, int microbatches) { return std::max(1, microbatches / devices); }
+int rounds_of(int devices, int microbatches) {
+  return std::max(1, microbatches / devices);
+}
 
 bool splits_into_rounds(int devices, int microbatches) {
   return microbatches % rounds_of(devices, microbatches) == 0;
@@ -60,9 +62,11 @@ int microbatches_per_round(std::string_view schedule, const GenerateRequest& r) 
     int above = m + 1;
     while (!splits_into_rounds(p, above)) ++above;
     throw Error(std::string(schedule) + ": M = " + std::to_string(m) + " micro-batches do not split into " +
-                std::to_string(rounds_of(p, m)) + " equal rounds for P = " + std::to_string(p) + ", V = " +
-                std::to_string(r.chunks) + ": PyTorch's rule needs M < P or M a multiple of floor(M/P); the nearest "
-                "that fit are M = " + std::to_string(below) + " and M = " + std::to_string(above));
+                std::to_string(rounds_of(p, m)) + " equal rounds for P = " + std::to_string(p) +
+                ", V = " + std::to_string(r.chunks) +
+                ": PyTorch's rule needs M < P or M a multiple of floor(M/P); the nearest "
+                "that fit are M = " +
+                std::to_string(below) + " and M = " + std::to_string(above));
   }
   return m / rounds_of(p, m);
 }

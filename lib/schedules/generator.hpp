@@ -28,7 +28,8 @@ struct GenerateRequest {
   /// The automatic schedules minimise the step time under this optimizer mode (see
   /// ScheduleSearch); the handcrafted ones ignore it, as their order does not depend on costs.
   OptimizerMode objective = OptimizerMode::Sync;
-  int iterations = 1;  ///< with more than one, the automatic schedules minimise the steady state's step (scoring at most 4)
+  int iterations =
+      1;  ///< with more than one, the automatic schedules minimise the steady state's step (scoring at most 4)
 };
 
 /// Whether a generator plans under --memory-limit: not at all, with a default of its own, or only
@@ -37,10 +38,10 @@ enum class MemoryLimitUse : unsigned char { None, Optional, Required };
 
 struct Generator {
   std::string_view name;
-  std::string_view description;  ///< one line, with its source
-  std::string_view constraints;  ///< what it needs of P, M and V
+  std::string_view description;                  ///< one line, with its source
+  std::string_view constraints;                  ///< what it needs of P, M and V
   Schedule (*generate)(const GenerateRequest&);  ///< throws Error when it cannot build
-  int min_chunks = 1;      ///< the chunks per device it can build
+  int min_chunks = 1;                            ///< the chunks per device it can build
   int max_chunks = 1;
   int default_chunks = 1;  ///< when the request leaves chunks at 0
   MemoryLimitUse memory_limit = MemoryLimitUse::None;
@@ -69,7 +70,6 @@ struct Generator {
 [[nodiscard]] const Generator* find_generator(std::string_view name);
 
 /// Up to `count` generator names close to `name`, closest first (see closest_names).
-[[nodiscard]] std::vector<std::string> closest_generator_names(std::string_view name,
-                                                               std::size_t count);
+[[nodiscard]] std::vector<std::string> closest_generator_names(std::string_view name, std::size_t count);
 
 }  // namespace pipeplan

@@ -47,9 +47,10 @@ int megatron_group(const GenerateRequest& request) {
   const int m = request.microbatches;
   const int n = request.group;
   if (n < p || n > m || (m % n != 0 && m % n < p)) {
-    throw Error("interleaved: micro-batch group size N = " + std::to_string(n) + " does not fit M = " +
-                std::to_string(m) + ": Megatron's rule needs P <= N <= M and M mod N either 0 or at least P (" +
-                std::to_string(p) + "); choose M as a multiple of N, another group size, or leave --group out "
+    throw Error("interleaved: micro-batch group size N = " + std::to_string(n) +
+                " does not fit M = " + std::to_string(m) +
+                ": Megatron's rule needs P <= N <= M and M mod N either 0 or at least P (" + std::to_string(p) +
+                "); choose M as a multiple of N, another group size, or leave --group out "
                 "for PyTorch's rounds");
   }
   return n;

@@ -29,7 +29,9 @@ struct Slotted {
 
 // Unit memory of one chunk's activations: F allocates 1, B frees it (W holds nothing extra in
 // this count, as the papers count the activations between F and B).
-int delta(OpKind kind) { return kind == OpKind::F ? 1 : kind == OpKind::B ? -1 : 0; }
+int delta(OpKind kind) {
+  return kind == OpKind::F ? 1 : kind == OpKind::B ? -1 : 0;
+}
 
 class SlotPlan {
  public:
@@ -54,7 +56,8 @@ class SlotPlan {
     std::vector<std::vector<std::pair<std::size_t, int>>> steps(static_cast<std::size_t>(p_), {{0, 1}});
     for (const Slotted& s : ops_) {
       const auto slot = static_cast<std::size_t>(s.slot);
-      steps[static_cast<std::size_t>(s.device)].insert(steps[static_cast<std::size_t>(s.device)].end(), {{slot, -1}, {slot + 1, 1}});
+      steps[static_cast<std::size_t>(s.device)].insert(steps[static_cast<std::size_t>(s.device)].end(),
+                                                       {{slot, -1}, {slot + 1, 1}});
     }
     for (auto& device : steps) {
       std::sort(device.begin(), device.end());
@@ -62,8 +65,8 @@ class SlotPlan {
     }
     std::sort(backwards.begin(), backwards.end(), [](const Slotted& a, const Slotted& b) { return a.slot < b.slot; });
     for (const Slotted& b : backwards) {
-      const auto slot = free_[static_cast<std::size_t>(b.device)].first_at_least(
-          static_cast<std::size_t>(b.slot) + 1, static_cast<std::size_t>(slots_), 1);
+      const auto slot = free_[static_cast<std::size_t>(b.device)].first_at_least(static_cast<std::size_t>(b.slot) + 1,
+                                                                                 static_cast<std::size_t>(slots_), 1);
       place(OpKind::W, b.op.stage, b.op.microbatch, static_cast<long>(slot.value()));
       take(b.device, ops_.back().slot);
     }
@@ -80,7 +83,8 @@ class SlotPlan {
     const auto slots = static_cast<std::size_t>(slots_);
     std::vector<std::vector<std::pair<std::size_t, int>>> steps(static_cast<std::size_t>(p_));
     for (const Slotted& s : ops_) {  // already in slot order
-      if (delta(s.op.kind) != 0) steps[static_cast<std::size_t>(s.device)].emplace_back(static_cast<std::size_t>(s.slot), delta(s.op.kind));
+      if (delta(s.op.kind) != 0)
+        steps[static_cast<std::size_t>(s.device)].emplace_back(static_cast<std::size_t>(s.slot), delta(s.op.kind));
     }
     std::vector<RangeMaxTree> memory;
     for (const auto& device : steps) memory.emplace_back(slots, device);
@@ -93,8 +97,8 @@ class SlotPlan {
       // peak, by one at every slot it jumps. So it may not jump a slot already at the peak.
       if (s.op.kind == OpKind::F && earliest < s.slot) {
         const int peak = std::max(0, memory[d].max());
-        const auto full = memory[d].last_at_least(static_cast<std::size_t>(earliest),
-                                                  static_cast<std::size_t>(s.slot), peak);
+        const auto full =
+            memory[d].last_at_least(static_cast<std::size_t>(earliest), static_cast<std::size_t>(s.slot), peak);
         if (full) earliest = static_cast<long>(*full) + 1;
       }
       const auto to = free_[d].first_at_least(static_cast<std::size_t>(earliest), static_cast<std::size_t>(s.slot), 1);
@@ -105,7 +109,8 @@ class SlotPlan {
         if (delta(s.op.kind) != 0) memory[d].add(*to, from, delta(s.op.kind));  // a W changes no memory
         s.slot = static_cast<long>(*to);
       }
-      if (s.op.kind == OpKind::F || s.op.kind == OpKind::B) final_slot_[index(s.op.kind, s.op.stage, s.op.microbatch)] = s.slot;
+      if (s.op.kind == OpKind::F || s.op.kind == OpKind::B)
+        final_slot_[index(s.op.kind, s.op.stage, s.op.microbatch)] = s.slot;
     }
   }
 
@@ -141,7 +146,7 @@ class SlotPlan {
   std::vector<Slotted> ops_;
   long slots_ = 0;                  // slots 0 .. slots_-1 can hold an op
   std::vector<RangeMaxTree> free_;  // per device: 1 at a free slot, 0 at a used one
-  std::vector<long> final_slot_;  // F and B ops: their slot once compacted, else -1
+  std::vector<long> final_slot_;    // F and B ops: their slot once compacted, else -1
 };
 
 // The building block: where stage r's forward (chunk 0) and its mirror's forward (chunk 1), and

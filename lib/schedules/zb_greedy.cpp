@@ -30,8 +30,14 @@ class GreedyPass {
         wake_(p.shape.devices) {
     for (std::size_t s = 0; s < stage_.size(); ++s) {
       const StageCost& cost = p.costs.stages[s];
-      stage_[s] = Stage{p.shape.placement[s], 0, 0, ms_to_ns(cost.f_ms), ms_to_ns(cost.b_ms), ms_to_ns(cost.w_ms),
-                        cost.activation_bytes, cost.w_activation_bytes};
+      stage_[s] = Stage{p.shape.placement[s],
+                        0,
+                        0,
+                        ms_to_ns(cost.f_ms),
+                        ms_to_ns(cost.b_ms),
+                        ms_to_ns(cost.w_ms),
+                        cost.activation_bytes,
+                        cost.w_activation_bytes};
     }
     // Each device's stages, later stages first, side by side in held_; its W queue holds at
     // most one W per micro-batch of each of its stages.
@@ -114,9 +120,7 @@ class GreedyPass {
     return stage(s).device == d ? end : end + transfer_;
   }
 
-  SimTime forward_input(int s, int mb, int d) const {
-    return s == 0 ? 0 : arrival(end_[at(s - 1, mb)].f, s - 1, d);
-  }
+  SimTime forward_input(int s, int mb, int d) const { return s == 0 ? 0 : arrival(end_[at(s - 1, mb)].f, s - 1, d); }
   SimTime backward_input(int s, int mb, int d) const {
     SimTime own = arrival(end_[at(s, mb)].f, s, d);
     if (s + 1 == stages_) return own;
@@ -170,7 +174,8 @@ class GreedyPass {
     if (forward_stage < 0 && memory_full && pending) return run_w(now, d), true;
     if (forward_stage >= 0) {
       const Stage& f = stage(forward_stage);
-      if (!choices_.hold_forward_for_backward) return run(now, forward_ready, d, OpKind::F, forward_stage, f.next_f), true;
+      if (!choices_.hold_forward_for_backward)
+        return run(now, forward_ready, d, OpKind::F, forward_stage, f.next_f), true;
       const SimTime b_next = next_backward_input(d);
       if (b_next >= now + f.f) return run(now, forward_ready, d, OpKind::F, forward_stage, f.next_f), true;
       if (pending && now + pending_w_time(d) <= b_next) return run_w(now, d), true;

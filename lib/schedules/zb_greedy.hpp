@@ -45,6 +45,7 @@ struct GreedySchedule {
 /// has arrived and memory allows (leaving room for one forward of each later stage the device
 /// holds); else W when memory is full, when the idle gap fits it, or when the pass allows short
 /// gaps. nullopt when the pass gets stuck: every device waits and none can run within its limit.
-[[nodiscard]] std::optional<GreedySchedule> greedy_zero_bubble(const GreedyProblem& problem, const GreedyChoices& choices);
+[[nodiscard]] std::optional<GreedySchedule> greedy_zero_bubble(const GreedyProblem& problem,
+                                                               const GreedyChoices& choices);
 
 }  // namespace pipeplan

@@ -118,8 +118,8 @@ void moves_for_gap(const Schedule& s, std::size_t d, std::size_t i, std::vector<
   const bool forward_input = x.kind == OpKind::F && x.stage > 0;
   const bool backward_input = (x.kind == OpKind::B || x.kind == OpKind::BW) && x.stage + 1 < s.stages;
   if (forward_input || backward_input) {
-    const Op producer = forward_input ? Op{OpKind::F, x.stage - 1, x.microbatch}
-                                      : Op{OpKind::B, x.stage + 1, x.microbatch};
+    const Op producer =
+        forward_input ? Op{OpKind::F, x.stage - 1, x.microbatch} : Op{OpKind::B, x.stage + 1, x.microbatch};
     const auto p = static_cast<std::size_t>(s.placement[static_cast<std::size_t>(producer.stage)]);
     const std::size_t k = index_of(s.order[p], producer);
     if (k > 0 && k < s.order[p].size()) moves.push_back({p, k, k - 1});

@@ -123,8 +123,8 @@ class PaperPass {
       SimTime busy_until = x.end;
       int& n = extra[static_cast<std::size_t>(s)];
       while (x.f_count + n < m_ && memory + x.activation <= x.limit) {
-        const bool late = choices_.allow_bubble_before_first_b ? busy_until + x.f > back + comm_
-                                                               : busy_until >= back + comm_;
+        const bool late =
+            choices_.allow_bubble_before_first_b ? busy_until + x.f > back + comm_ : busy_until >= back + comm_;
         if (late) break;
         memory += x.activation;
         busy_until += x.f;

@@ -21,9 +21,15 @@ bool fits_limit(const Schedule& s, const CostModel& costs, const std::vector<Byt
         memory += c.activation_bytes;
         if (memory > limits[d]) return false;
         break;
-      case OpKind::B: memory -= c.activation_bytes - c.w_activation_bytes; break;
-      case OpKind::W: memory -= c.w_activation_bytes; break;
-      case OpKind::BW: memory -= c.activation_bytes; break;
+      case OpKind::B:
+        memory -= c.activation_bytes - c.w_activation_bytes;
+        break;
+      case OpKind::W:
+        memory -= c.w_activation_bytes;
+        break;
+      case OpKind::BW:
+        memory -= c.activation_bytes;
+        break;
       case OpKind::FB: {
         memory += c.activation_bytes;
         if (memory > limits[d]) return false;

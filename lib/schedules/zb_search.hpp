@@ -49,8 +49,8 @@ class ScheduleSearch {
   /// Whether `a` is strictly better than `b` under the objective.
   [[nodiscard]] bool better(const Score& a, const Score& b) const;
 
-  /// Simulates `candidate`, which must hold every op once on the right device; keeps it when it runs to the end within every device's limit and is
-  /// better than the best so far under the objective.
+  /// Simulates `candidate`, which must hold every op once on the right device; keeps it when it runs to the end within
+  /// every device's limit and is better than the best so far under the objective.
   void offer(Schedule candidate);
 
   /// A schedule to offer, with its score when its maker already knows it (a greedy pass whose
@@ -79,7 +79,7 @@ class ScheduleSearch {
   /// sync).
   struct Walk {
     Score score;
-    long long step;   ///< what the walk minimises first (see walk_from)
+    long long step;  ///< what the walk minimises first (see walk_from)
     long long total;
     long long ends;  ///< the sum of every op's end: less when work moves earlier
   };

@@ -13,12 +13,12 @@ Schedule generate_zbh1_paddle(const GenerateRequest& request) {
     int forward = 0;
     int backward = 0;
     // The numbered steps of the seed's job order (seed-paddle-zbh1.md).
-    for (int k = 0; k < p - d; ++k) order.add(OpKind::F, forward++);         // 1
-    for (int k = 0; k < d; ++k) {                                           // 2
+    for (int k = 0; k < p - d; ++k) order.add(OpKind::F, forward++);  // 1
+    for (int k = 0; k < d; ++k) {                                     // 2
       order.add(OpKind::B, backward++);
       order.add(OpKind::F, forward++);
     }
-    for (int k = 0; k < m - p; ++k) {                                       // 3
+    for (int k = 0; k < m - p; ++k) {  // 3
       order.add(OpKind::BW, backward++);
       order.add(OpKind::F, forward++);
     }
@@ -29,7 +29,7 @@ Schedule generate_zbh1_paddle(const GenerateRequest& request) {
     } else {
       order.add(OpKind::BW, backward);
     }
-    for (int k = 0; k < d; ++k) order.add(OpKind::W, k);                    // 6
+    for (int k = 0; k < d; ++k) order.add(OpKind::W, k);  // 6
   }
   return s;
 }

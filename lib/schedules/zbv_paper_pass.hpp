@@ -20,8 +20,12 @@ constexpr std::size_t kSecond = 1;  // chunk 1: stage 2P-1-r on device r
 class VeePass {
  public:
   VeePass(const GreedyProblem& p, const ZbvPaperChoices& choices, const std::vector<SimTime>& allowed)
-      : choices_(choices), p_(p.shape.devices), m_(p.shape.microbatches), comm_(ms_to_ns(p.costs.transfer.ms())),
-        device_(static_cast<std::size_t>(p_)), allowed_(allowed) {
+      : choices_(choices),
+        p_(p.shape.devices),
+        m_(p.shape.microbatches),
+        comm_(ms_to_ns(p.costs.transfer.ms())),
+        device_(static_cast<std::size_t>(p_)),
+        allowed_(allowed) {
     const std::size_t ends = static_cast<std::size_t>(p_) * static_cast<std::size_t>(m_);
     for (auto& chunk : f_end_) chunk.assign(ends, kUnplaced);
     for (auto& chunk : b_end_) chunk.assign(ends, kUnplaced);
@@ -30,7 +34,11 @@ class VeePass {
       for (std::size_t c : {kFirst, kSecond}) {
         const int stage = c == kFirst ? r : 2 * p_ - 1 - r;
         const StageCost& cost = p.costs.stages[static_cast<std::size_t>(stage)];
-        d.chunk[c] = {stage, ms_to_ns(cost.f_ms), ms_to_ns(cost.b_ms), ms_to_ns(cost.w_ms), cost.activation_bytes,
+        d.chunk[c] = {stage,
+                      ms_to_ns(cost.f_ms),
+                      ms_to_ns(cost.b_ms),
+                      ms_to_ns(cost.w_ms),
+                      cost.activation_bytes,
                       cost.w_activation_bytes};
       }
       d.memory = p.costs.devices[static_cast<std::size_t>(r)].static_memory_bytes;
@@ -80,7 +88,9 @@ class VeePass {
   };
 
   Device& dev(int r) { return device_[static_cast<std::size_t>(r)]; }
-  std::size_t at(int r, int mb) const { return static_cast<std::size_t>(r) * static_cast<std::size_t>(m_) + static_cast<std::size_t>(mb); }
+  std::size_t at(int r, int mb) const {
+    return static_cast<std::size_t>(r) * static_cast<std::size_t>(m_) + static_cast<std::size_t>(mb);
+  }
   SimTime f_end(std::size_t c, int r, int mb) const { return f_end_[c][at(r, mb)]; }
   SimTime b_end(std::size_t c, int r, int mb) const { return b_end_[c][at(r, mb)]; }
 

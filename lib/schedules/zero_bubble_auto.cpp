@@ -11,8 +11,8 @@
 #include <utility>
 
 #include "model/error.hpp"
-#include "model/size_string.hpp"
 #include "model/placement.hpp"
+#include "model/size_string.hpp"
 #include "schedules/builder.hpp"
 #include "schedules/handcrafted.hpp"
 #include "schedules/zb_greedy.hpp"
@@ -99,7 +99,7 @@ std::vector<std::vector<Bytes>> planning_limits(const Schedule& shape, const Cos
 using Handcrafted = Schedule (*)(const GenerateRequest&);
 
 // Every handcrafted schedule of the same placement competes; those that break the limit drop out.
-constexpr std::initializer_list<Handcrafted> kSingleChunk = {generate_zbh1, generate_zbh2,      generate_1f1b,
+constexpr std::initializer_list<Handcrafted> kSingleChunk = {generate_zbh1,       generate_zbh2,        generate_1f1b,
                                                              generate_eager_1f1b, generate_zbh1_paddle, generate_gpipe};
 // `vee_paper`: the authors' ZB-V heuristic (its four choices) joins the candidates; for the V
 // placement only, where it applies.
@@ -147,10 +147,10 @@ Schedule auto_schedule(std::string_view name, const GenerateRequest& r, std::vec
       const GreedyProblem& problem = problems[i / per_limit];
       const std::size_t k = i % per_limit;
       const std::size_t vee_from = passes.size() + paper_passes.size();
-      std::optional<GreedySchedule> pass =
-          k < passes.size()  ? greedy_zero_bubble(problem, passes[k])
-          : k < vee_from     ? paper_greedy_zero_bubble(problem, paper_passes[k - passes.size()])
-                             : zbv_paper_greedy(problem, vee_passes[k - vee_from]);
+      std::optional<GreedySchedule> pass = k < passes.size() ? greedy_zero_bubble(problem, passes[k])
+                                           : k < vee_from
+                                               ? paper_greedy_zero_bubble(problem, paper_passes[k - passes.size()])
+                                               : zbv_paper_greedy(problem, vee_passes[k - vee_from]);
       if (!pass) return {};
       std::optional<ScheduleSearch::Score> known;
       if (pass->as_early_as_possible) known = search.score_of(pass->makespan, pass->longest_span);
@@ -181,11 +181,17 @@ Schedule looped_auto_schedule(std::string_view name, const GenerateRequest& r, L
 
 }  // namespace
 
-Schedule generate_zb(const GenerateRequest& r) { return looped_auto_schedule("zb", r, Limit::Explicit); }
+Schedule generate_zb(const GenerateRequest& r) {
+  return looped_auto_schedule("zb", r, Limit::Explicit);
+}
 
-Schedule generate_zb_1p(const GenerateRequest& r) { return looped_auto_schedule("zb-1p", r, Limit::OneP); }
+Schedule generate_zb_1p(const GenerateRequest& r) {
+  return looped_auto_schedule("zb-1p", r, Limit::OneP);
+}
 
-Schedule generate_zb_2p(const GenerateRequest& r) { return looped_auto_schedule("zb-2p", r, Limit::TwoP); }
+Schedule generate_zb_2p(const GenerateRequest& r) {
+  return looped_auto_schedule("zb-2p", r, Limit::TwoP);
+}
 
 Schedule generate_zbv_auto(const GenerateRequest& r) {
   check_request("zbv-auto", r, {1, "1", 2, 2});

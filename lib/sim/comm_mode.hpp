@@ -21,7 +21,9 @@ inline constexpr EnumTable<CommMode, 3> kCommModes = {{
 }};
 
 /// "overlap", "blocking", "rendezvous", and back (kCommModes).
-[[nodiscard]] constexpr std::string_view comm_mode_name(CommMode mode) { return enum_name(kCommModes, mode); }
+[[nodiscard]] constexpr std::string_view comm_mode_name(CommMode mode) {
+  return enum_name(kCommModes, mode);
+}
 [[nodiscard]] constexpr std::optional<CommMode> parse_comm_mode(std::string_view name) {
   return enum_named(kCommModes, name);
 }

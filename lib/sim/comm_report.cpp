@@ -68,7 +68,8 @@ StuckDevice CommSimulation::stuck_device(int device) {
     const CommSlot& c = p.slots[i];
     const TransferState& t = transfer(c, st.iteration);
     if (t.end != kNever) continue;
-    StuckDevice out{device, StuckReason::PeerNotPosted, LoweredAction::communicate(c.comm, false), c.peer, std::nullopt};
+    StuckDevice out{device, StuckReason::PeerNotPosted, LoweredAction::communicate(c.comm, false), c.peer,
+                    std::nullopt};
     const bool peer_posted = c.comm.is_send() ? t.receive_ready != kNever : t.send_ready != kNever;
     if (!st.streams[k].posted) {
       out.reason = StuckReason::DataNotReady;

@@ -22,7 +22,8 @@ CommSimulation::CommSimulation(const LoweredSchedule& lowered, const CostModel& 
   for (std::size_t l = 0; l < transfers_.size(); ++l) {
     transfers_[l].resize(plan_.per_link[l] * static_cast<std::size_t>(options_.iterations));
   }
-  OutputEnds{forward_end_, gradient_end_, split_b_end_}.reset(per_iteration_ * static_cast<std::size_t>(options.iterations));
+  OutputEnds{forward_end_, gradient_end_, split_b_end_}.reset(per_iteration_ *
+                                                              static_cast<std::size_t>(options.iterations));
 }
 
 CommSimResult CommSimulation::run() {
@@ -50,11 +51,13 @@ void CommSimulation::enqueue(int d) {
 // When an input of `op` is there: its producer's end on this device, or its receive's end.
 SimTime CommSimulation::input_ready(int device, int iteration, const Dependency& dep) {
   if (device_of(dep.stage) == device) {
-    const auto& ends = dep.need == Need::Forward ? forward_end_ : dep.need == Need::InputGradient ? gradient_end_ : split_b_end_;
+    const auto& ends = dep.need == Need::Forward         ? forward_end_
+                       : dep.need == Need::InputGradient ? gradient_end_
+                                                         : split_b_end_;
     return ends[slot(iteration, dep.stage, dep.microbatch)];
   }
   const CommOp receive = dep.need == Need::Forward ? CommOp{CommKind::RecvF, dep.stage + 1, dep.microbatch}
-                                                    : CommOp{CommKind::RecvB, dep.stage - 1, dep.microbatch};
+                                                   : CommOp{CommKind::RecvB, dep.stage - 1, dep.microbatch};
   const CommSlot& c = posts(device).slots[plan_.receive_slot[comm_index_(receive)]];
   return transfer(c, iteration).end;
 }

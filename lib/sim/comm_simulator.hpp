@@ -20,7 +20,7 @@ struct TransferTiming {
   int from_device = 0;
   int to_device = 0;
   int iteration = 0;
-  CommOp send;      ///< SEND_F or SEND_B; the receive is send.matching()
+  CommOp send;  ///< SEND_F or SEND_B; the receive is send.matching()
   SimTime start = 0;
   SimTime end = 0;
 };

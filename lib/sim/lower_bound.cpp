@@ -9,9 +9,9 @@ SimTime step_lower_bound(const Schedule& s, const CostModel& costs, OptimizerMod
   check_dimensions(costs, s.stages, s.devices);
   const SimTime transfer = ms_to_ns(costs.transfer.ms());
   const auto devices = static_cast<std::size_t>(s.devices);
-  std::vector<SimTime> work(devices, 0);        // every op of the device, one iteration
+  std::vector<SimTime> work(devices, 0);          // every op of the device, one iteration
   std::vector<SimTime> first_input(devices, -1);  // when its first stage's input can arrive at the earliest
-  SimTime forward_chain = 0;                     // F through stages 0 .. s-1, with transfers
+  SimTime forward_chain = 0;                      // F through stages 0 .. s-1, with transfers
   SimTime backward_chain = 0;
   for (int stage = 0; stage < s.stages; ++stage) {
     const StageCost& c = costs.stages[static_cast<std::size_t>(stage)];
@@ -20,7 +20,8 @@ SimTime step_lower_bound(const Schedule& s, const CostModel& costs, OptimizerMod
     const SimTime backward = std::min(ms_to_ns(c.b_ms) + ms_to_ns(c.w_ms), ms_to_ns(c.b_ms + c.w_ms));
     work[d] += s.microbatches * (ms_to_ns(c.f_ms) + backward);
     if (first_input[d] < 0) first_input[d] = forward_chain;
-    const bool crosses = stage + 1 < s.stages && s.placement[static_cast<std::size_t>(stage) + 1] != static_cast<int>(d);
+    const bool crosses =
+        stage + 1 < s.stages && s.placement[static_cast<std::size_t>(stage) + 1] != static_cast<int>(d);
     forward_chain += ms_to_ns(c.f_ms) + (crosses ? transfer : 0);
     backward_chain += ms_to_ns(c.b_ms) + (crosses ? transfer : 0);
   }

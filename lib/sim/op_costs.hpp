@@ -5,15 +5,15 @@
 #include <vector>
 
 #include "costs/cost_model.hpp"
-#include "model/op.hpp"
 #include "model/large_allocator.hpp"
+#include "model/op.hpp"
 #include "model/units.hpp"
 
 namespace pipeplan::sim {
 
 struct StageTimes {
   SimTime f, b, w, bw;
-  SimTime fb;  ///< an FB whose forward is this stage's; -1: the sum of its parts
+  SimTime fb;                     ///< an FB whose forward is this stage's; -1: the sum of its parts
   Bytes alloc_f, free_b, free_w;  ///< F allocates alloc_f; B frees free_b, W free_w, BW alloc_f
 };
 
@@ -40,11 +40,16 @@ struct OutputEnds {
 [[nodiscard]] inline SimTime duration(std::span<const StageTimes> times, const Op& op) {
   const StageTimes& t = times[static_cast<std::size_t>(op.stage)];
   switch (op.kind) {
-    case OpKind::F: return t.f;
-    case OpKind::B: return t.b;
-    case OpKind::W: return t.w;
-    case OpKind::BW: return t.bw;
-    case OpKind::FB: return t.fb >= 0 ? t.fb : t.f + times[static_cast<std::size_t>(op.overlap_stage)].bw;
+    case OpKind::F:
+      return t.f;
+    case OpKind::B:
+      return t.b;
+    case OpKind::W:
+      return t.w;
+    case OpKind::BW:
+      return t.bw;
+    case OpKind::FB:
+      return t.fb >= 0 ? t.fb : t.f + times[static_cast<std::size_t>(op.overlap_stage)].bw;
   }
   return 0;
 }
@@ -59,11 +64,16 @@ struct MemoryEffect {
 [[nodiscard]] inline MemoryEffect memory_effect(std::span<const StageTimes> times, const Op& op) {
   const StageTimes& t = times[static_cast<std::size_t>(op.stage)];
   switch (op.kind) {
-    case OpKind::F: return {t.alloc_f, 0};
-    case OpKind::B: return {0, -t.free_b};
-    case OpKind::W: return {0, -t.free_w};
-    case OpKind::BW: return {0, -t.alloc_f};
-    case OpKind::FB: return {t.alloc_f, -times[static_cast<std::size_t>(op.overlap_stage)].alloc_f};
+    case OpKind::F:
+      return {t.alloc_f, 0};
+    case OpKind::B:
+      return {0, -t.free_b};
+    case OpKind::W:
+      return {0, -t.free_w};
+    case OpKind::BW:
+      return {0, -t.alloc_f};
+    case OpKind::FB:
+      return {t.alloc_f, -times[static_cast<std::size_t>(op.overlap_stage)].alloc_f};
   }
   return {};
 }

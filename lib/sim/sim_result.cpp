@@ -45,7 +45,9 @@ std::vector<const OpTiming*> SimResult::ops_by_start() const {
   return order;
 }
 
-double SimResult::bubble_rate() const { return idle_fraction(devices, 0, makespan); }
+double SimResult::bubble_rate() const {
+  return idle_fraction(devices, 0, makespan);
+}
 
 SimTime SimResult::step_time() const {
   if (devices.empty()) return 0;

@@ -56,9 +56,9 @@ struct MemoryPoint {
 
 /// One device in one iteration.
 struct IterationTimes {
-  SimTime busy = 0;             ///< sum of the durations of its ops (optimizer excluded)
-  SimTime first_start = 0;      ///< start of its first op (the iteration's start when it has none)
-  SimTime last_end = 0;         ///< end of its last op
+  SimTime busy = 0;         ///< sum of the durations of its ops (optimizer excluded)
+  SimTime first_start = 0;  ///< start of its first op (the iteration's start when it has none)
+  SimTime last_end = 0;     ///< end of its last op
   SimTime optimizer_start = 0;
   SimTime optimizer_end = 0;
 
@@ -69,8 +69,8 @@ struct DeviceTimeline {
   std::vector<IterationTimes> iterations;  ///< one per simulated iteration
   LargeVector<OpTiming> ops;               ///< every op it ran, in start order
   Bytes static_memory = 0;
-  Bytes peak_memory = 0;    ///< static memory plus the most activations held at once
-  SimTime peak_time = 0;    ///< when the peak is first reached
+  Bytes peak_memory = 0;            ///< static memory plus the most activations held at once
+  SimTime peak_time = 0;            ///< when the peak is first reached
   LargeVector<MemoryPoint> memory;  ///< every change, in time order, starting at (0, static)
 
   /// The first iteration's busy time, first start and last end.
@@ -90,8 +90,8 @@ struct BlockedDevice {
 
 struct SimResult {
   SimOptions options;
-  SimTime makespan = 0;               ///< end of the first iteration's last op (up to a deadlock)
-  SimTime lower_bound = 0;            ///< step_lower_bound() for the schedule, costs and mode
+  SimTime makespan = 0;     ///< end of the first iteration's last op (up to a deadlock)
+  SimTime lower_bound = 0;  ///< step_lower_bound() for the schedule, costs and mode
   std::vector<DeviceTimeline> devices;
   std::vector<BlockedDevice> deadlock;  ///< empty when every op ran
   /// When deadlocked: the devices that wait on each other, `a -> b -> ... -> a` (wait_cycle);

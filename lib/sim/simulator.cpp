@@ -21,9 +21,9 @@ namespace pipeplan {
 namespace {
 
 struct DeviceState {
-  std::size_t next = 0;   // index of the next op in this iteration
+  std::size_t next = 0;  // index of the next op in this iteration
   int iteration = 0;
-  SimTime free_at = 0;    // when its last op or optimizer step ends
+  SimTime free_at = 0;  // when its last op or optimizer step ends
   bool queued = false;
 };
 
@@ -99,7 +99,7 @@ class Simulation {
 
   // When the output `dep` asks for is available on `device`, or kNever if not produced yet.
   SimTime arrival(const Dependency& dep, int iteration, int device) const {
-    const auto& ends = dep.need == Need::Forward ? forward_end_
+    const auto& ends = dep.need == Need::Forward         ? forward_end_
                        : dep.need == Need::InputGradient ? gradient_end_
                                                          : split_b_end_;
     SimTime end = ends[slot(iteration, dep.stage, dep.microbatch)];
@@ -230,8 +230,8 @@ class Simulation {
   const Schedule& s_;
   SimOptions options_;
   SimTime transfer_;
-  std::size_t per_iteration_;  // slots of one iteration: stages x micro-batches
-  int ring_;                   // iterations whose output ends are kept: min(iterations, kRing)
+  std::size_t per_iteration_;                // slots of one iteration: stages x micro-batches
+  int ring_;                                 // iterations whose output ends are kept: min(iterations, kRing)
   std::vector<std::vector<int>> stages_of_;  // each device's stages, when the ring is reused
   std::vector<SimTime> optimizer_;
   LargeVector<SimTime>& forward_end_;   // end of F, per iteration, stage and micro-batch
@@ -241,7 +241,7 @@ class Simulation {
   std::vector<sim::StageTimes> times_;
   sim::TimelineRecorder recorder_;
   sim::IterationBarrier barrier_;
-  std::vector<int> work_;              // devices that may be able to advance
+  std::vector<int> work_;  // devices that may be able to advance
 };
 
 std::string first_problems(const std::vector<Problem>& problems) {
@@ -257,10 +257,10 @@ SimResult simulate(const Schedule& schedule, const CostModel& costs, const SimOp
   if (!allows_timing(problems)) throw Error("the schedule cannot be timed: " + first_problems(problems));
   check_dimensions(costs, schedule.stages, schedule.devices);
   check_costs(costs);
-  if (options.iterations < 1 ||
-      static_cast<double>(options.iterations) * static_cast<double>(schedule.op_count()) > static_cast<double>(kMaxOps)) {
-    throw Error("iterations: expected 1 or more, with iterations x ops at most " + std::to_string(kMaxOps) +
-                ", got " + std::to_string(options.iterations));
+  if (options.iterations < 1 || static_cast<double>(options.iterations) * static_cast<double>(schedule.op_count()) >
+                                    static_cast<double>(kMaxOps)) {
+    throw Error("iterations: expected 1 or more, with iterations x ops at most " + std::to_string(kMaxOps) + ", got " +
+                std::to_string(options.iterations));
   }
   SimWorkspace workspace;
   SimResult result = Simulation(schedule, costs, options, workspace).run();

@@ -19,8 +19,7 @@ namespace pipeplan {
 /// Throws Error when the op set is incomplete, repeated or misplaced (see
 /// find_structure_problems), when the costs do not match the schedule's dimensions, or when
 /// the iterations are fewer than 1 or would exceed the op limit.
-[[nodiscard]] SimResult simulate(const Schedule& schedule, const CostModel& costs,
-                                 const SimOptions& options = {});
+[[nodiscard]] SimResult simulate(const Schedule& schedule, const CostModel& costs, const SimOptions& options = {});
 
 /// Buffers a caller that simulates many schedules keeps between runs, so that each run reuses
 /// memory instead of touching fresh pages (which costs more than the simulation itself).

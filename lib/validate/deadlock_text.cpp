@@ -12,8 +12,10 @@ std::string describe(const StuckDevice& stuck) {
   const std::string line =
       device + " posted " + describe(c) + (c.is_send() ? " to" : " from") + " device " + std::to_string(stuck.peer);
   switch (stuck.reason) {
-    case StuckReason::DataNotReady: return line + " but cannot post it: its data is not produced yet";
-    case StuckReason::LinkBusy: return line + ", which waits for the transfer before it on the link";
+    case StuckReason::DataNotReady:
+      return line + " but cannot post it: its data is not produced yet";
+    case StuckReason::LinkBusy:
+      return line + ", which waits for the transfer before it on the link";
     default:
       return line + ", which has not posted " + describe(c.matching()) +
              " (its next post: " + (stuck.peer_next ? describe(*stuck.peer_next) : std::string("none")) + ")";

@@ -31,8 +31,8 @@ const BlockedDevice* blocked_device(const SimResult& r, int device) {
 // communication (as the reports have always said).
 void cycle_problem(const SimResult& r, int device, std::vector<Problem>& out) {
   if (r.deadlock_cycle.empty()) return;
-  out.push_back({ProblemKind::Deadlock, device,
-                 "deadlock: devices wait in a cycle: " + describe_cycle(r.deadlock_cycle)});
+  out.push_back(
+      {ProblemKind::Deadlock, device, "deadlock: devices wait in a cycle: " + describe_cycle(r.deadlock_cycle)});
 }
 
 void deadlock_problems(const Schedule& s, const SimResult& r, std::vector<Problem>& out) {
@@ -45,8 +45,7 @@ void deadlock_problems(const Schedule& s, const SimResult& r, std::vector<Proble
       if (other != nullptr && other != &b) waits += fmt::format(" (itself stuck at {})", position(*other));
     }
     out.push_back({ProblemKind::Deadlock, b.device,
-                   fmt::format("deadlock: device {} is stuck at {}, waiting for {}", b.device,
-                               position(b), waits)});
+                   fmt::format("deadlock: device {} is stuck at {}, waiting for {}", b.device, position(b), waits)});
   }
   if (!r.deadlock_cycle.empty()) cycle_problem(r, r.deadlock_cycle.front(), out);
 }
@@ -55,8 +54,8 @@ void memory_problems(const SimResult& r, Bytes limit, std::vector<Problem>& out)
   for (std::size_t d = 0; d < r.devices.size(); ++d) {
     const DeviceTimeline& t = r.devices[d];
     if (t.peak_memory <= limit) continue;
-    auto first = std::find_if(t.memory.begin(), t.memory.end(),
-                              [limit](const MemoryPoint& p) { return p.bytes > limit; });
+    auto first =
+        std::find_if(t.memory.begin(), t.memory.end(), [limit](const MemoryPoint& p) { return p.bytes > limit; });
     out.push_back({ProblemKind::OverMemory, static_cast<int>(d),
                    fmt::format("device {} goes above the memory limit of {} at {:.3f} ms; its peak of {} "
                                "at {:.3f} ms is {} over",
@@ -67,8 +66,7 @@ void memory_problems(const SimResult& r, Bytes limit, std::vector<Problem>& out)
 
 }  // namespace
 
-std::vector<Problem> validate(const Schedule& schedule, const CostModel& costs,
-                              const ValidateOptions& options) {
+std::vector<Problem> validate(const Schedule& schedule, const CostModel& costs, const ValidateOptions& options) {
   std::vector<Problem> problems = find_structure_problems(schedule);
   if (!allows_timing(problems)) return problems;
   SimResult result = simulate(schedule, costs);

@@ -4,11 +4,11 @@
 #include <vector>
 
 #include "costs/cost_model.hpp"
+#include "lower/simulate_lowered.hpp"
 #include "model/lowered.hpp"
 #include "model/problem.hpp"
 #include "model/schedule.hpp"
 #include "model/units.hpp"
-#include "lower/simulate_lowered.hpp"
 #include "sim/comm_simulator.hpp"
 
 namespace pipeplan {

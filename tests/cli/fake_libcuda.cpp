@@ -11,7 +11,9 @@ int cuDriverGetVersion(int* version) {
   return 0;
 }
 
-int cuInit(unsigned /*flags*/) { return 0; }
+int cuInit(unsigned /*flags*/) {
+  return 0;
+}
 
 int cuGetProcAddress_v2(const char* symbol, void** function, int /*cuda_version*/, unsigned long long /*flags*/,
                         int* status) {
@@ -20,7 +22,7 @@ int cuGetProcAddress_v2(const char* symbol, void** function, int /*cuda_version*
   if (std::strcmp(symbol, "cuInit") == 0) *function = reinterpret_cast<void*>(&cuInit);
   if (std::strcmp(symbol, "cuGetProcAddress") == 0) *function = reinterpret_cast<void*>(&cuGetProcAddress_v2);
   if (status != nullptr) *status = *function != nullptr ? 0 : 1;  // CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND
-  return *function != nullptr ? 0 : 500;                           // CUDA_ERROR_NOT_FOUND
+  return *function != nullptr ? 0 : 500;                          // CUDA_ERROR_NOT_FOUND
 }
 
 }  // extern "C"
