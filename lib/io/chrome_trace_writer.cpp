@@ -36,29 +36,29 @@ void open_event(std::string& out, bool& first_event) {
   first_event = false;
 }
 
+// One metadata event ("ph": "M") of process `pid`: its `name` and args {`key`: `value`}, the value
+// already JSON.
+void metadata_event(std::string& out, bool& first_event, int pid, const char* name, const char* key,
+                    const std::string& value) {
+  open_event(out, first_event);
+  member(out, "ph", true);
+  out += "\"M\"";
+  member(out, "name");
+  out += std::string("\"") + name + "\"";
+  int_member(out, "pid", pid);
+  int_member(out, "tid", 0);
+  member(out, "args");
+  out += std::string("{\"") + key + "\": " + value;
+  out += "}\n    }";
+}
+
 void process_events(std::string& out, bool& first_event, int pid, const std::string& label, std::size_t d) {
-  open_event(out, first_event);
-  member(out, "ph", true);
-  out += "\"M\"";
-  member(out, "name");
-  out += "\"process_name\"";
-  int_member(out, "pid", pid);
-  int_member(out, "tid", 0);
-  member(out, "args");
-  out += "{\"name\": ";
-  append_json_string(out, label + "device " + std::to_string(d));
-  out += "}\n    }";
-  open_event(out, first_event);
-  member(out, "ph", true);
-  out += "\"M\"";
-  member(out, "name");
-  out += "\"process_sort_index\"";
-  int_member(out, "pid", pid);
-  int_member(out, "tid", 0);
-  member(out, "args");
-  out += "{\"sort_index\": ";
-  append_json_int(out, pid);
-  out += "}\n    }";
+  std::string name;
+  append_json_string(name, label + "device " + std::to_string(d));
+  metadata_event(out, first_event, pid, "process_name", "name", name);
+  std::string index;
+  append_json_int(index, pid);
+  metadata_event(out, first_event, pid, "process_sort_index", "sort_index", index);
 }
 
 void op_event(std::string& out, bool& first_event, const OpTiming& t, int pid) {
