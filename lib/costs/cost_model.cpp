@@ -1,5 +1,6 @@
 #include "costs/cost_model.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <utility>
@@ -22,7 +23,38 @@ void check_bytes(Bytes value, const std::string& field) {
   }
 }
 
+void check_transfer(const TransferCost& t, const std::string& at) {
+  if (t.fixed_ms) {
+    check_ms(*t.fixed_ms, at + "ms");
+    return;
+  }
+  check_ms(t.latency_ms, at + "latency_ms");
+  check_bytes(t.bytes, at + "bytes");
+  if (!std::isfinite(t.bandwidth_gb_per_s) || t.bandwidth_gb_per_s <= 0.0) {
+    throw Error(at + "bandwidth_gb_per_s: expected a positive number of GB/s, got " +
+                std::to_string(t.bandwidth_gb_per_s));
+  }
+}
+
+void check_boundary_count(const CostModel& costs, std::size_t stages) {
+  if (costs.boundaries.empty() || costs.boundaries.size() + 1 == stages) return;
+  throw Error("boundaries: expected one transfer per stage boundary (" + std::to_string(stages - 1) + " for " +
+              std::to_string(stages) + " stages), got " + std::to_string(costs.boundaries.size()));
+}
+
 }  // namespace
+
+double CostModel::transfer_ms(int s) const {
+  if (boundaries.empty()) return transfer.ms();
+  return boundaries[static_cast<std::size_t>(s)].ms();
+}
+
+double CostModel::max_transfer_ms() const {
+  if (boundaries.empty()) return transfer.ms();
+  double longest = 0.0;
+  for (const TransferCost& t : boundaries) longest = std::max(longest, t.ms());
+  return longest;
+}
 
 double TransferCost::ms() const {
   if (fixed_ms) return *fixed_ms;
@@ -46,6 +78,11 @@ CostModel costs_for_stages(const CostModel& costs, int stages, int devices) {
     throw Error("the costs describe " + std::to_string(given) + " stages but the schedule has " +
                 std::to_string(stages) + " on " + std::to_string(devices) +
                 " devices: give one entry per stage, or one per device to split into chunks");
+  }
+  if (!costs.boundaries.empty()) {
+    throw Error("the costs give one entry per device with per-boundary transfers, but the schedule has " +
+                std::to_string(stages) + " stages: give one entry (and one boundary) per stage, since a " +
+                "chunk's transfer crosses a link that depends on where its neighbour runs");
   }
   const int k = stages / given;
   CostModel split = costs;
@@ -87,16 +124,10 @@ void check_costs(const CostModel& costs) {
     check_bytes(costs.devices[i].static_memory_bytes, at + "static_memory_bytes");
     check_ms(costs.devices[i].optimizer_ms, at + "optimizer_ms");
   }
-  const TransferCost& t = costs.transfer;
-  if (t.fixed_ms) {
-    check_ms(*t.fixed_ms, "transfer.ms");
-    return;
-  }
-  check_ms(t.latency_ms, "transfer.latency_ms");
-  check_bytes(t.bytes, "transfer.bytes");
-  if (!std::isfinite(t.bandwidth_gb_per_s) || t.bandwidth_gb_per_s <= 0.0) {
-    throw Error("transfer.bandwidth_gb_per_s: expected a positive number of GB/s, got " +
-                std::to_string(t.bandwidth_gb_per_s));
+  if (costs.boundaries.empty()) check_transfer(costs.transfer, "transfer.");
+  check_boundary_count(costs, costs.stages.size());
+  for (std::size_t i = 0; i < costs.boundaries.size(); ++i) {
+    check_transfer(costs.boundaries[i], "boundaries[" + std::to_string(i) + "].");
   }
 }
 
@@ -109,6 +140,7 @@ void check_dimensions(const CostModel& costs, int stages, int devices) {
     throw Error("the costs describe " + std::to_string(costs.devices.size()) + " devices but the schedule has " +
                 std::to_string(devices) + ": give a profile with one entry per device");
   }
+  check_boundary_count(costs, costs.stages.size());
 }
 
 }  // namespace pipeplan

@@ -41,7 +41,16 @@ struct TransferCost {
 struct CostModel {
   std::vector<StageCost> stages;
   std::vector<DeviceCost> devices;
-  TransferCost transfer;
+  TransferCost transfer;  ///< every boundary's transfer, unless `boundaries` names them one by one
+  /// Empty, or one transfer per stage boundary (stages - 1 of them): boundaries[s] moves stage s's
+  /// activation to stage s + 1 and the gradient back, over whatever link joins the two devices
+  /// (NVLink inside a node, the network across nodes). Replaces `transfer` when given.
+  std::vector<TransferCost> boundaries;
+
+  /// The time of one transfer across the boundary between stage `s` and stage `s + 1`, in ms.
+  [[nodiscard]] double transfer_ms(int s) const;
+  /// The longest transfer over every boundary: what a rule that takes one transfer time uses.
+  [[nodiscard]] double max_transfer_ms() const;
 };
 
 /// Every stage with the same costs, every device with no static memory and no optimizer time.
@@ -51,18 +60,21 @@ struct CostModel {
 /// device, each a device's share of the model, split into stages / devices chunks of 1/k of its
 /// times and activation bytes, so one profile serves schedules with any number of chunks per
 /// device. Throws Error when the costs describe neither `stages` stages nor `devices` stages
-/// that divide `stages`.
+/// that divide `stages`, or when per-device costs that must be split carry per-boundary transfers
+/// (which boundary a chunk's transfer crosses depends on a placement the profile does not know).
 [[nodiscard]] CostModel costs_for_stages(const CostModel& costs, int stages, int devices);
 
 /// When `costs` names no devices, gives each of `devices` devices no static memory and no
 /// optimizer time; otherwise leaves `costs` as it is.
 void default_devices(CostModel& costs, int devices);
 
-/// Throws Error naming the field ("stages[2].f_ms") when a cost is negative or not finite,
-/// a_W exceeds a_F, or a bandwidth is not positive.
+/// Throws Error naming the field ("stages[2].f_ms", "boundaries[0].latency_ms") when a cost is
+/// negative or not finite, a_W exceeds a_F, a bandwidth is not positive, or `boundaries` is
+/// neither empty nor one per stage boundary.
 void check_costs(const CostModel& costs);
 
-/// Throws Error when `costs` does not describe `stages` stages on `devices` devices.
+/// Throws Error when `costs` does not describe `stages` stages on `devices` devices (and, when it
+/// names boundaries, stages - 1 of them).
 void check_dimensions(const CostModel& costs, int stages, int devices);
 
 }  // namespace pipeplan
