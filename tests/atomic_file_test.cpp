@@ -32,6 +32,35 @@ TEST_CASE("a file is written whole and leaves no temporary behind") {
   fs::remove_all(dir);
 }
 
+TEST_CASE("a file written in pieces appears whole on commit, and not at all without it") {
+  fs::path dir = fs::temp_directory_path() / "pipeplan_atomic_pieces_test";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string path = (dir / "out.json").string();
+  write_file_atomically(path, "old");
+  {
+    AtomicFile file(path);
+    file.write("new ");
+    file.write("content");
+    CHECK(content_of(dir / "out.json") == "old");  // nothing shows before the commit
+    file.commit();
+  }
+  CHECK(content_of(dir / "out.json") == "new content");
+  {
+    AtomicFile file(path);
+    file.write("half of a text the writer never finishes");
+  }  // destroyed without commit, as when the writer throws
+  CHECK(content_of(dir / "out.json") == "new content");
+  CHECK(std::distance(fs::directory_iterator(dir), fs::directory_iterator()) == 1);
+  {
+    AtomicFile file((dir / "fresh.json").string());
+    file.write("x");
+  }
+  CHECK(!fs::exists(dir / "fresh.json"));
+  CHECK(std::distance(fs::directory_iterator(dir), fs::directory_iterator()) == 1);
+  fs::remove_all(dir);
+}
+
 TEST_CASE("an unwritable path is an error that names it") {
   CHECK(test::error_of([] { write_file_atomically("/no/such/dir/out.json", "x"); }) ==
         "cannot write /no/such/dir/out.json: No such file or directory");

@@ -26,27 +26,6 @@ constexpr int kMaxLinks = 40;  // what the kernel allows before ELOOP
   fail(path, std::strerror(error));
 }
 
-// Closes the descriptor on every way out.
-class Descriptor {
- public:
-  explicit Descriptor(int fd) : fd_(fd) {}
-  ~Descriptor() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Descriptor(const Descriptor&) = delete;
-  Descriptor& operator=(const Descriptor&) = delete;
-  [[nodiscard]] int get() const { return fd_; }
-  // Closes now: close() reports the errors of delayed writes (NFS), which must not be lost.
-  int close() {
-    const int result = ::close(fd_);
-    fd_ = -1;
-    return result == 0 ? 0 : errno;
-  }
-
- private:
-  int fd_;
-};
-
 // 0, or the errno of the first failed write; a write of 0 bytes would loop forever.
 int write_all(int fd, std::string_view content) {
   std::size_t written = 0;
@@ -70,16 +49,6 @@ std::string folder_of(const std::string& path) {
 std::string sibling_name(const std::string& target) {
   static std::atomic<unsigned> counter{0};
   return target + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
-}
-
-// A device or a FIFO has no content to replace: the path stays what it is and gets the bytes.
-void write_in_place(const std::string& shown, const std::string& target, std::string_view content) {
-  Descriptor fd(::open(target.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY));
-  if (fd.get() < 0) fail(shown, errno);
-  int error = write_all(fd.get(), content);
-  const int closed = fd.close();
-  if (error == 0) error = closed;
-  if (error != 0) fail(shown, error);
 }
 
 // The new file takes the old one's mode and, where the kernel lets us, its owner: chown first,
@@ -112,35 +81,6 @@ int publish_unnamed(int fd, const std::string& target, bool exists) {
   return 0;
 }
 
-void replace_regular(const std::string& shown, const std::string& target, const struct stat* old,
-                     std::string_view content) {
-  // 0666 less the umask, as any program creating a file; an existing file's mode replaces it.
-  int raw = ::open(folder_of(target).c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
-  const bool unnamed = raw >= 0;
-  std::string temp;
-  if (!unnamed) {
-    // Only where the file system has no O_TMPFILE: a named temporary, removed on every error.
-    if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL) fail(shown, errno);
-    temp = sibling_name(target);
-    raw = ::open(temp.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0666);
-    if (raw < 0) fail(shown, errno);
-  }
-  Descriptor fd(raw);
-  auto give_up = [&](int error) {
-    if (!temp.empty()) ::unlink(temp.c_str());
-    fail(shown, error);
-  };
-  if (const int error = write_all(fd.get(), content); error != 0) give_up(error);
-  if (old != nullptr) keep_mode_and_owner(fd.get(), *old);
-  if (unnamed) {
-    if (const int error = publish_unnamed(fd.get(), target, old != nullptr); error != 0) give_up(error);
-    if (const int error = fd.close(); error != 0) fail(shown, error);
-    return;
-  }
-  if (const int error = fd.close(); error != 0) give_up(error);
-  if (std::rename(temp.c_str(), target.c_str()) != 0) give_up(errno);
-}
-
 std::string read_link(const std::string& path) {
   std::vector<char> buffer(256);
   while (true) {
@@ -165,24 +105,75 @@ std::string follow_links(const std::string& path) {
   fail(path, std::strerror(ELOOP));
 }
 
+AtomicFile::AtomicFile(const std::string& path) : shown_(path), target_(follow_links(path)) {
+  if (::stat(target_.c_str(), &old_) != 0) {
+    if (errno != ENOENT) fail(shown_, errno);
+  } else {
+    exists_ = true;
+    if (S_ISDIR(old_.st_mode)) fail(shown_, "it is a directory");
+    // A device or a FIFO has no content to replace: the path stays what it is and gets the bytes.
+    in_place_ = !S_ISREG(old_.st_mode);
+    // Root may write anything, so the mode bits decide, as for cp; others also need the right.
+    if (!in_place_ && ((old_.st_mode & 0222) == 0 || ::access(target_.c_str(), W_OK) != 0)) {
+      fail(shown_, "the file is read-only; make it writable (chmod u+w) or remove it first");
+    }
+  }
+  if (in_place_) {
+    fd_ = ::open(target_.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+    if (fd_ < 0) fail(shown_, errno);
+    return;
+  }
+  // 0666 less the umask, as any program creating a file; an existing file's mode replaces it.
+  fd_ = ::open(folder_of(target_).c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+  if (fd_ >= 0) return;
+  // Only where the file system has no O_TMPFILE: a named temporary, removed on every way out.
+  if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL) fail(shown_, errno);
+  temp_ = sibling_name(target_);
+  fd_ = ::open(temp_.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0666);
+  if (fd_ < 0) {
+    temp_.clear();
+    fail(shown_, errno);
+  }
+}
+
+AtomicFile::~AtomicFile() {
+  if (fd_ >= 0) ::close(fd_);
+  if (!temp_.empty()) ::unlink(temp_.c_str());
+}
+
+void AtomicFile::give_up(int error) {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+  if (!temp_.empty()) ::unlink(temp_.c_str());
+  temp_.clear();
+  fail(shown_, error);
+}
+
+void AtomicFile::write(std::string_view piece) {
+  if (fd_ < 0) fail(shown_, "the file was already closed");
+  if (const int error = write_all(fd_, piece); error != 0) give_up(error);
+}
+
+void AtomicFile::commit() {
+  if (fd_ < 0) fail(shown_, "the file was already closed");
+  if (!in_place_ && exists_) keep_mode_and_owner(fd_, old_);
+  if (!in_place_ && temp_.empty()) {
+    if (const int error = publish_unnamed(fd_, target_, exists_); error != 0) give_up(error);
+  }
+  // Closes now: close() reports the errors of delayed writes (NFS), which must not be lost.
+  const int closed = ::close(fd_) == 0 ? 0 : errno;
+  fd_ = -1;
+  if (closed != 0) give_up(closed);
+  if (!temp_.empty()) {
+    if (std::rename(temp_.c_str(), target_.c_str()) != 0) give_up(errno);
+    temp_.clear();
+  }
+}
+
 void write_file_atomically(const std::string& path, std::string_view content) {
-  const std::string target = follow_links(path);
-  struct stat st {};
-  if (::stat(target.c_str(), &st) != 0) {
-    if (errno != ENOENT) fail(path, errno);
-    replace_regular(path, target, nullptr, content);
-    return;
-  }
-  if (S_ISDIR(st.st_mode)) fail(path, "it is a directory");
-  if (!S_ISREG(st.st_mode)) {
-    write_in_place(path, target, content);
-    return;
-  }
-  // Root may write anything, so the mode bits decide, as for cp; others also need the right.
-  if ((st.st_mode & 0222) == 0 || ::access(target.c_str(), W_OK) != 0) {
-    fail(path, "the file is read-only; make it writable (chmod u+w) or remove it first");
-  }
-  replace_regular(path, target, &st, content);
+  AtomicFile file(path);
+  file.write(content);
+  file.commit();
 }
 
 }  // namespace pipeplan
