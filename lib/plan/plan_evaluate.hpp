@@ -31,6 +31,12 @@ struct EvaluatedLayout {
   SimTime step = 0;
 };
 [[nodiscard]] EvaluatedLayout evaluate_layout(const PlanRequest& request, const PlanJob& job,
-                                              const TrainingSettings& training, const Layout& layout);
+                                              const TrainingSettings& training, const Layout& layout, RankOrder order);
+
+/// The rank orders to try for a job: the request's, or Megatron's default and, when it gives
+/// other links (rank_placement's same_links) and there is no expert parallelism (which Megatron's
+/// --use-tp-pp-dp-mapping refuses), tp-pp-dp.
+[[nodiscard]] std::vector<RankOrder> rank_orders(const PlanRequest& request, const PlanJob& job,
+                                                 const TrainingSettings& training);
 
 }  // namespace pipeplan
