@@ -96,6 +96,9 @@ TEST_CASE("tp 4, pp 4, dp 4 on 8-GPU nodes: Megatron's order against pipeline ne
   CHECK_FALSE(within_node(stages, RankGroup::Data));  // {0, 16, 32, 48}
   CHECK(within_node(stages, RankGroup::Tensor));
   CHECK_FALSE(same_links(megatron, stages));
+  // Both spread the data-parallel groups; tp-pp-dp keeps two boundaries in a node: as fast everywhere.
+  CHECK(links_as_fast(stages, megatron));
+  CHECK_FALSE(links_as_fast(megatron, stages));
 }
 
 TEST_CASE("tp 2, pp 3, dp 2 on 8-GPU nodes: a replica that straddles two nodes sets the link") {
@@ -114,6 +117,9 @@ TEST_CASE("tp 2, pp 3, dp 2 on 8-GPU nodes: a replica that straddles two nodes s
   CHECK(pipeline_crosses_nodes(stages, 0, 1));
   CHECK_FALSE(pipeline_crosses_nodes(stages, 1, 2));
   CHECK_FALSE(within_node(stages, RankGroup::Data));
+  // Each is faster somewhere: the data-parallel groups against the boundary 1->2.
+  CHECK_FALSE(links_as_fast(megatron, stages));
+  CHECK_FALSE(links_as_fast(stages, megatron));
 }
 
 TEST_CASE("groups that do not divide the node: tp 3 on 8-GPU nodes") {

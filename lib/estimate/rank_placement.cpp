@@ -98,16 +98,20 @@ bool pipeline_crosses_nodes(const RankGrid& g, int device, int other) {
                    k.stride * std::abs(device - other), g.gpus_per_node);
 }
 
-bool same_links(const RankGrid& a, const RankGrid& b) {
-  for (RankGroup group : {RankGroup::Tensor, RankGroup::Data, RankGroup::Expert, RankGroup::ExpertData}) {
-    if (within_node(a, group) != within_node(b, group)) return false;
-  }
+bool links_as_fast(const RankGrid& a, const RankGrid& b) {
   if (a.pp != b.pp) return false;
+  for (RankGroup group : {RankGroup::Tensor, RankGroup::Data, RankGroup::Expert, RankGroup::ExpertData}) {
+    if (within_node(b, group) && !within_node(a, group)) return false;
+  }
   for (int d = 0; d < a.pp; ++d) {
     const int next = (d + 1) % a.pp;
-    if (pipeline_crosses_nodes(a, d, next) != pipeline_crosses_nodes(b, d, next)) return false;
+    if (pipeline_crosses_nodes(a, d, next) && !pipeline_crosses_nodes(b, d, next)) return false;
   }
   return true;
+}
+
+bool same_links(const RankGrid& a, const RankGrid& b) {
+  return links_as_fast(a, b) && links_as_fast(b, a);
 }
 
 }  // namespace pipeplan

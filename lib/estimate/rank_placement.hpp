@@ -55,9 +55,13 @@ enum class RankGroup : unsigned char {
 /// network, and the slowest replica sets the step. False when device == other.
 [[nodiscard]] bool pipeline_crosses_nodes(const RankGrid& grid, int device, int other);
 
-/// Whether `a` and `b` give every group of RankGroup and every pair of neighbouring pipeline
-/// devices (d, d + 1) and the last and the first the same links: what the schedules' placements
-/// (looped, the V) join, so profiles under the two are the same.
+/// Whether `a` keeps within a node every group of RankGroup that `b` keeps within a node, and
+/// every pair of neighbouring pipeline devices (d, d + 1), and the last and the first, that `b`
+/// does: what the schedules' placements (looped, the V) join. Then no cost of a profile under
+/// `a` exceeds the same cost under `b`.
+[[nodiscard]] bool links_as_fast(const RankGrid& a, const RankGrid& b);
+
+/// links_as_fast both ways: profiles under the two are the same.
 [[nodiscard]] bool same_links(const RankGrid& a, const RankGrid& b);
 
 }  // namespace pipeplan

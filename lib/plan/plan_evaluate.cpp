@@ -184,11 +184,14 @@ VariantOutcome evaluate_variant(const PlanRequest& r, const PlanJob& job, const 
 
 std::vector<RankOrder> rank_orders(const PlanRequest& r, const PlanJob& job, const TrainingSettings& tr) {
   if (r.rank_order) return {*r.rank_order};
-  std::vector<RankOrder> out{RankOrder::TpDpPp};
-  if (tr.ep == 1 && !same_links(grid_of(r, job, tr, RankOrder::TpDpPp), grid_of(r, job, tr, RankOrder::TpPpDp))) {
-    out.push_back(RankOrder::TpPpDp);
-  }
-  return out;
+  if (tr.ep > 1) return {RankOrder::TpDpPp};
+  const RankGrid megatron = grid_of(r, job, tr, RankOrder::TpDpPp);
+  const RankGrid stages = grid_of(r, job, tr, RankOrder::TpPpDp);
+  // No cost under the faster is higher, so its step is no longer (for the cost-aware generators,
+  // whose orders follow the costs, up to their search): the slower need not be simulated.
+  if (links_as_fast(megatron, stages)) return {RankOrder::TpDpPp};
+  if (links_as_fast(stages, megatron)) return {RankOrder::TpPpDp};
+  return {RankOrder::TpDpPp, RankOrder::TpPpDp};
 }
 
 EvaluatedLayout evaluate_layout(const PlanRequest& r, const PlanJob& job, const TrainingSettings& tr,

@@ -33,9 +33,10 @@ struct EvaluatedLayout {
 [[nodiscard]] EvaluatedLayout evaluate_layout(const PlanRequest& request, const PlanJob& job,
                                               const TrainingSettings& training, const Layout& layout, RankOrder order);
 
-/// The rank orders to try for a job: the request's, or Megatron's default and, when it gives
-/// other links (rank_placement's same_links) and there is no expert parallelism (which Megatron's
-/// --use-tp-pp-dp-mapping refuses), tp-pp-dp.
+/// The rank orders to try for a job: the request's; with expert parallelism (which Megatron's
+/// --use-tp-pp-dp-mapping refuses) Megatron's default; otherwise whichever of the two has every
+/// link as fast as the other's (rank_placement's links_as_fast; the default when they are the
+/// same), or both when each is faster somewhere.
 [[nodiscard]] std::vector<RankOrder> rank_orders(const PlanRequest& request, const PlanJob& job,
                                                  const TrainingSettings& training);
 

@@ -246,6 +246,19 @@ pipeplan_cli_test(profile_layout_stage_count --exit 2 --err "--layout: has 2 sta
                   -- profile --model profiles/models/seed-llama2-7b-4layers.json --gpu rtx3090 --stages 4 --layout "E,t*2|t*2,H")
 pipeplan_cli_test(profile_vee_needs_two_chunks --exit 2 --err "--placement vee: needs --chunks 2"
                   -- profile --model profiles/models/llama-2-7b.json --gpu h100 --stages 4 --placement vee)
+# Ranks on nodes (issue 14): pp 8 on 4-GPU nodes crosses between devices 3 and 4 under either
+# order (tp 1, dp 1); the one transfer a profile carries in this version is the slowest, IB's.
+pipeplan_cli_test(profile_rank_order --out "ranks tp-pp-dp on 4-GPU nodes" --out "\"bandwidth_gb_per_s\": 50\\.0"
+                  -- profile --model tests/data/models/tiny-llama.json --gpu h100 --stages 8 --gpus-per-node 4
+                     --rank-order tp-pp-dp)
+pipeplan_cli_test(plan_rank_order_fixed --out "ranks tp-pp-dp$" --out "^  1  [a-z0-9-]+ +[0-9]+ +[0-9]+ +1 tp-pp-dp "
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 8 --gpus-per-node 4
+                     --global-batch 32 --seq 256 --rank-order tp-pp-dp --top 3)
+pipeplan_cli_test(plan_rank_order_json --out "\"rank_order\": \"tp-(dp-pp|pp-dp)\""
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 8 --gpus-per-node 4
+                     --global-batch 32 --seq 256 --json)
+pipeplan_cli_test(plan_bad_rank_order --exit 2 --err "--rank-order: tp-xx-dp not in \\{tp-dp-pp,tp-pp-dp\\}"
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 8 --global-batch 32 --rank-order tp-xx-dp)
 pipeplan_cli_test(plan_table --out "configurations: [0-9]+ within memory" --out "^  1  [a-z0-9-]+ +[0-9]+ +[0-9]+ +1 "
                   -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16 --seq 256)
 # The winner written by --emit-schedule, simulated again, gives the step time plan reported.
