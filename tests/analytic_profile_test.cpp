@@ -56,11 +56,22 @@ TEST_CASE("static memory and optimizer time follow the parameters each device ho
   // A transfer carries one micro-batch's T x h activation: 32 * 64 * 2 bytes over the node's link.
   CHECK(p.costs.transfer.bytes == 32 * 64 * 2);
   CHECK(p.costs.transfer.bandwidth_gb_per_s == 50.0);
-  // With 8 data-parallel replicas of this 2-stage pipeline, 16 GPUs span two nodes: the fp32
-  // gradients' ring all-reduce, 2(d-1)/d * 4 bytes a parameter, goes over the network.
+  CHECK(p.costs.boundaries.empty());
+  // With 8 data-parallel replicas of this 2-stage pipeline on two 8-GPU nodes, Megatron's order
+  // (rank = d + 8p) puts each device's replicas on one node: the fp32 gradients' ring all-reduce,
+  // 2(d-1)/d * 4 bytes a parameter, stays on the node's link, and the pipeline's one boundary
+  // crosses to the other node.
+  const auto all_reduce_ms = [&](double gb_per_s, double latency) {
+    return latency + 2.0 * 7 / 8 * double(params0) * 4 / (gb_per_s * 1e9) * 1e3;
+  };
   AnalyticProfile dp = analytic_profile(m, t, gpu, {}, layout, {placement, 2, 8, 8});
-  CHECK(dp.costs.devices[0].optimizer_ms - p.costs.devices[0].optimizer_ms ==
-        doctest::Approx(0.05 + 2.0 * 7 / 8 * double(params0) * 4 / 10e9 * 1e3));
+  CHECK(dp.costs.devices[0].optimizer_ms - p.costs.devices[0].optimizer_ms == doctest::Approx(all_reduce_ms(50, 0.01)));
+  CHECK(dp.costs.transfer.bandwidth_gb_per_s == 10.0);
+  // Pipeline neighbours side by side (rank = p + 2d): the pipeline stays in a node and each
+  // device's replicas {p, p + 2, ..., p + 14} span both, so the all-reduce takes the network.
+  dp = analytic_profile(m, t, gpu, {}, layout, {placement, 2, 8, 8, RankOrder::TpPpDp});
+  CHECK(dp.costs.devices[0].optimizer_ms - p.costs.devices[0].optimizer_ms == doctest::Approx(all_reduce_ms(10, 0.05)));
+  CHECK(dp.costs.transfer.bandwidth_gb_per_s == 50.0);
   CHECK(test::error_of([&] {
           (void)analytic_profile(m, t, gpu, {}, layout, {loop_placement(3, 1), 3, 1, 8});
         }) == "the placement names 3 stages, the layout has 2");
@@ -80,4 +91,90 @@ TEST_CASE("Llama-2-7B's memory against published figures") {
   CHECK(static_cast<double>(p.costs.devices[0].static_memory_bytes) == doctest::Approx(6'738'415'616.0 * 18));
   CHECK(p.costs.devices[0].static_memory_bytes > gpu_named("a100-80gb").memory_bytes);
   CHECK(static_bytes_per_parameter(DType::FP32) == 16);  // fp32 weights, gradients, two moments
+}
+
+namespace {
+
+// "E,t|t|...|t,H": one layer a stage.
+Layout one_layer_a_stage(int stages) {
+  std::string text = "E,t";
+  for (int s = 1; s < stages; ++s) text += "|t";
+  return parse_layout(text + ",H", stages, "test");
+}
+
+}  // namespace
+
+TEST_CASE("a 16-stage pipeline on two 8-GPU nodes pays the network on one boundary only") {
+  ModelConfig m = read_model_config_file(PIPEPLAN_TEST_DATA "/models/tiny-llama.json");
+  m.layers = 16;
+  TrainingSettings t;
+  t.seq = 16;
+  t.micro_batch = 2;
+  const GpuSpec gpu = round_gpu();  // node link 50 GB/s, 0.01 ms; network 10 GB/s, 0.05 ms
+  const std::vector<int> placement = loop_placement(16, 1);
+  // pp 16, tp 1, dp 1: rank = p under either order; devices 0..7 on node 0, 8..15 on node 1.
+  const AnalyticProfile p = analytic_profile(m, t, gpu, {}, one_layer_a_stage(16), {placement, 16, 1, 8});
+  REQUIRE(p.costs.boundaries.size() == 15);
+  // s·b·h·e / tp = 16 · 2 · 64 · 2 / 1 = 4096 bytes on every boundary.
+  for (std::size_t s = 0; s < 15; ++s) {
+    INFO("boundary ", s);
+    CHECK(p.costs.boundaries[s].bytes == 4096);
+    CHECK(p.costs.boundaries[s].bandwidth_gb_per_s == (s == 7 ? 10.0 : 50.0));
+    CHECK(p.costs.boundaries[s].latency_ms == (s == 7 ? 0.05 : 0.01));
+  }
+  // 0.05 + 4096 / 10e9 s = 0.0504096 ms across, 0.01 + 4096 / 50e9 s = 0.01008192 ms inside.
+  CHECK(p.costs.transfer_ms(7) == doctest::Approx(0.0504096));
+  CHECK(p.costs.transfer_ms(6) == doctest::Approx(0.01008192));
+  // `transfer`, for readers that take one time, is the slowest.
+  CHECK(p.costs.transfer.bandwidth_gb_per_s == 10.0);
+  CHECK(p.costs.transfer.bytes == 4096);
+  // On one 16-GPU node every boundary is alike: one transfer, no boundaries, as before.
+  const AnalyticProfile one = analytic_profile(m, t, gpu, {}, one_layer_a_stage(16), {placement, 16, 1, 16});
+  CHECK(one.costs.boundaries.empty());
+  CHECK(one.costs.transfer.bandwidth_gb_per_s == 50.0);
+  // With tp 2 (16 · 2 = 32 ranks, rank = t + 2p), bytes halve and nodes hold 4 devices: the
+  // boundaries 3->4, 7->8 and 11->12 cross.
+  t.tp = 2;
+  const AnalyticProfile tp2 = analytic_profile(m, t, gpu, {}, one_layer_a_stage(16), {placement, 16, 1, 8});
+  REQUIRE(tp2.costs.boundaries.size() == 15);
+  for (std::size_t s = 0; s < 15; ++s) {
+    INFO("boundary ", s);
+    CHECK(tp2.costs.boundaries[s].bytes == 2048);
+    CHECK(tp2.costs.boundaries[s].bandwidth_gb_per_s == (s % 4 == 3 ? 10.0 : 50.0));
+  }
+}
+
+TEST_CASE("chunks: the looped placement's wrap from the last device to the first, and the V's turn") {
+  ModelConfig m = read_model_config_file(PIPEPLAN_TEST_DATA "/models/tiny-llama.json");
+  TrainingSettings t;
+  t.seq = 16;
+  t.micro_batch = 2;
+  const GpuSpec gpu = round_gpu();
+  const Layout layout = one_layer_a_stage(8);
+  // pp 4 on 2-GPU nodes: devices 0, 1 on node 0 and 2, 3 on node 1. Looped, V = 2: stages on
+  // devices 0 1 2 3 0 1 2 3; boundaries 0->1 inside, 1->2 across, 2->3 inside, 3->0 (the wrap
+  // into the second chunk) across, then the same again.
+  const AnalyticProfile looped = analytic_profile(m, t, gpu, {}, layout, {loop_placement(4, 2), 4, 1, 2});
+  REQUIRE(looped.costs.boundaries.size() == 7);
+  const std::vector<double> looped_gb{50, 10, 50, 10, 50, 10, 50};
+  for (std::size_t s = 0; s < 7; ++s) CHECK(looped.costs.boundaries[s].bandwidth_gb_per_s == looped_gb[s]);
+  // The V: devices 0 1 2 3 3 2 1 0. Stages 3 and 4 share device 3: no transfer crosses a link,
+  // so that boundary gets the node's; 2->1 crosses back.
+  const AnalyticProfile vee = analytic_profile(m, t, gpu, {}, layout, {vee_placement(4), 4, 1, 2});
+  REQUIRE(vee.costs.boundaries.size() == 7);
+  const std::vector<double> vee_gb{50, 10, 50, 50, 50, 10, 50};
+  for (std::size_t s = 0; s < 7; ++s) CHECK(vee.costs.boundaries[s].bandwidth_gb_per_s == vee_gb[s]);
+}
+
+TEST_CASE("tensor parallelism beyond a node takes the network for its collectives") {
+  PieceWork w;
+  w.tp_bytes = 5e8;  // 0.01 + 5e8 / 5e10 s = 10.01 ms on the node's link; 0.05 + 5e8 / 1e10 s = 50.05 ms across
+  w.f_collectives = 1;
+  const GpuSpec gpu = round_gpu();
+  TrainingSettings t;
+  t.tp = 16;
+  const GroupLinks inside = group_links(gpu, {16, 1, 1, 1, 16, RankOrder::TpDpPp});
+  const GroupLinks across = group_links(gpu, {16, 1, 1, 1, 8, RankOrder::TpDpPp});
+  CHECK(piece_cost(w, gpu, {0.5, 0.25}, t, &inside).f_ms == doctest::Approx(10.01));
+  CHECK(piece_cost(w, gpu, {0.5, 0.25}, t, &across).f_ms == doctest::Approx(50.05));
 }

@@ -89,20 +89,26 @@ TEST_CASE("an MoE layer's FLOPs, all-to-all bytes, parameters and activations, d
   CHECK(w.activation_bytes == 32'768 + 512 + 16'384 + 16'384 + 12'288);
 }
 
-TEST_CASE("the experts' all-to-alls take the node's link, or the network beyond a node") {
+TEST_CASE("the experts' all-to-alls take the node's link, or the network when the rank order spreads them") {
   const GpuSpec& h100 = gpu_named("h100");  // NVLink 450 GB/s, 0.01 ms; network 50 GB/s, 0.02 ms
   const TrainingSettings t = tiny_training(2);
   const PieceWork w = layer_work(tiny_moe(), t);
-  const AllToAllMs inside = all_to_all_ms(w, h100, t, 8);
+  const AllToAllMs inside = all_to_all_ms(w, h100.intra_node);
   CHECK(inside.f_ms == doctest::Approx(2 * (0.01 + 4096 / 450e9 * 1e3)));
   CHECK(inside.b_ms == inside.f_ms);
-  const AllToAllMs across = all_to_all_ms(w, h100, t, 1);  // tp·ep = 2 ranks over 1-GPU nodes
+  const AllToAllMs across = all_to_all_ms(w, h100.inter_node);
   CHECK(across.f_ms == doctest::Approx(2 * (0.02 + 4096 / 50e9 * 1e3)));
+  // group_links gives the experts the network once an expert-parallel group leaves its node: tp 1,
+  // ep 2 on 1-GPU nodes; under tp-pp-dp with pp 8 the group {p, p + 8} spans two 8-GPU nodes.
+  CHECK(group_links(h100, {1, 1, 2, 2, 8, RankOrder::TpDpPp}).experts.name == h100.intra_node.name);
+  CHECK(group_links(h100, {1, 1, 2, 2, 1, RankOrder::TpDpPp}).experts.name == h100.inter_node.name);
+  CHECK(group_links(h100, {1, 8, 2, 2, 8, RankOrder::TpPpDp}).experts.name == h100.inter_node.name);
   // The a2a is part of F and B's times.
   TrainingSettings alone = t;
   alone.ep = 1;
-  const StageCost with = piece_cost(w, h100, {}, t, 8);
-  const StageCost without = piece_cost(layer_work(tiny_moe(), alone), h100, {}, alone, 8);
+  const GroupLinks links = node_links(h100);
+  const StageCost with = piece_cost(w, h100, {}, t, &links);
+  const StageCost without = piece_cost(layer_work(tiny_moe(), alone), h100, {}, alone, &links);
   CHECK(with.f_ms - without.f_ms == doctest::Approx(inside.f_ms));
 }
 
@@ -145,4 +151,66 @@ TEST_CASE("expert weights are sharded over dp / ep replicas, the rest over dp; t
   }
   t.ep = 1;
   CHECK_FALSE(analytic_profile(four, t, h100, {}, layout, {vee, 2, 2, 8}).costs.stages[1].f_and_b_ms.has_value());
+}
+
+TEST_CASE("Mixtral pp 8 x ep 8 on 64 H100: the pipeline or the experts pay the network, never neither") {
+  const ModelConfig m = mixtral();
+  TrainingSettings t;
+  t.seq = 4096;
+  t.ep = 8;
+  const GpuSpec& h100 = gpu_named("h100");  // NVLink 450 GB/s, 0.01 ms; network 50 GB/s, 0.02 ms
+  const std::vector<int> placement = loop_placement(8, 1);
+  const Layout layout = parse_layout("E,t*4|t*4|t*4|t*4|t*4|t*4|t*4|t*4,H", 32, "test");
+  // tp 1, dp 8, 8-GPU nodes. tp-dp-pp: rank = d + 8p, each expert group {8p .. 8p + 7} is a node
+  // and every pipeline boundary crosses one. tp-pp-dp: rank = p + 8d, each pipeline is a node and
+  // every expert group {p, p + 8, ..., p + 56} spans all eight.
+  const AnalyticProfile megatron = analytic_profile(m, t, h100, {}, layout, {placement, 8, 8, 8});
+  const AnalyticProfile stages = analytic_profile(m, t, h100, {}, layout, {placement, 8, 8, 8, RankOrder::TpPpDp});
+  CHECK(megatron.costs.transfer.bandwidth_gb_per_s == 50.0);
+  CHECK(stages.costs.transfer.bandwidth_gb_per_s == 450.0);
+  CHECK(megatron.costs.boundaries.empty());  // all 7 alike
+  CHECK(stages.costs.boundaries.empty());
+  // A transfer: s·h·e = 4096 · 4096 · 2 = 33.6 MB, 0.02 + 0.671 ms across against 0.01 + 0.075
+  // ms inside: 0.606 ms saved per boundary, micro-batch and direction under tp-pp-dp.
+  const double saved = megatron.costs.transfer.ms() - stages.costs.transfer.ms();
+  CHECK(saved == doctest::Approx(0.02 + 33554432 / 50e6 - 0.01 - 33554432 / 450e6));
+  // An all-to-all: T·k·h·e·(ep-1)/ep = 4096 · 2 · 4096 · 2 · 7/8 = 58.7 MB, two in F per layer:
+  // 2 · (0.02 + 1.174) ms across against 2 · (0.01 + 0.130) ms inside. A stage of 4 layers pays
+  // 4 · 2.088 = 8.35 ms more in F under tp-pp-dp, and as much in B: the experts' network costs
+  // fourteen times what the pipeline's saves, so Megatron's order is the one to keep here.
+  const PieceWork layer = layer_work(m, t);
+  CHECK(layer.all_to_all_bytes == doctest::Approx(4096.0 * 2 * 4096 * 2 * 7 / 8));
+  const double per_layer = all_to_all_ms(layer, h100.inter_node).f_ms - all_to_all_ms(layer, h100.intra_node).f_ms;
+  CHECK(per_layer == doctest::Approx(2 * (0.02 + 58720256 / 50e6 - 0.01 - 58720256 / 450e6)));
+  for (std::size_t s = 1; s < 7; ++s) {  // the middle stages, 4 layers each
+    CHECK(stages.costs.stages[s].f_ms - megatron.costs.stages[s].f_ms == doctest::Approx(4 * per_layer));
+    CHECK(stages.costs.stages[s].b_ms - megatron.costs.stages[s].b_ms == doctest::Approx(4 * per_layer));
+  }
+  CHECK(4 * per_layer > 10 * saved);
+  // The non-expert weights' gradients: replicas {8p .. 8p + 7} in one node under tp-dp-pp, spread
+  // over all nodes under tp-pp-dp. The experts, one replica each (dp / ep = 1), reduce nothing.
+  CHECK(stages.costs.devices[1].optimizer_ms > megatron.costs.devices[1].optimizer_ms);
+}
+
+TEST_CASE("DualPipe's overlap is applied once, from the stages' final times") {
+  // Under sharded gradients each W carries its reduce-scatter; the FB pair must take the W that
+  // the simulator will see, and only once (f_and_b_ms replaces the sum, it does not add to it).
+  ModelConfig m = tiny_moe();
+  m.layers = 4;
+  TrainingSettings t = tiny_training(2);
+  t.sharding = Sharding::Gradients;
+  const GpuSpec& h100 = gpu_named("h100");
+  const std::vector<int> vee = vee_placement(2);
+  const Layout layout = parse_layout("E,t|t|t|t,H", 4, "test");
+  const AnalyticProfile p = analytic_profile(m, t, h100, {}, layout, {vee, 2, 2, 8});
+  const GroupLinks links = group_links(h100, {1, 2, 2, 2, 8, RankOrder::TpDpPp});
+  const std::vector<PieceWork> work = stage_work(m, t, layout);
+  for (std::size_t s = 0; s < 4; ++s) {
+    const std::size_t other = 3 - s;  // the V: stages s and 3 - s share a device
+    REQUIRE(p.costs.stages[s].f_and_b_ms.has_value());
+    const std::optional<double> once =
+        overlapped_f_and_b_ms(p.costs.stages[s], all_to_all_ms(work[s], links.experts), p.costs.stages[other],
+                              all_to_all_ms(work[other], links.experts));
+    CHECK(*p.costs.stages[s].f_and_b_ms == doctest::Approx(*once));
+  }
 }

@@ -1,6 +1,7 @@
 // The planner's search over tensor parallelism, micro-batch size, recompute and sharding, and
 // what it skips (docs/costs.md, "The planner").
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <set>
@@ -147,7 +148,7 @@ TEST_CASE("every schedule, zb included, takes the fastest of its layouts that fi
   double fastest = 1e300;
   for (double tilt : {0.0, 0.5, 1.0, 2.0}) {
     const Layout layout = balanced_layout(4, r.model.layers, t.embedding, t.layer, t.head, tilt);
-    const EvaluatedLayout e = evaluate_layout(r, job, r.training, layout);
+    const EvaluatedLayout e = evaluate_layout(r, job, r.training, layout, RankOrder::TpDpPp);
     if (e.row.max_peak() <= balanced.memory_limit) fastest = std::min(fastest, e.row.step_ms);
   }
   CHECK(balanced.step_ms == fastest);
@@ -192,4 +193,110 @@ TEST_CASE("Llama-2-13B on 8 A100-40GB: full recompute, then tensor parallelism, 
   REQUIRE(!tp.rows.empty());
   CHECK(tp.rows.front().tp >= 2);
   CHECK(tp.rows.front().tokens_per_s_per_gpu > recompute.rows.front().tokens_per_s_per_gpu);
+}
+
+TEST_CASE("rank orders: the faster alone, both when each is faster somewhere, Megatron's for experts") {
+  PlanRequest r = tiny_search();
+  r.gpus = 64;
+  TrainingSettings tr = r.training;
+  const auto orders = [&](int tp, int pp, int dp, int ep = 1) {
+    tr.tp = tp;
+    tr.ep = ep;
+    const PlanJob job{tp, pp, dp, 1, 1, 1, find_generator("1f1b"), {}, 0, ep};
+    return rank_orders(r, job, tr);
+  };
+  using V = std::vector<RankOrder>;
+  // tp 4, pp 4, dp 4 on 8-GPU nodes (rank_placement_test): tp-pp-dp keeps two of the pipeline's
+  // boundaries in a node and both spread the data-parallel groups; it is as fast everywhere.
+  CHECK(orders(4, 4, 4) == V{RankOrder::TpPpDp});
+  // tp 8 fills a node: every boundary and data-parallel group crosses under either; the default.
+  CHECK(orders(8, 2, 4) == V{RankOrder::TpDpPp});
+  // tp 2, pp 8, dp 4: tp-dp-pp keeps each data-parallel group {t + 2d} + 8p in a node and every
+  // boundary across; tp-pp-dp keeps 6 of 7 boundaries in a node and the groups across: both.
+  CHECK(orders(2, 8, 4) == V{RankOrder::TpDpPp, RankOrder::TpPpDp});
+  CHECK(orders(2, 8, 4, 2) == V{RankOrder::TpDpPp});  // Megatron refuses ep under tp-pp-dp
+  r.rank_order = RankOrder::TpPpDp;
+  CHECK(orders(8, 2, 4) == V{RankOrder::TpPpDp});  // fixed: taken as it is
+}
+
+namespace {
+
+// 8 GPUs on 4-GPU nodes with tp 1: pp 2 x dp 4 trades the pipeline's one boundary (inside a node
+// under tp-pp-dp, rank p + 2d) against the data-parallel all-reduce (inside under tp-dp-pp,
+// rank d + 4p), so both orders are simulated.
+PlanRequest two_nodes() {
+  PlanRequest r = tiny_search();
+  r.gpus = 8;
+  r.gpus_per_node = 4;
+  r.training.global_batch = 32;
+  r.search.tp = false;
+  r.schedules = {"1f1b", "zbh1"};
+  return r;
+}
+
+// A row's configuration without its rank order and layout.
+std::string configuration(const PlanRow& row) {
+  return fmt::format("{} {} {} {} {} {} {} {}", row.schedule, row.pp, row.chunks, row.dp, row.micro_batch,
+                     row.microbatches, int(row.recompute), int(row.sharding));
+}
+
+}  // namespace
+
+TEST_CASE("the planner keeps the faster rank order per configuration, and a fixed one is honoured") {
+  PlanRequest r = two_nodes();
+  const PlanOutcome searched = plan(r);
+  r.rank_order = RankOrder::TpDpPp;
+  const PlanOutcome megatron = plan(r);
+  r.rank_order = RankOrder::TpPpDp;
+  const PlanOutcome stages = plan(r);
+  for (const PlanRow& row : megatron.rows) CHECK(row.rank_order == RankOrder::TpDpPp);
+  for (const PlanRow& row : stages.rows) CHECK(row.rank_order == RankOrder::TpPpDp);
+  std::set<RankOrder> chosen;
+  int both = 0;
+  for (const PlanRow& row : searched.rows) {
+    chosen.insert(row.rank_order);
+    const auto same = [&](const PlanOutcome& o) {
+      return std::find_if(o.rows.begin(), o.rows.end(),
+                          [&](const PlanRow& k) { return configuration(k) == configuration(row); });
+    };
+    const auto a = same(megatron), b = same(stages);
+    if (a == megatron.rows.end() || b == stages.rows.end()) continue;
+    ++both;
+    INFO(plan_row_title(row));
+    CHECK(row.step_ms == std::min(a->step_ms, b->step_ms));
+    CHECK(row.rank_order == (b->step_ms < a->step_ms ? RankOrder::TpPpDp : RankOrder::TpDpPp));
+  }
+  CHECK(both > 0);
+  CHECK(chosen.size() == 2);  // each order wins somewhere
+  // The text shows the order of each row; the JSON's rows carry it too (plan_json).
+  CHECK(plan_text(searched, 3).find(" ranks ") != std::string::npos);
+  CHECK(plan_text(stages, 3).find(" tp-pp-dp ") != std::string::npos);
+  CHECK(plan_row_title(stages.rows.front()).find(", ranks tp-pp-dp,") != std::string::npos);
+}
+
+TEST_CASE("pruning leaves the top rows as an exhaustive search finds them, with both rank orders tried") {
+  PlanRequest r = two_nodes();
+  const PlanOutcome all = plan(r);
+  r.top = 3;
+  const PlanOutcome top = plan(r);
+  REQUIRE(top.rows.size() >= 3);
+  for (std::size_t i = 0; i < 3; ++i) CHECK(plan_row_title(top.rows[i]) == plan_row_title(all.rows[i]));
+  for (std::size_t i = 0; i < 3; ++i) CHECK(top.rows[i].step_ms == all.rows[i].step_ms);
+}
+
+TEST_CASE("a row rebuilt for --emit-schedule carries its order's boundaries") {
+  // pp 4 x dp 2 on 4-GPU nodes, tp 1: tp-dp-pp (rank d + 2p) crosses nodes on 1->2 only; the
+  // rebuilt profile names each boundary.
+  PlanRequest r = two_nodes();
+  r.rank_order = RankOrder::TpDpPp;
+  const PlanOutcome out = plan(r);
+  const auto row = std::find_if(out.rows.begin(), out.rows.end(),
+                                [](const PlanRow& k) { return k.pp == 4 && k.chunks == 1 && k.dp == 2; });
+  REQUIRE(row != out.rows.end());
+  const PlannedRun run = rebuild_row(r, *row);
+  REQUIRE(run.profile.costs.boundaries.size() == 3);
+  const double nvlink = r.gpu->intra_node.bandwidth_gb_per_s, network = r.gpu->inter_node.bandwidth_gb_per_s;
+  CHECK(run.profile.costs.boundaries[0].bandwidth_gb_per_s == nvlink);
+  CHECK(run.profile.costs.boundaries[1].bandwidth_gb_per_s == network);
+  CHECK(run.profile.costs.boundaries[2].bandwidth_gb_per_s == nvlink);
 }

@@ -186,8 +186,9 @@ TEST_CASE("a mixture of experts is planned with expert parallelism searched, and
   // three, pp 4 (dp 1) only 1F1B (the V needs 8 stages).
   CHECK(out.considered == 3 * 3 + 3 * 2 + 1);
   const std::string text = plan_text(out, 3);
-  CHECK(text.find(" tp  ep  V ") != std::string::npos);
+  CHECK(text.find(" tp  ep ranks     V ") != std::string::npos);
   CHECK(plan_to_json(out)["rows"][0].contains("ep"));
+  CHECK(plan_to_json(out)["rows"][0]["rank_order"] == "tp-dp-pp");  // one node: Megatron's order
   // A dense model's table has no ep column.
   CHECK(plan_text(plan(tiny_request()), 3).find(" ep ") == std::string::npos);
 }

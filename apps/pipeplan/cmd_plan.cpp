@@ -188,6 +188,7 @@ Runner add_plan(CLI::App& sub) {
     request.efficiency = in.efficiency;
     request.gpus = o->gpus;
     request.gpus_per_node = o->model.gpus_per_node;
+    if (in.rank_order_given) request.rank_order = in.rank_order;
     if (!o->memory_limit.empty()) request.memory_limit = parse_size_flag(o->memory_limit, "--memory-limit");
     request.schedules = o->schedules.empty() ? default_plan_schedules(in.model) : o->schedules;
     for (const std::string& name : request.schedules) (void)generator_named(name);
@@ -218,7 +219,8 @@ Runner add_plan(CLI::App& sub) {
     if (!o->output.empty()) emit(o->output, json);
     emit("", o->json ? json
                      : describe_input(in, &searched) +
-                           fmt::format(", global batch {}, {} GPUs\n", in.training.global_batch, o->gpus) +
+                           fmt::format(", global batch {}, {} GPUs, ranks {}\n", in.training.global_batch, o->gpus,
+                                       request.rank_order ? rank_order_name(*request.rank_order) : "searched") +
                            plan_text(outcome, std::size_t(o->top)));
     return outcome.rows.empty() ? kExitInvalid : kExitOk;
   };

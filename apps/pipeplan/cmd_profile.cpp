@@ -76,7 +76,14 @@ Runner add_profile(CLI::App& sub) {
       throw UsageError("--placement: expected loop or vee, got '" + o->placement + "'");
     }
     const int stages = o->stages * o->chunks;
-    const PieceTotals totals = piece_totals(in.model, in.training, *in.gpu, in.efficiency);
+    const int per_node = o->model.gpus_per_node > 0 ? o->model.gpus_per_node : in.gpu->gpus_per_node;
+    if (o->data_parallel % in.training.ep != 0) {  // analytic_profile's words, before the links need it
+      throw Error(fmt::format("--ep {}: expert parallelism must divide the data-parallel replicas ({})", in.training.ep,
+                              o->data_parallel));
+    }
+    const GroupLinks links =
+        group_links(*in.gpu, {in.training.tp, o->stages, o->data_parallel, in.training.ep, per_node, in.rank_order});
+    const PieceTotals totals = piece_totals(in.model, in.training, *in.gpu, in.efficiency, nullptr, &links);
     const Layout layout = o->layout.empty()
                               ? balanced_layout(stages, in.model.layers, totals.embedding, totals.layer, totals.head)
                               : layout_flag(o->layout, in.model.layers);
@@ -84,11 +91,11 @@ Runner add_profile(CLI::App& sub) {
       throw UsageError(fmt::format("--layout: has {} stages, --stages {} x --chunks {} needs {}", layout.size(),
                                    o->stages, o->chunks, stages));
     }
-    const int per_node = o->model.gpus_per_node > 0 ? o->model.gpus_per_node : in.gpu->gpus_per_node;
     const AnalyticProfile profile = analytic_profile(in.model, in.training, *in.gpu, in.efficiency, layout,
-                                                     {placement, o->stages, o->data_parallel, per_node});
-    const std::string name = fmt::format("{}; pp {} x {} chunks ({}), dp {}, layout {}", describe_input(in), o->stages,
-                                         o->chunks, o->placement, o->data_parallel, layout_string(layout));
+                                                     {placement, o->stages, o->data_parallel, per_node, in.rank_order});
+    const std::string name = fmt::format("{}; pp {} x {} chunks ({}), dp {}, ranks {} on {}-GPU nodes, layout {}",
+                                         describe_input(in), o->stages, o->chunks, o->placement, o->data_parallel,
+                                         rank_order_name(in.rank_order), per_node, layout_string(layout));
     const std::string source = fmt::format(
         "pipeplan profile: analytic estimate (docs/costs.md), GEMM efficiency {}, memory efficiency {}; not measured",
         in.efficiency.gemm, in.efficiency.memory);

@@ -78,6 +78,14 @@ void add_model_options(CLI::App& sub, ModelFlags& f, bool global_batch_required)
   sub.add_option("--gpus-per-node", f.gpus_per_node, "GPUs one node links directly (default: the GPU table's)")
       ->type_name("N")
       ->check(CLI::Range(1, 1024));
+  f.rank_order_option =
+      sub.add_option("--rank-order", f.rank_order,
+                     "How ranks are numbered onto nodes, innermost first, which decides the links of the pipeline, "
+                     "data- and expert-parallel groups: " +
+                         enum_help(kRankOrders) + " (plan: both tried unless given)")
+          ->type_name("ORDER")
+          ->transform(enum_choices_of(kRankOrders))
+          ->capture_default_str();
 }
 
 ModelInput read_model_input(const ModelFlags& f) {
@@ -94,6 +102,9 @@ ModelInput read_model_input(const ModelFlags& f) {
   auto sharding = sharding_named(f.sharding);
   if (!sharding) throw UsageError("--sharding: expected none, optimizer or gradients, got '" + f.sharding + "'");
   in.training.sharding = *sharding;
+  // The flag's choices are the table's names, so the table parses whatever it kept.
+  in.rank_order = rank_order_named(f.rank_order).value_or(RankOrder::TpDpPp);
+  in.rank_order_given = f.rank_order_option != nullptr && f.rank_order_option->count() > 0;
   try {
     in.gpu = &gpu_named(f.gpu);
   } catch (const Error& e) {

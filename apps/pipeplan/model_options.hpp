@@ -1,13 +1,15 @@
 #pragma once
 // The flags that describe a model, how it is trained and on which GPU, shared by `profile` and
 // `plan`: --model FILE --gpu NAME --seq --micro-batch --global-batch --dtype --tp --recompute
-// --sharding --ep --flash-attention/--no-flash-attention --gemm-efficiency --memory-efficiency.
+// --sharding --ep --flash-attention/--no-flash-attention --gemm-efficiency --memory-efficiency
+// --gpus-per-node --rank-order.
 #include <CLI/CLI.hpp>
 
 #include <string>
 
 #include "estimate/gpu_catalog.hpp"
 #include "estimate/model_config.hpp"
+#include "estimate/rank_placement.hpp"
 #include "estimate/training.hpp"
 #include "plan/plan_request.hpp"
 
@@ -28,6 +30,8 @@ struct ModelFlags {
   CLI::Option* ep_option = nullptr;
   Efficiency efficiency;
   int gpus_per_node = 0;
+  std::string rank_order = std::string(rank_order_name(RankOrder::TpDpPp));
+  CLI::Option* rank_order_option = nullptr;  ///< plan: both orders are tried unless given
 };
 
 /// Registers the flags; `global_batch_required` for the planner.
@@ -38,6 +42,8 @@ struct ModelInput {
   TrainingSettings training;
   const GpuSpec* gpu = nullptr;
   Efficiency efficiency;
+  RankOrder rank_order = RankOrder::TpDpPp;
+  bool rank_order_given = false;  ///< --rank-order was on the command line
 };
 
 /// Reads the config file and resolves the names; UsageError for a bad flag, Error for a bad file.

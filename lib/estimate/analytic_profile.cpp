@@ -21,9 +21,10 @@ double ms_for_collectives(int count, double bytes, const LinkSpec& link) {
   return count == 0 ? 0.0 : count * (link.latency_ms + bytes / (link.bandwidth_gb_per_s * 1e9) * 1e3);
 }
 
-// The link a group of `span` consecutive GPUs talks over: one node's, or the network's.
-const LinkSpec& link_for(int span, const GpuSpec& gpu, int gpus_per_node) {
-  return span <= gpus_per_node ? gpu.intra_node : gpu.inter_node;
+// A group's link: its node's when every group of its kind lies within a node, the network's
+// otherwise (rank_placement.hpp).
+const LinkSpec& link_for(bool within_node, const GpuSpec& gpu) {
+  return within_node ? gpu.intra_node : gpu.inter_node;
 }
 
 // Weights kept by `count` data-parallel replicas, which shard them as `requested` says when
@@ -69,8 +70,8 @@ struct Replicas {
 // DualPipe runs each forward beside the backward of the device's other stage, one's
 // all-to-alls under the other's compute (moe_work.hpp): every stage's FB op, when each device
 // holds two stages (the V) and the model has all-to-alls to hide.
-void overlap_all_to_alls(CostModel& costs, const std::vector<PieceWork>& work, const GpuSpec& gpu,
-                         const TrainingSettings& tr, const Deployment& where) {
+void overlap_all_to_alls(CostModel& costs, const std::vector<PieceWork>& work, const LinkSpec& link,
+                         const Deployment& where) {
   std::vector<std::vector<std::size_t>> held(static_cast<std::size_t>(where.devices));
   for (std::size_t s = 0; s < work.size(); ++s) held[static_cast<std::size_t>(where.placement[s])].push_back(s);
   for (const std::vector<std::size_t>& stages : held) {
@@ -79,9 +80,8 @@ void overlap_all_to_alls(CostModel& costs, const std::vector<PieceWork>& work, c
   for (const std::vector<std::size_t>& stages : held) {
     for (int i = 0; i < 2; ++i) {
       const std::size_t f = stages[std::size_t(i)], b = stages[std::size_t(1 - i)];
-      costs.stages[f].f_and_b_ms =
-          overlapped_f_and_b_ms(costs.stages[f], all_to_all_ms(work[f], gpu, tr, where.gpus_per_node), costs.stages[b],
-                                all_to_all_ms(work[b], gpu, tr, where.gpus_per_node));
+      costs.stages[f].f_and_b_ms = overlapped_f_and_b_ms(costs.stages[f], all_to_all_ms(work[f], link), costs.stages[b],
+                                                         all_to_all_ms(work[b], link));
     }
   }
 }
@@ -108,13 +108,23 @@ double static_bytes_per_parameter(DType dtype, Sharding sharding, int data_paral
   return weight + gradient + states;
 }
 
+GroupLinks group_links(const GpuSpec& gpu, const RankGrid& grid) {
+  return {link_for(within_node(grid, RankGroup::Tensor), gpu), link_for(within_node(grid, RankGroup::Expert), gpu)};
+}
+
+GroupLinks node_links(const GpuSpec& gpu) {
+  return {gpu.intra_node, gpu.intra_node};
+}
+
 StageCost piece_cost(const PieceWork& w, const GpuSpec& gpu, const Efficiency& e, const TrainingSettings& tr,
-                     int gpus_per_node) {
-  return piece_cost(w, PhaseGemms{}, gpu, e, tr, gpus_per_node);
+                     const GroupLinks* links) {
+  return piece_cost(w, PhaseGemms{}, gpu, e, tr, links);
 }
 
 StageCost piece_cost(const PieceWork& w, const PhaseGemms& gemms, const GpuSpec& gpu, const Efficiency& e,
-                     const TrainingSettings& tr, int gpus_per_node) {
+                     const TrainingSettings& tr, const GroupLinks* links) {
+  const GroupLinks inside = node_links(gpu);
+  const GroupLinks& link = links != nullptr ? *links : inside;
   // The listed products at their shapes' speed; whatever FLOPs of the phase they do not cover
   // (the attention core, a piece without a list) at the large-product rate.
   const auto flops_ms = [&](double flops, const std::vector<GemmShape>& products) {
@@ -126,8 +136,8 @@ StageCost piece_cost(const PieceWork& w, const PhaseGemms& gemms, const GpuSpec&
     return ms + ms_for_flops(std::max(flops, 0.0), gpu, e, tr.dtype);
   };
   StageCost c;
-  const AllToAllMs a2a = all_to_all_ms(w, gpu, tr, gpus_per_node);  // a mixture of experts' dispatch and combine
-  const LinkSpec& tp_link = gpu.intra_node;                         // tensor parallelism stays inside a node
+  const AllToAllMs a2a = all_to_all_ms(w, link.experts);  // a mixture of experts' dispatch and combine
+  const LinkSpec& tp_link = link.tensor;
   c.f_ms = flops_ms(w.f_flops, gemms.f) + ms_for_bytes(w.f_bytes, gpu.memory_gb_per_s, e.memory) +
            ms_for_collectives(w.f_collectives, w.tp_bytes, tp_link) + a2a.f_ms;
   c.b_ms = flops_ms(w.b_flops, gemms.b) + ms_for_bytes(w.b_bytes, gpu.memory_gb_per_s, e.memory) +
@@ -160,18 +170,28 @@ namespace {
 // Each piece's F, B and W estimated alone, with its products' shapes: a stage's times are the
 // sums of its pieces' (a product's speed depends on its own shape, not on its neighbours').
 MeasuredPieces estimated_pieces(const ModelConfig& model, const TrainingSettings& tr, const GpuSpec& gpu,
-                                const Efficiency& e, int gpus_per_node) {
-  return {piece_cost(layer_work(model, tr), layer_linear_gemms(model, tr), gpu, e, tr, gpus_per_node),
-          piece_cost(head_work(model, tr), head_linear_gemms(model, tr), gpu, e, tr, gpus_per_node),
-          piece_cost(embedding_work(model, tr), gpu, e, tr, gpus_per_node)};
+                                const Efficiency& e, const GroupLinks* links) {
+  return {piece_cost(layer_work(model, tr), layer_linear_gemms(model, tr), gpu, e, tr, links),
+          piece_cost(head_work(model, tr), head_linear_gemms(model, tr), gpu, e, tr, links),
+          piece_cost(embedding_work(model, tr), gpu, e, tr, links)};
+}
+
+// One transfer of a micro-batch's hidden state, split over the tensor-parallel ranks (sequence
+// parallelism), over `link`.
+TransferCost transfer_over(const LinkSpec& link, const ModelConfig& model, const TrainingSettings& tr) {
+  TransferCost t;
+  t.latency_ms = link.latency_ms;
+  t.bandwidth_gb_per_s = link.bandwidth_gb_per_s;
+  t.bytes = static_cast<Bytes>(std::int64_t{tr.seq} * tr.micro_batch * model.hidden * element_bytes(tr.dtype) / tr.tp);
+  return t;
 }
 
 }  // namespace
 
 PieceTotals piece_totals(const ModelConfig& model, const TrainingSettings& tr, const GpuSpec& gpu, const Efficiency& e,
-                         const MeasuredPieces* measured, int gpus_per_node) {
+                         const MeasuredPieces* measured, const GroupLinks* links) {
   const auto total = [](const StageCost& c) { return c.f_ms + c.b_ms + c.w_ms; };
-  const MeasuredPieces pieces = measured != nullptr ? *measured : estimated_pieces(model, tr, gpu, e, gpus_per_node);
+  const MeasuredPieces pieces = measured != nullptr ? *measured : estimated_pieces(model, tr, gpu, e, links);
   return {total(pieces.embedding), total(pieces.layer), total(pieces.head)};
 }
 
@@ -188,8 +208,10 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
     throw Error("--ep " + std::to_string(tr.ep) + ": expert parallelism must divide the data-parallel replicas (" +
                 std::to_string(where.data_parallel) + ")");
   }
-  const MeasuredPieces estimated =
-      measured == nullptr ? estimated_pieces(model, tr, gpu, e, where.gpus_per_node) : MeasuredPieces{};
+  // Where the ranks sit decides every group's link (rank_placement.hpp).
+  const RankGrid grid{tr.tp, where.devices, where.data_parallel, tr.ep, where.gpus_per_node, where.order};
+  const GroupLinks links = group_links(gpu, grid);
+  const MeasuredPieces estimated = measured == nullptr ? estimated_pieces(model, tr, gpu, e, &links) : MeasuredPieces{};
   const MeasuredPieces& times = measured != nullptr ? *measured : estimated;
   // Routed experts' weights are replicated over dp / ep replicas only (the ep ranks of an
   // expert-parallel group hold different experts): their gradients are reduced, and their
@@ -198,7 +220,7 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
   std::vector<std::int64_t> device_expert_params(device_params.size(), 0);
   for (std::size_t s = 0; s < work.size(); ++s) {
     // Memory from the stage's work; times the sums of its pieces', estimated or measured.
-    out.costs.stages.push_back(piece_cost(work[s], gpu, e, tr, where.gpus_per_node));
+    out.costs.stages.push_back(piece_cost(work[s], gpu, e, tr, &links));
     StageCost& c = out.costs.stages.back();
     const StagePieces& p = layout[s];
     const auto sum = [&](double StageCost::*field) {
@@ -214,13 +236,12 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
     device_params[static_cast<std::size_t>(device)] += work[s].params - work[s].expert_params;
     device_expert_params[static_cast<std::size_t>(device)] += work[s].expert_params;
   }
-  if (measured == nullptr) overlap_all_to_alls(out.costs, work, gpu, tr, where);
-  // Gradients are reduced in fp32 over the data-parallel replicas, which sit a whole pipeline
-  // (and its tensor parallelism) apart: over the network once they leave a node. A ring moves
-  // (d-1)/d of the data through each rank per reduce-scatter or all-gather, twice that for an
-  // all-reduce (which is the two in turn).
-  const int job_span = where.devices * tr.tp * where.data_parallel;
-  const LinkSpec& dp_link = link_for(job_span, gpu, where.gpus_per_node);
+  // Gradients are reduced in fp32 over the data-parallel replicas of each pipeline device, the
+  // experts' over the replicas holding the same experts: over the network when the rank order
+  // spreads such a group over nodes. A ring moves (d-1)/d of the data through each rank per
+  // reduce-scatter or all-gather, twice that for an all-reduce (which is the two in turn).
+  const LinkSpec& dp_link = link_for(within_node(grid, RankGroup::Data), gpu);
+  const LinkSpec& expert_dp_link = link_for(within_node(grid, RankGroup::ExpertData), gpu);
   const Replicas dense{where.data_parallel, tr.sharding};
   const Replicas experts{where.data_parallel / tr.ep, tr.sharding};
   if (tr.sharding == Sharding::Gradients) {
@@ -229,7 +250,7 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
     for (std::size_t s = 0; s < work.size(); ++s) {
       StageCost& c = out.costs.stages[s];
       double ms = dense.gradient_scatter_ms(double(work[s].params - work[s].expert_params), dp_link);
-      if (work[s].expert_params > 0) ms += experts.gradient_scatter_ms(double(work[s].expert_params), dp_link);
+      if (work[s].expert_params > 0) ms += experts.gradient_scatter_ms(double(work[s].expert_params), expert_dp_link);
       (tr.recompute == Recompute::Full ? c.b_ms : c.w_ms) += ms;
     }
   }
@@ -238,18 +259,28 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
     double static_bytes = 0;
     dense.add_to(d, static_bytes, double(device_params[device]), tr.dtype, gpu, e, dp_link);
     if (device_expert_params[device] > 0) {
-      experts.add_to(d, static_bytes, double(device_expert_params[device]), tr.dtype, gpu, e, dp_link);
+      experts.add_to(d, static_bytes, double(device_expert_params[device]), tr.dtype, gpu, e, expert_dp_link);
     }
     d.static_memory_bytes = static_cast<Bytes>(static_bytes + 0.5);
     out.costs.devices.push_back(d);
   }
-  if (measured == nullptr) overlap_all_to_alls(out.costs, work, gpu, tr, where);
-  // One micro-batch's hidden state, split over the tensor-parallel ranks (sequence parallelism).
-  const LinkSpec& pp_link = link_for(where.devices * tr.tp, gpu, where.gpus_per_node);
-  out.costs.transfer.latency_ms = pp_link.latency_ms;
-  out.costs.transfer.bandwidth_gb_per_s = pp_link.bandwidth_gb_per_s;
-  out.costs.transfer.bytes =
-      static_cast<Bytes>(std::int64_t{tr.seq} * tr.micro_batch * model.hidden * element_bytes(tr.dtype) / tr.tp);
+  // Once, with every stage's times final (W's reduce-scatters included).
+  if (measured == nullptr) overlap_all_to_alls(out.costs, work, links.experts, where);
+  // Each stage boundary's link: the network when any replica puts its two devices on different
+  // nodes (the slowest replica sets the step), the node's otherwise, and the node's for two
+  // stages on one device (no transfer crosses a link; the simulator moves nothing there).
+  bool network = false, node = false;
+  std::vector<bool> across(work.size() > 0 ? work.size() - 1 : 0);
+  for (std::size_t s = 0; s < across.size(); ++s) {
+    across[s] = pipeline_crosses_nodes(grid, where.placement[s], where.placement[s + 1]);
+    (across[s] ? network : node) = true;
+  }
+  // Every boundary alike: one transfer, as profiles were before boundaries existed. Otherwise
+  // one per boundary, and `transfer` the slowest, for readers that take one transfer time.
+  out.costs.transfer = transfer_over(link_for(!network, gpu), model, tr);
+  if (network && node) {
+    for (bool a : across) out.costs.boundaries.push_back(transfer_over(link_for(!a, gpu), model, tr));
+  }
   return out;
 }
 

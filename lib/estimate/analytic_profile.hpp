@@ -10,17 +10,34 @@
 #include "estimate/model_config.hpp"
 #include "estimate/piece_gemms.hpp"
 #include "estimate/piece_work.hpp"
+#include "estimate/rank_placement.hpp"
 #include "estimate/training.hpp"
 
 namespace pipeplan {
 
-/// Where the pipeline runs: its stages' devices and the data parallelism beside it.
+/// Where the pipeline runs: its stages' devices, the data parallelism beside it, and how the
+/// ranks are numbered onto nodes (rank_placement.hpp), which decides each group's link.
 struct Deployment {
   std::span<const int> placement;  ///< device of each stage of the layout
   int devices = 1;                 ///< pipeline degree P
   int data_parallel = 1;           ///< replicas of the pipeline, whose gradients are all-reduced
   int gpus_per_node = 8;
+  RankOrder order = RankOrder::TpDpPp;  ///< Megatron-LM's default unless told otherwise
 };
+
+/// The links a rank's collectives take inside a layer: tensor parallelism's all-gathers and
+/// reduce-scatters, and a mixture of experts' all-to-alls. Each group's node's link when all its
+/// groups lie within a node, the network otherwise.
+struct GroupLinks {
+  LinkSpec tensor;
+  LinkSpec experts;
+};
+
+/// The links of `grid`'s tensor- and expert-parallel groups on `gpu`.
+[[nodiscard]] GroupLinks group_links(const GpuSpec& gpu, const RankGrid& grid);
+
+/// `gpu`'s node link for both: what piece_cost assumes when given no links.
+[[nodiscard]] GroupLinks node_links(const GpuSpec& gpu);
 
 /// Measured F, B and W of each piece (pipeplan-gpu calibrate), which replace the analytic
 /// times when given; memory stays analytic.
@@ -46,18 +63,17 @@ struct AnalyticProfile {
 
 /// The time of a piece's F, B and W on `gpu`, in milliseconds: FLOPs at the GEMM efficiency of
 /// the peak, element-wise bytes at the memory efficiency of the bandwidth, tensor-parallel
-/// collectives over the node's link, a mixture of experts' all-to-alls over the link
-/// all_to_all_ms picks (`gpus_per_node`, 0: the table's). Activation bytes are copied; a_W is
-/// capped at a_F.
+/// collectives and a mixture of experts' all-to-alls over `links` (nullptr: node_links, both
+/// inside a node). Activation bytes are copied; a_W is capped at a_F.
 [[nodiscard]] StageCost piece_cost(const PieceWork& work, const GpuSpec& gpu, const Efficiency& efficiency,
-                                   const TrainingSettings& training, int gpus_per_node = 0);
+                                   const TrainingSettings& training, const GroupLinks* links = nullptr);
 
 /// The same with the piece's linear products priced by their shapes (gemm_ms: tile and wave
 /// quantisation, the roofline); the rest of each phase's FLOPs (the attention core) run at the
 /// GEMM efficiency of the peak. What profiles and layouts use.
 [[nodiscard]] StageCost piece_cost(const PieceWork& work, const PhaseGemms& gemms, const GpuSpec& gpu,
                                    const Efficiency& efficiency, const TrainingSettings& training,
-                                   int gpus_per_node = 0);
+                                   const GroupLinks* links = nullptr);
 
 /// The work of each stage of `layout`.
 [[nodiscard]] std::vector<PieceWork> stage_work(const ModelConfig& model, const TrainingSettings& training,
@@ -67,7 +83,11 @@ struct AnalyticProfile {
 /// per device static memory and optimizer time (Adam's memory traffic on its shard, plus the
 /// data-parallel all-reduce of fp32 gradients, or with sharding the reduce-scatter and the
 /// all-gather of the weights; under Sharding::Gradients each W's time includes reduce-scattering
-/// its gradients); one transfer of a micro-batch's activation between stages. A mixture of
+/// its gradients); the transfer of a micro-batch's activation between stages, over the link the
+/// rank order puts each stage boundary on: `transfer` when every boundary takes the same link,
+/// otherwise `boundaries`, one per boundary, with `transfer` the slowest of them. Every group's
+/// link (tensor, data, expert parallelism) is its nodes' or the network's as the Deployment's
+/// rank order places it (docs/costs.md, "Placing ranks on nodes"). A mixture of
 /// experts' expert weights are replicated over data_parallel / training.ep replicas only, and
 /// when every device holds two stages each stage's FB op overlaps the all-to-alls (DualPipe).
 /// With `measured`, each stage's times are the sums of its pieces' measured times. Throws Error
@@ -82,6 +102,6 @@ struct PieceTotals {
 };
 [[nodiscard]] PieceTotals piece_totals(const ModelConfig& model, const TrainingSettings& training, const GpuSpec& gpu,
                                        const Efficiency& efficiency, const MeasuredPieces* measured = nullptr,
-                                       int gpus_per_node = 0);
+                                       const GroupLinks* links = nullptr);
 
 }  // namespace pipeplan

@@ -94,10 +94,7 @@ PieceWork moe_layer_work(const ModelConfig& m, const TrainingSettings& tr) {
   return w;
 }
 
-AllToAllMs all_to_all_ms(const PieceWork& w, const GpuSpec& gpu, const TrainingSettings& tr, int gpus_per_node) {
-  const int node = gpus_per_node > 0 ? gpus_per_node : gpu.gpus_per_node;
-  // Megatron's rank order puts an expert-parallel group's ranks next to the tensor-parallel ones.
-  const LinkSpec& link = tr.tp * tr.ep <= node ? gpu.intra_node : gpu.inter_node;
+AllToAllMs all_to_all_ms(const PieceWork& w, const LinkSpec& link) {
   const double one = link.latency_ms + w.all_to_all_bytes / (link.bandwidth_gb_per_s * 1e9) * 1e3;
   return {w.f_all_to_alls * one, w.b_all_to_alls * one};
 }

@@ -21,14 +21,13 @@ namespace pipeplan {
 /// One MoE layer: layer_work's attention and norms (its MLP width set to 0), then moe_mlp_work.
 [[nodiscard]] PieceWork moe_layer_work(const ModelConfig& model, const TrainingSettings& training);
 
-/// The time of a piece's all-to-alls in F and in B, over the node's link when the tp·ep ranks
-/// of an expert-parallel group fit in a node (`gpus_per_node`, 0: the table's), the network
-/// otherwise.
+/// The time of a piece's all-to-alls in F and in B over `link`: the node's when every
+/// expert-parallel group lies within a node, the network's otherwise (analytic_profile's
+/// group_links, from the rank order).
 struct AllToAllMs {
   double f_ms = 0, b_ms = 0;
 };
-[[nodiscard]] AllToAllMs all_to_all_ms(const PieceWork& work, const GpuSpec& gpu, const TrainingSettings& training,
-                                       int gpus_per_node);
+[[nodiscard]] AllToAllMs all_to_all_ms(const PieceWork& work, const LinkSpec& link);
 
 /// DualPipe's overlapped pair (DeepSeek-V3 report, section 3.2.1): the forward of `forward`
 /// beside the fused backward of `backward` on the same device, each one's all-to-alls running

@@ -13,6 +13,7 @@ Json row_to_json(const PlanRow& r) {
   j["dp"] = r.dp;
   j["tp"] = r.tp;
   j["ep"] = r.ep;
+  j["rank_order"] = rank_order_name(r.rank_order);
   j["chunks"] = r.chunks;
   j["microbatches"] = r.microbatches;
   j["micro_batch"] = r.micro_batch;

@@ -24,11 +24,14 @@ Bytes memory_limit(const PlanRequest& r) {
 const MeasuredPieces* measured_of(const PlanRequest& r) {
   return r.measured ? &*r.measured : nullptr;
 }
+RankGrid grid_of(const PlanRequest& r, const PlanJob& job, const TrainingSettings& tr, RankOrder order) {
+  return {tr.tp, job.pp, job.dp, tr.ep, gpus_per_node(r), order};
+}
 
 // The layouts to try: the given one (or Megatron's even or padded split, when asked by name),
 // or the stages balanced by time, then tilted ever more towards lighter first stages
 // (balanced_layout), then Megatron's even and padded splits where they divide, without repeats.
-std::vector<Layout> layouts_for(const PlanRequest& r, const TrainingSettings& tr, int stages) {
+std::vector<Layout> layouts_for(const PlanRequest& r, const TrainingSettings& tr, int stages, const GroupLinks& links) {
   if (r.layout && is_layout_keyword(*r.layout)) {
     std::optional<Layout> l = even_layout(stages, r.model.layers, *r.layout == "padded");
     if (!l) {
@@ -39,7 +42,7 @@ std::vector<Layout> layouts_for(const PlanRequest& r, const TrainingSettings& tr
     return {std::move(*l)};
   }
   if (r.layout) return {parse_layout(*r.layout, r.model.layers, "--layout")};
-  const PieceTotals t = piece_totals(r.model, tr, *r.gpu, r.efficiency, measured_of(r), gpus_per_node(r));
+  const PieceTotals t = piece_totals(r.model, tr, *r.gpu, r.efficiency, measured_of(r), &links);
   std::vector<Layout> candidates;
   for (double tilt : {0.0, 0.5, 1.0, 2.0}) {
     candidates.push_back(balanced_layout(stages, r.model.layers, t.embedding, t.layer, t.head, tilt));
@@ -59,12 +62,13 @@ std::vector<Layout> layouts_for(const PlanRequest& r, const TrainingSettings& tr
 }
 
 AnalyticProfile profile_of(const PlanRequest& r, const PlanJob& job, const TrainingSettings& tr, const Layout& layout,
-                           const std::vector<int>& placement) {
-  return analytic_profile(r.model, tr, *r.gpu, r.efficiency, layout, {placement, job.pp, job.dp, gpus_per_node(r)},
-                          measured_of(r));
+                           const std::vector<int>& placement, RankOrder order) {
+  return analytic_profile(r.model, tr, *r.gpu, r.efficiency, layout,
+                          {placement, job.pp, job.dp, gpus_per_node(r), order}, measured_of(r));
 }
 
-PlanRow row_of(const PlanRequest& r, const PlanJob& job, const TrainingSettings& tr, const Layout& layout) {
+PlanRow row_of(const PlanRequest& r, const PlanJob& job, const TrainingSettings& tr, const Layout& layout,
+               RankOrder order) {
   PlanRow row;
   row.pp = job.pp;
   row.dp = job.dp;
@@ -75,6 +79,7 @@ PlanRow row_of(const PlanRequest& r, const PlanJob& job, const TrainingSettings&
   row.micro_batch = tr.micro_batch;
   row.recompute = tr.recompute;
   row.sharding = job.dp > 1 ? tr.sharding : Sharding::None;
+  row.rank_order = order;
   row.schedule = std::string(job.generator->name);
   row.layout = layout_string(layout);
   row.megatron_layout = megatron_layout_string(layout);
@@ -88,14 +93,15 @@ struct Bounds {
   SimTime step = 0;
 };
 
-Bounds bounds_of(const PlanRequest& r, const PlanJob& job, const TrainingSettings& tr, const Layout& layout) {
+Bounds bounds_of(const PlanRequest& r, const PlanJob& job, const TrainingSettings& tr, const Layout& layout,
+                 RankOrder order) {
   std::vector<std::vector<int>> placements{loop_placement(job.pp, job.chunks)};
   if (job.chunks == 2 && job.pp > 1) placements.push_back(vee_placement(job.pp));
   Bounds out;
   out.step = std::numeric_limits<SimTime>::max();
   Bytes fullest = std::numeric_limits<Bytes>::max();
   for (const std::vector<int>& placement : placements) {
-    const AnalyticProfile p = profile_of(r, job, tr, layout, placement);
+    const AnalyticProfile p = profile_of(r, job, tr, layout, placement, order);
     std::vector<Bytes> memory = memory_lower_bound(p.costs, placement, job.pp);
     const Bytes peak = *std::max_element(memory.begin(), memory.end());
     if (peak < fullest) {
@@ -124,38 +130,44 @@ VariantOutcome evaluate_variant(const PlanRequest& r, const PlanJob& job, const 
   const TrainingSettings tr = job_training(r, job, v);
   VariantOutcome out;
   const Bytes limit = memory_limit(r);
-  std::vector<Layout> layouts;
-  try {
-    layouts = layouts_for(r, tr, job.pp * job.chunks);
-  } catch (const Error& error) {  // --layout even or padded for a stage count they do not divide
-    out.refusal = refusal(*job.generator, error.what());
-    return out;
-  }
-  for (const Layout& layout : layouts) {
+  // Each rank order with its own layouts (balanced by the piece times its links give), all
+  // competing for the variant's one row: the faster order wins, and a layout of the second whose
+  // bound cannot beat the first's best is not simulated. Memory does not depend on the order.
+  for (RankOrder order : rank_orders(r, job, tr)) {
+    const GroupLinks links = group_links(*r.gpu, grid_of(r, job, tr, order));
+    std::vector<Layout> layouts;
     try {
-      const Bounds bounds = bounds_of(r, job, tr, layout);
-      const Bytes least = *std::max_element(bounds.memory.begin(), bounds.memory.end());
-      if (least > limit) {  // no schedule fits: no need to simulate one
-        if (!out.closest || least < out.closest->max_peak()) {
-          out.closest = row_of(r, job, tr, layout);
-          out.closest->peak_memory = bounds.memory;
-          out.closest->estimated = true;
+      layouts = layouts_for(r, tr, job.pp * job.chunks, links);
+    } catch (const Error& error) {  // --layout even or padded for a stage count they do not divide
+      out.refusal = refusal(*job.generator, error.what());
+      return out;
+    }
+    for (const Layout& layout : layouts) {
+      try {
+        const Bounds bounds = bounds_of(r, job, tr, layout, order);
+        const Bytes least = *std::max_element(bounds.memory.begin(), bounds.memory.end());
+        if (least > limit) {  // no schedule fits: no need to simulate one
+          if (!out.closest || least < out.closest->max_peak()) {
+            out.closest = row_of(r, job, tr, layout, order);
+            out.closest->peak_memory = bounds.memory;
+            out.closest->estimated = true;
+          }
+          continue;
         }
-        continue;
+        const SimTime bar = std::min(top.bar(), out.best ? out.best->step : std::numeric_limits<SimTime>::max());
+        if (bounds.step > bar) {
+          out.skipped = out.skipped || !out.best;
+          continue;
+        }
+        EvaluatedLayout e = evaluate_layout(r, job, tr, layout, order);
+        if (e.row.max_peak() <= limit) {
+          if (!out.best || e.step < out.best->step) out.best = std::move(e);
+        } else if (!out.closest || e.row.max_peak() < out.closest->max_peak()) {
+          out.closest = std::move(e.row);
+        }
+      } catch (const Error& error) {
+        if (!out.refusal) out.refusal = refusal(*job.generator, error.what());
       }
-      const SimTime bar = std::min(top.bar(), out.best ? out.best->step : std::numeric_limits<SimTime>::max());
-      if (bounds.step > bar) {
-        out.skipped = out.skipped || !out.best;
-        continue;
-      }
-      EvaluatedLayout e = evaluate_layout(r, job, tr, layout);
-      if (e.row.max_peak() <= limit) {
-        if (!out.best || e.step < out.best->step) out.best = std::move(e);
-      } else if (!out.closest || e.row.max_peak() < out.closest->max_peak()) {
-        out.closest = std::move(e.row);
-      }
-    } catch (const Error& error) {
-      if (!out.refusal) out.refusal = refusal(*job.generator, error.what());
     }
   }
   if (out.best) {
@@ -170,16 +182,28 @@ VariantOutcome evaluate_variant(const PlanRequest& r, const PlanJob& job, const 
 
 }  // namespace
 
+std::vector<RankOrder> rank_orders(const PlanRequest& r, const PlanJob& job, const TrainingSettings& tr) {
+  if (r.rank_order) return {*r.rank_order};
+  if (tr.ep > 1) return {RankOrder::TpDpPp};
+  const RankGrid megatron = grid_of(r, job, tr, RankOrder::TpDpPp);
+  const RankGrid stages = grid_of(r, job, tr, RankOrder::TpPpDp);
+  // No cost under the faster is higher, so its step is no longer (for the cost-aware generators,
+  // whose orders follow the costs, up to their search): the slower need not be simulated.
+  if (links_as_fast(megatron, stages)) return {RankOrder::TpDpPp};
+  if (links_as_fast(stages, megatron)) return {RankOrder::TpPpDp};
+  return {RankOrder::TpDpPp, RankOrder::TpPpDp};
+}
+
 EvaluatedLayout evaluate_layout(const PlanRequest& r, const PlanJob& job, const TrainingSettings& tr,
-                                const Layout& layout) {
+                                const Layout& layout, RankOrder order) {
   std::vector<int> placement = loop_placement(job.pp, job.chunks);
-  AnalyticProfile profile = profile_of(r, job, tr, layout, placement);
+  AnalyticProfile profile = profile_of(r, job, tr, layout, placement, order);
   GenerateRequest request{job.pp,         job.microbatches,  job.chunks,       0,
                           &profile.costs, {memory_limit(r)}, r.optimizer_mode, r.iterations};
   Schedule schedule = job.generator->generate(request);
   if (schedule.placement != placement) {  // a V-shaped schedule: its devices hold other stages
     placement = schedule.placement;
-    profile = profile_of(r, job, tr, layout, placement);
+    profile = profile_of(r, job, tr, layout, placement, order);
     request.costs = &profile.costs;
     schedule = job.generator->generate(request);
   }
@@ -190,7 +214,7 @@ EvaluatedLayout evaluate_layout(const PlanRequest& r, const PlanJob& job, const 
   const SimResult result = simulate(schedule, profile.costs, options);
   if (result.deadlocked()) throw Error(std::string(job.generator->name) + ": the generated schedule deadlocks");
 
-  PlanRow row = row_of(r, job, tr, layout);
+  PlanRow row = row_of(r, job, tr, layout, order);
   row.step_ms = ns_to_ms(result.step_time());
   row.bubble_rate = result.bubble_rate();
   for (const DeviceTimeline& d : result.devices) row.peak_memory.push_back(d.peak_memory);

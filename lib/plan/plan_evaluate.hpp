@@ -31,6 +31,13 @@ struct EvaluatedLayout {
   SimTime step = 0;
 };
 [[nodiscard]] EvaluatedLayout evaluate_layout(const PlanRequest& request, const PlanJob& job,
-                                              const TrainingSettings& training, const Layout& layout);
+                                              const TrainingSettings& training, const Layout& layout, RankOrder order);
+
+/// The rank orders to try for a job: the request's; with expert parallelism (which Megatron's
+/// --use-tp-pp-dp-mapping refuses) Megatron's default; otherwise whichever of the two has every
+/// link as fast as the other's (rank_placement's links_as_fast; the default when they are the
+/// same), or both when each is faster somewhere.
+[[nodiscard]] std::vector<RankOrder> rank_orders(const PlanRequest& request, const PlanJob& job,
+                                                 const TrainingSettings& training);
 
 }  // namespace pipeplan

@@ -28,8 +28,11 @@ struct PlanRequest {
   SearchedSettings search;
   const GpuSpec* gpu = nullptr;
   Efficiency efficiency;
-  int gpus = 1;                        ///< every GPU of the job: pipeline x data x tensor parallelism
-  int gpus_per_node = 0;               ///< 0: the GPU table's
+  int gpus = 1;           ///< every GPU of the job: pipeline x data x tensor parallelism
+  int gpus_per_node = 0;  ///< 0: the GPU table's
+  /// How ranks are numbered onto nodes (rank_placement.hpp); nullopt: both orders are tried for
+  /// each configuration where they give different links, and the faster kept.
+  std::optional<RankOrder> rank_order;
   Bytes memory_limit = 0;              ///< per GPU; 0: the card's memory
   std::vector<std::string> schedules;  ///< generator names
   /// A layout string (pipeplan's or Megatron's notation): only configurations with its stage
@@ -57,6 +60,7 @@ struct PlanRow {
   int micro_batch = 1;  ///< sequences per micro-batch
   Recompute recompute = Recompute::None;
   Sharding sharding = Sharding::None;
+  RankOrder rank_order = RankOrder::TpDpPp;  ///< how the ranks sit on nodes: the faster of those tried
   std::string schedule;
   std::string layout;
   std::string megatron_layout;     ///< the same, for Megatron-LM's --pipeline-model-parallel-layout

@@ -123,8 +123,9 @@ PlannedRun rebuild_row(const PlanRequest& request, const PlanRow& row) {
   const Generator* g = find_generator(row.schedule);
   if (g == nullptr) throw Error("unknown schedule '" + row.schedule + "'");
   const PlanJob job{row.tp, row.pp, row.dp, row.chunks, row.microbatches, row.micro_batch, g, {}, 0, row.ep};
-  EvaluatedLayout e = evaluate_layout(request, job, row.training(request.training),
-                                      parse_layout(row.layout, request.model.layers, "the row's layout"));
+  EvaluatedLayout e =
+      evaluate_layout(request, job, row.training(request.training),
+                      parse_layout(row.layout, request.model.layers, "the row's layout"), row.rank_order);
   return {std::move(e.schedule), std::move(e.profile)};
 }
 

@@ -158,8 +158,10 @@ std::vector<PlanJob> plan_jobs(const PlanRequest& r, std::map<std::string, int>&
           lightest.ep = ep;
           lightest.micro_batch = b;
           lightest.recompute = vs.front().recompute;
+          const GroupLinks links =
+              group_links(*r.gpu, {tp, pp, dp, ep, node_gpus(r), r.rank_order.value_or(RankOrder::TpDpPp)});
           const PieceTotals t =
-              piece_totals(r.model, lightest, *r.gpu, r.efficiency, r.measured ? &*r.measured : nullptr, node_gpus(r));
+              piece_totals(r.model, lightest, *r.gpu, r.efficiency, r.measured ? &*r.measured : nullptr, &links);
           const double per_microbatch = t.embedding + r.model.layers * t.layer + t.head;
           for (const Generator* g : chosen) {
             for (int v : chunk_choices(*g, r.max_chunks)) {

@@ -246,6 +246,19 @@ pipeplan_cli_test(profile_layout_stage_count --exit 2 --err "--layout: has 2 sta
                   -- profile --model profiles/models/seed-llama2-7b-4layers.json --gpu rtx3090 --stages 4 --layout "E,t*2|t*2,H")
 pipeplan_cli_test(profile_vee_needs_two_chunks --exit 2 --err "--placement vee: needs --chunks 2"
                   -- profile --model profiles/models/llama-2-7b.json --gpu h100 --stages 4 --placement vee)
+# Ranks on nodes (issue 14): pp 8 on 4-GPU nodes crosses between devices 3 and 4 under either
+# order (tp 1, dp 1); the one transfer a profile carries in this version is the slowest, IB's.
+pipeplan_cli_test(profile_rank_order --out "ranks tp-pp-dp on 4-GPU nodes" --out "\"bandwidth_gb_per_s\": 50\\.0"
+                  -- profile --model tests/data/models/tiny-llama.json --gpu h100 --stages 8 --gpus-per-node 4
+                     --rank-order tp-pp-dp)
+pipeplan_cli_test(plan_rank_order_fixed --out "ranks tp-pp-dp$" --out "^  1  [a-z0-9-]+ +[0-9]+ +[0-9]+ +1 tp-pp-dp "
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 8 --gpus-per-node 4
+                     --global-batch 32 --seq 256 --rank-order tp-pp-dp --top 3)
+pipeplan_cli_test(plan_rank_order_json --out "\"rank_order\": \"tp-(dp-pp|pp-dp)\""
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 8 --gpus-per-node 4
+                     --global-batch 32 --seq 256 --json)
+pipeplan_cli_test(plan_bad_rank_order --exit 2 --err "--rank-order: tp-xx-dp not in \\{tp-dp-pp,tp-pp-dp\\}"
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 8 --global-batch 32 --rank-order tp-xx-dp)
 pipeplan_cli_test(plan_table --out "configurations: [0-9]+ within memory" --out "^  1  [a-z0-9-]+ +[0-9]+ +[0-9]+ +1 "
                   -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16 --seq 256)
 # The winner written by --emit-schedule, simulated again, gives the step time plan reported.
@@ -440,7 +453,7 @@ pipeplan_cli_test(format_any_case --out "^0F0,0F1,"
 
 # The planner's search (issue 14): the settings not given are searched, the table shows them.
 pipeplan_cli_test(plan_searches_settings --out "micro-batch searched, tp searched, recompute searched, sharding searched"
-                  --out "^ +# +schedule +pp +dp +tp +V +M +mb recompute sharding "
+                  --out "^ +# +schedule +pp +dp +tp +ranks +V +M +mb recompute sharding "
                   -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16 --seq 256 --microbatches 4)
 pipeplan_cli_test(plan_bad_sharding --exit 2 --err "--sharding: expected none, optimizer or gradients, got 'zero2'"
                   -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 8 --sharding zero2)
@@ -448,7 +461,7 @@ pipeplan_cli_test(plan_microbatches_impossible --exit 1 --err "--microbatches 3:
                   -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16 --microbatches 3)
 # A mixture of experts: Mixtral 8x7B's 46.7e9 parameters (12.9e9 active), expert parallelism per row.
 pipeplan_cli_test(plan_mixtral --out "mixtral \\(46\\.70 B parameters, 12\\.88 B active, 32 layers\\)" --out "ep searched"
-                  --out " tp +ep +V +M" --out "^  1  [a-z0-9-]+ +[0-9]+ +[0-9]+ +2 +[1248] "
+                  --out " tp +ep +ranks +V +M" --out "^  1  [a-z0-9-]+ +[0-9]+ +[0-9]+ +2 +[1248] tp-dp-pp "
                   -- plan --model profiles/models/mixtral-8x7b.json --gpu h100 --gpus 16 --global-batch 64 --seq 4096
                      --tp 2 --micro-batch 1 --recompute none --sharding optimizer --schedules zbv,dualpipev --top 3)
 pipeplan_cli_test(plan_mixtral_ep_json --out "\"ep\": 4"
@@ -469,7 +482,7 @@ pipeplan_cli_test(plan_megatron_layout --out "\"megatron_layout\": \"Et\\*4\\|t\
 # measured 138; 12177.1 ms and 163.8 at one GEMM efficiency for every shape: per rank the
 # output projection's and the second MLP matrix's 2048 x 8192 outputs are 16 x 64 = 1024 tiles,
 # 9.48 waves of 108 SMs, so 10 run; QKV's 2048 x 3072 are 384 tiles, 4 waves for 3.56).
-pipeplan_cli_test(plan_megatron_39b --out "interleaved +2 +32 +8 +4 +48 +1 full +none +12777\\.607"
+pipeplan_cli_test(plan_megatron_39b --out "interleaved +2 +32 +8 +tp-dp-pp +4 +48 +1 full +none +12777\\.607"
                   -- plan --model profiles/models/megatron-gpt-39.1b.json --gpu a100-80gb --gpus 512 --tp 8
                      --micro-batch 1 --recompute full --sharding none --no-flash-attention --schedules interleaved
                      --seq 2048 --global-batch 1536 --top 10)
