@@ -92,6 +92,31 @@ TEST_CASE("--microbatches keeps the configurations with that many micro-batches"
         "--microbatches 3: no data-parallel degree and micro-batch size split the global batch of 16 into that many");
 }
 
+TEST_CASE("--pp and --chunks keep the configurations with that pipeline degree and chunk count") {
+  PlanRequest r = tiny_search();
+  r.pp = 2;
+  r.chunks = 2;
+  const PlanOutcome out = plan(r);
+  REQUIRE(!out.rows.empty());
+  std::set<std::string> schedules;
+  for (const PlanRow& row : out.rows) {
+    CHECK(row.pp == 2);
+    CHECK(row.chunks == 2);
+    schedules.insert(row.schedule);
+  }
+  // 1f1b runs one chunk per device, so only the others can have two.
+  CHECK(schedules.count("1f1b") == 0);
+  CHECK(schedules.count("interleaved") == 1);
+  r.pp = 3;  // 4 GPUs: no tensor-parallel degree leaves a multiple of 3
+  CHECK(test::error_of([&] { (void)plan(r); }) ==
+        "--pp 3: no tensor-parallel degree tried leaves a multiple of 3 of the 4 GPUs");
+  r.pp = 0;
+  r.chunks = 3;
+  r.schedules = {"1f1b", "zbh1"};
+  CHECK(test::error_of([&] { (void)plan(r); }) ==
+        "--chunks 3: none of the schedules tried takes that many chunks per device");
+}
+
 TEST_CASE("pruning by the step's lower bound leaves the top rows as an exhaustive search finds them") {
   PlanRequest r = tiny_search();
   const PlanOutcome all = plan(r);

@@ -38,6 +38,8 @@ struct PlanOptions {
   std::vector<std::string> schedules;
   std::string layout;
   int top = 5;
+  int pp = 0;
+  int chunks = 0;
   int max_chunks = 4;
   int microbatches = 0;
   int threads = 0;
@@ -129,6 +131,14 @@ Runner add_plan(CLI::App& sub) {
                  "splits) for every stage count")
       ->type_name("LAYOUT");
   sub.add_option("--top", o->top, "Rows to show")->type_name("K")->check(CLI::Range(1, 1000))->capture_default_str();
+  sub.add_option("--pp", o->pp, "Only this pipeline degree (default: every one dividing the GPUs over tp)")
+      ->type_name("P")
+      ->check(CLI::Range(1, 1 << 20));
+  sub.add_option("--chunks", o->chunks,
+                 "Only this many chunks per device, and only the schedules that take it (default: each "
+                 "schedule's own, or 2 to --max-chunks)")
+      ->type_name("V")
+      ->check(CLI::Range(1, 64));
   sub.add_option("--max-chunks", o->max_chunks,
                  "Most chunks per device tried for the interleaved and automatic schedules")
       ->type_name("V")
@@ -200,6 +210,8 @@ Runner add_plan(CLI::App& sub) {
       }
       request.layout = o->layout;
     }
+    request.pp = o->pp;
+    request.chunks = o->chunks;
     request.max_chunks = o->max_chunks;
     request.threads = o->threads;
     SimFlags sim = o->sim;

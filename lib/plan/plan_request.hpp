@@ -38,6 +38,8 @@ struct PlanRequest {
   /// A layout string (pipeplan's or Megatron's notation): only configurations with its stage
   /// count; or "even" / "padded": Megatron's split for every stage count it divides.
   std::optional<std::string> layout;
+  int pp = 0;               ///< only this pipeline degree; 0: every one dividing the ranks
+  int chunks = 0;           ///< only this many chunks per device (generators that take it); 0: any
   int max_chunks = 4;       ///< the most chunks per device tried for the interleaved schedules
   int max_micro_batch = 8;  ///< the largest micro-batch size searched
   int microbatches = 0;     ///< only configurations with this many micro-batches; 0: any

@@ -18,7 +18,9 @@ int node_gpus(const PlanRequest& r) {
 
 // The chunk counts worth trying for a generator: its only one, or 2 up to max_chunks (1 too for
 // an automatic schedule, whose single chunk is not another generator's schedule).
-std::vector<int> chunk_choices(const Generator& g, int max_chunks) {
+// With a fixed count, that one for the generators that take it and none for the others.
+std::vector<int> chunk_choices(const Generator& g, int max_chunks, int fixed) {
+  if (fixed > 0) return g.min_chunks <= fixed && fixed <= g.max_chunks ? std::vector<int>{fixed} : std::vector<int>{};
   if (g.min_chunks == g.max_chunks) return {g.min_chunks};
   std::vector<int> out;
   const int first = g.uses_costs ? g.min_chunks : std::max(2, g.min_chunks);
@@ -121,6 +123,16 @@ std::vector<PlanJob> plan_jobs(const PlanRequest& r, std::map<std::string, int>&
                 std::to_string(r.model.heads) + "), key-value heads (" + std::to_string(r.model.kv_heads) +
                 ") and FFN width");
   }
+  if (r.pp > 0 && std::none_of(tps.begin(), tps.end(), [&](int tp) { return (r.gpus / tp) % r.pp == 0; })) {
+    throw Error("--pp " + std::to_string(r.pp) + ": no tensor-parallel degree tried leaves a multiple of " +
+                std::to_string(r.pp) + " of the " + std::to_string(r.gpus) + " GPUs");
+  }
+  if (r.chunks > 0 && std::none_of(chosen.begin(), chosen.end(), [&](const Generator* g) {
+        return g->min_chunks <= r.chunks && r.chunks <= g->max_chunks;
+      })) {
+    throw Error("--chunks " + std::to_string(r.chunks) +
+                ": none of the schedules tried takes that many chunks per device");
+  }
   // A given layout fixes the stage count; 0 when none is given.
   const std::size_t fixed_stages =
       r.layout && !is_layout_keyword(*r.layout) ? parse_layout(*r.layout, r.model.layers, "--layout").size() : 0;
@@ -129,7 +141,7 @@ std::vector<PlanJob> plan_jobs(const PlanRequest& r, std::map<std::string, int>&
   for (int tp : tps) {
     const int ranks = r.gpus / tp;
     for (int pp = 1; pp <= ranks; ++pp) {
-      if (ranks % pp != 0) continue;
+      if (ranks % pp != 0 || (r.pp > 0 && pp != r.pp)) continue;
       const int dp = ranks / pp;
       const std::vector<MemoryVariant> vs = variants(r, dp);
       if (r.training.global_batch % dp != 0) {
@@ -164,7 +176,7 @@ std::vector<PlanJob> plan_jobs(const PlanRequest& r, std::map<std::string, int>&
               piece_totals(r.model, lightest, *r.gpu, r.efficiency, r.measured ? &*r.measured : nullptr, &links);
           const double per_microbatch = t.embedding + r.model.layers * t.layer + t.head;
           for (const Generator* g : chosen) {
-            for (int v : chunk_choices(*g, r.max_chunks)) {
+            for (int v : chunk_choices(*g, r.max_chunks, r.chunks)) {
               const int stages = pp * v;
               if (fixed_stages > 0 ? std::size_t(stages) != fixed_stages : stages > r.model.layers + 2) continue;
               // 1F1B's step with the fill and drain shortened V times: only an order to try them in.
