@@ -152,6 +152,11 @@ CostModel microsecond_costs(std::mt19937& random, const Schedule& s) {
   }
   for (DeviceCost& d : c.devices) d.optimizer_ms = random() % 2 == 0 ? 0.0 : ms(1000);
   c.transfer.fixed_ms = random() % 3 == 0 ? 0.0 : ms(500);
+  // Every other schedule: a transfer per boundary, some fast, some up to 4 ms (a network hop).
+  if (random() % 2 == 0) {
+    for (int b = 0; b + 1 < s.stages; ++b)
+      c.boundaries.push_back(TransferCost{ms(random() % 4 == 0 ? 4000 : 300), 0, 0, 0});
+  }
   return c;
 }
 
@@ -159,6 +164,7 @@ CostModel microsecond_costs(std::mt19937& random, const Schedule& s) {
 
 TEST_CASE("simulate times every op as the reference timer does (random schedules, costs, modes)") {
   std::mt19937 random(2026);
+  int with_boundaries = 0;
   int forward_input_last = 0;  // FB ops whose forward's input, from a third device, arrives last
   for (int trial = 0; trial < 600; ++trial) {
     const int p = 1 + static_cast<int>(random() % 4);
@@ -172,6 +178,9 @@ TEST_CASE("simulate times every op as the reference timer does (random schedules
     SimResult r = simulate(s, c, {iterations, mode});
     test::ReferenceRun ref = test::reference_times(s, c, iterations, mode);
     REQUIRE_FALSE(r.deadlocked());
+    // The lower bound holds for every schedule of this placement, this one included.
+    CHECK(r.lower_bound <= r.step_time());
+    with_boundaries += c.boundaries.empty() ? 0 : 1;
     for (std::size_t d = 0; d < s.order.size(); ++d) {
       CAPTURE(d);
       const auto& got = r.devices[d].ops;
@@ -211,11 +220,12 @@ TEST_CASE("simulate times every op as the reference timer does (random schedules
         const SimTime f_in = end_of(it, OpKind::F, op.stage - 1, op.microbatch);
         const SimTime b_in = std::max(end_of(it, OpKind::B, op.overlap_stage + 1, op.overlap_microbatch),
                                       end_of(it, OpKind::BW, op.overlap_stage + 1, op.overlap_microbatch));
-        if (f_in > b_in && f_in + ms_to_ns(c.transfer.ms()) > ref.ops[d][i - 1].end) ++forward_input_last;
+        if (f_in > b_in && f_in + ms_to_ns(c.transfer_ms(op.stage - 1)) > ref.ops[d][i - 1].end) ++forward_input_last;
       }
     }
   }
-  CHECK(forward_input_last >= 10);  // 12 with this seed
+  CHECK(forward_input_last >= 10);  // 16 with this seed
+  CHECK(with_boundaries > 250);     // 273 of the 600 with this seed
 }
 
 TEST_CASE("a planted wait cycle is named, whichever device blocks first") {

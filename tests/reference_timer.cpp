@@ -11,17 +11,19 @@ namespace {
 enum Output { kForward, kGradient, kSplitB };   // what an op hands on: DESIGN.md, "Dependencies"
 using Key = std::tuple<int, Output, int, int>;  // iteration, output, stage, micro-batch
 
-using Input = std::tuple<Output, int, int>;  // output, stage, micro-batch
+// Output, stage and micro-batch, and the stage of the op that needs it (which, with the
+// producer's stage, names the boundary a transfer between them crosses).
+using Input = std::tuple<Output, int, int, int>;
 
 // The inputs of the non-compound op `k`(stage, m): F needs the previous stage's F; B and BW need
 // their own F and the next stage's B or BW; W needs its B.
 std::vector<Input> inputs(OpKind k, int stage, int m, int stages) {
   std::vector<Input> out;
-  if (k == OpKind::F && stage > 0) out.emplace_back(kForward, stage - 1, m);
-  if (k == OpKind::W) out.emplace_back(kSplitB, stage, m);
+  if (k == OpKind::F && stage > 0) out.emplace_back(kForward, stage - 1, m, stage);
+  if (k == OpKind::W) out.emplace_back(kSplitB, stage, m, stage);
   if (k == OpKind::B || k == OpKind::BW) {
-    out.emplace_back(kForward, stage, m);
-    if (stage + 1 < stages) out.emplace_back(kGradient, stage + 1, m);
+    out.emplace_back(kForward, stage, m, stage);
+    if (stage + 1 < stages) out.emplace_back(kGradient, stage + 1, m, stage);
   }
   return out;
 }
@@ -48,14 +50,16 @@ ReferenceRun reference_times(const Schedule& s, const CostModel& c, int iteratio
       }
       SimTime start = free[d];
       bool ready = true;
-      for (auto [out, stage, m] : needs) {
+      for (auto [out, stage, m, consumer] : needs) {
         auto it = done.find({iteration[d], out, stage, m});
         if (it == done.end()) {
           ready = false;
           break;
         }
+        // Between two adjacent stages on two devices: the boundary between them, the lower one.
         const bool local = it->second.second == static_cast<int>(d);
-        start = std::max(start, it->second.first + (local ? 0 : ms_to_ns(c.transfer.ms())));
+        const SimTime transfer = local ? 0 : ms_to_ns(c.transfer_ms(std::min(stage, consumer)));
+        start = std::max(start, it->second.first + transfer);
       }
       if (!ready) continue;
       const StageCost& sc = cost(op.stage);

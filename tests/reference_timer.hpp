@@ -23,9 +23,9 @@ struct ReferenceRun {
 };
 
 /// Times `iterations` iterations of `s`: a device runs its list in order; an op starts when the
-/// device is free and every input has arrived (its producer's end, plus the transfer when the
-/// producer sits on another device); after its list each device takes its optimizer step, at
-/// once (post-validation) or when every device has finished the iteration (sync). Rescans every
+/// device is free and every input has arrived (its producer's end, plus the transfer of the
+/// boundary between the two stages when the producer sits on another device); after its list each device takes its
+/// optimizer step, at once (post-validation) or when every device has finished the iteration (sync). Rescans every
 /// device until nothing moves: quadratic, and obviously so.
 [[nodiscard]] ReferenceRun reference_times(const Schedule& s, const CostModel& c, int iterations, OptimizerMode mode);
 

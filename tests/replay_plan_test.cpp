@@ -110,6 +110,17 @@ TEST_CASE("replay sizes its messages from the model when the profile gives no si
   CHECK(replay_message_bytes(fixed, cal) == 16 * 1048576);
   TransferCost line{std::nullopt, 0.01, 25.0, 1000};
   CHECK(replay_message_bytes(line, cal) == 1000);  // the profile's own size wins
+  // Per-boundary transfers: replay sends one size, the largest a boundary gives (the activation is
+  // the same hidden state at every boundary); boundaries with a time only fall back as above.
+  CostModel costs;
+  costs.transfer = none;
+  costs.boundaries = {fixed, line, TransferCost{std::nullopt, 0.5, 12.5, 4000}};
+  CHECK(replay_message_bytes(costs, cal) == 4000);
+  costs.boundaries = {fixed, fixed};
+  CHECK(replay_message_bytes(costs, cal) == 16 * 1048576);
+  costs.boundaries.clear();
+  costs.transfer = line;
+  CHECK(replay_message_bytes(costs, cal) == 1000);
   cal.training.tp = 2;
   cal.training.dtype = DType::FP32;
   CHECK(activation_message_bytes(cal.model, cal.training) == 16 * 1048576);  // 4 bytes / 2 ranks

@@ -82,6 +82,10 @@ Calibration calibrate(const CalibrateRequest& r) {
   const TransferMeasurement transfer =
       measure_transfer(r.transfers, static_cast<int>(inv.devices.size()), r.plan, bytes);
   if (transfer.ms) profile.costs.transfer = TransferCost{*transfer.ms, 0, 0, 0};
+  // The transfer is this machine's, measured or left out: the analytic estimate's per-boundary
+  // links (a layout of more stages than a node's GPUs) would override the measurement, or stand in
+  // for it unmeasured, so the calibrated profile keeps one transfer, as it did before boundaries.
+  profile.costs.boundaries.clear();
 
   const std::string entry = card.spec != nullptr ? std::string(card.spec->name) : "none";
   const std::string name = fmt::format("{} on {} ({}), {}, seq {}, micro-batch {}, tp {}; layout {}", m.name, dev.name,

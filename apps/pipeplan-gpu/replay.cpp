@@ -65,7 +65,7 @@ int replay(const ReplayRequest& q) {
   default_devices(costs, schedule.devices);
   costs = costs_for_stages(costs, schedule.stages, schedule.devices);
   const ReplayPlan plan = plan_replay(schedule, costs);
-  const Bytes bytes = replay_message_bytes(costs.transfer, cal);
+  const Bytes bytes = replay_message_bytes(costs, cal);
   const int available = device_count();
   if (available < schedule.devices) {
     throw Error(fmt::format("{}: needs {} GPUs, this machine has {}", q.schedule, schedule.devices, available));

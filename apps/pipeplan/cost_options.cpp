@@ -1,7 +1,9 @@
 #include "cost_options.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <utility>
 #include <vector>
 
 #include "command.hpp"
@@ -36,6 +38,14 @@ double parse_ms(const std::string& text, const std::string& flag) {
   return value;
 }
 
+// --transfer's values: one for every boundary, or one per stage boundary in stage order.
+std::vector<double> parse_transfers(const std::string& text) {
+  if (text.empty()) return {0.0};
+  std::vector<double> values;
+  for (const std::string& part : split(text, ',')) values.push_back(parse_ms(part, "--transfer"));
+  return values;
+}
+
 }  // namespace
 
 void add_cost_options(CLI::App& sub, CostOptions& o) {
@@ -44,8 +54,10 @@ void add_cost_options(CLI::App& sub, CostOptions& o) {
                       ->check(file_name());
   auto* costs =
       sub.add_option("--costs", o.costs, "F,B,W milliseconds, every stage alike (default 1,1,1)")->type_name("F,B,W");
-  auto* transfer = sub.add_option("--transfer", o.transfer, "Milliseconds per transfer between devices (default 0)")
-                       ->type_name("MS");
+  auto* transfer = sub.add_option("--transfer", o.transfer,
+                                  "Milliseconds per transfer between devices (default 0); or one per stage "
+                                  "boundary, stage 0's to 1's first (stages - 1 values)")
+                       ->type_name("MS[,MS...]");
   auto* memory =
       sub.add_option("--memory", o.memory, "A_F,A_W: activation bytes F keeps and the part W needs, e.g. 2GiB,512MiB")
           ->type_name("A_F,A_W");
@@ -73,19 +85,32 @@ CostModel given_costs(const CostOptions& o, int devices) {
                        "): W keeps only part of what F allocated");
     }
   }
-  double transfer = o.transfer.empty() ? 0.0 : parse_ms(o.transfer, "--transfer");
-  // The flags give one device's share of the model; a schedule with chunks splits it.
-  return uniform_costs(devices, devices, stage, transfer);
+  // The flags give one device's share of the model; a schedule with chunks splits it. A list of
+  // transfers is one per boundary of the schedule's stages, which fit_costs knows: until then every
+  // boundary takes the longest, what a rule that reads one transfer time would use.
+  const std::vector<double> transfers = parse_transfers(o.transfer);
+  return uniform_costs(devices, devices, stage, *std::max_element(transfers.begin(), transfers.end()));
 }
 
 CostModel fit_costs(const CostModel& given, const CostOptions& o, int stages, int devices) {
+  CostModel costs;
   try {
-    CostModel costs = costs_for_stages(given, stages, devices);
+    costs = costs_for_stages(given, stages, devices);
     check_dimensions(costs, stages, devices);
-    return costs;
   } catch (const Error& e) {
     throw Error(o.profile.empty() ? std::string(e.what()) : o.profile + ": " + e.what());
   }
+  const std::vector<double> transfers = o.profile.empty() ? parse_transfers(o.transfer) : std::vector<double>{};
+  if (transfers.size() > 1) {
+    if (std::cmp_not_equal(transfers.size(), stages - 1)) {
+      throw UsageError("--transfer: expected one value, or " + std::to_string(stages - 1) +
+                       ", one per boundary between the schedule's " + std::to_string(stages) + " stages; got " +
+                       std::to_string(transfers.size()) + ": '" + o.transfer + "'");
+    }
+    costs.boundaries.clear();
+    for (double ms : transfers) costs.boundaries.push_back(TransferCost{ms, 0, 0, 0});
+  }
+  return costs;
 }
 
 CostModel build_cost_model(const CostOptions& o, int stages, int devices) {
@@ -99,8 +124,9 @@ bool has_memory_costs(const CostOptions& o) {
 std::string describe_costs(const CostOptions& o) {
   if (!o.profile.empty()) return "costs: profile " + o.profile;
   std::string costs = o.costs.empty() ? std::string(kDefaultCosts) + " (the default)" : o.costs;
+  const bool per_boundary = o.transfer.find(',') != std::string::npos;
   return "costs: F,B,W = " + costs + " ms per stage, transfer " + (o.transfer.empty() ? "0" : o.transfer) +
-         " ms, activations " + (o.memory.empty() ? "0,0" : o.memory);
+         (per_boundary ? " ms per boundary" : " ms") + ", activations " + (o.memory.empty() ? "0,0" : o.memory);
 }
 
 Bytes parse_size_flag(const std::string& text, const std::string& flag) {

@@ -1,6 +1,6 @@
 #pragma once
 // The cost flags that simulate, validate, compare and generate share: --profile FILE, or
-// --costs F,B,W with --transfer MS and --memory A_F,A_W.
+// --costs F,B,W with --transfer MS (or one per stage boundary, MS,MS,...) and --memory A_F,A_W.
 #include <CLI/CLI.hpp>
 
 #include <optional>
@@ -26,6 +26,7 @@ void add_cost_options(CLI::App& sub, CostOptions& options);
 [[nodiscard]] CostModel given_costs(const CostOptions& options, int devices);
 
 /// `given` fitted to a schedule of `stages` stages (costs_for_stages); an Error names the profile.
+/// A --transfer list becomes one transfer per boundary; UsageError when it has not stages - 1 values.
 [[nodiscard]] CostModel fit_costs(const CostModel& given, const CostOptions& options, int stages, int devices);
 
 /// given_costs, then fit_costs: the cost model for `stages` stages on `devices` devices: from the profile (Error when

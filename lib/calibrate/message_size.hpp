@@ -17,4 +17,10 @@ namespace pipeplan {
 /// calibrated model's activation_message_bytes.
 [[nodiscard]] Bytes replay_message_bytes(const TransferCost& transfer, const CalibratedProfile& calibrated);
 
+/// What replay sends for `costs`: with a transfer per boundary, the largest size those with
+/// latency, bandwidth and bytes give (replay sends every message at one size, and the activation
+/// is the same hidden state at every boundary, so they agree in practice; the largest never sends
+/// less than a boundary declares), else replay_message_bytes of `costs.transfer`.
+[[nodiscard]] Bytes replay_message_bytes(const CostModel& costs, const CalibratedProfile& calibrated);
+
 }  // namespace pipeplan

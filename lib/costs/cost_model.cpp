@@ -56,6 +56,15 @@ double CostModel::max_transfer_ms() const {
   return longest;
 }
 
+std::vector<SimTime> boundary_transfer_ns(const CostModel& costs) {
+  check_boundary_count(costs, costs.stages.size());  // transfer_ms(s) reads boundaries[s]
+  std::vector<SimTime> out;
+  const int stages = static_cast<int>(costs.stages.size());
+  out.reserve(stages > 1 ? static_cast<std::size_t>(stages - 1) : 0);
+  for (int s = 0; s + 1 < stages; ++s) out.push_back(ms_to_ns(costs.transfer_ms(s)));
+  return out;
+}
+
 double TransferCost::ms() const {
   if (fixed_ms) return *fixed_ms;
   if (bytes == 0) return latency_ms;

@@ -53,6 +53,11 @@ struct CostModel {
   [[nodiscard]] double max_transfer_ms() const;
 };
 
+/// Each boundary's transfer in nanoseconds, ms_to_ns(transfer_ms(s)) for s = 0 .. stages - 2: what a
+/// simulator or a generator reads in its hot loop, converted once. Empty for fewer than two stages.
+/// Throws Error when `boundaries` is neither empty nor one per boundary of `costs.stages`.
+[[nodiscard]] std::vector<SimTime> boundary_transfer_ns(const CostModel& costs);
+
 /// Every stage with the same costs, every device with no static memory and no optimizer time.
 [[nodiscard]] CostModel uniform_costs(int stages, int devices, const StageCost& stage, double transfer_ms);
 

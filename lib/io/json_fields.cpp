@@ -10,7 +10,7 @@ namespace pipeplan {
 
 namespace {
 
-constexpr int kSchemaVersion = 1;
+constexpr int kFirstSchemaVersion = 1;  // every format began at 1
 
 std::string shown(const Json& value) {
   std::string text = value.dump(-1, ' ', false, Json::error_handler_t::replace);
@@ -107,25 +107,25 @@ const Json& read_array(const Json& value, const JsonPath& at) {
   return value;
 }
 
-Json file_header(std::string_view format) {
+Json file_header(std::string_view format, int schema_version) {
   Json j;
   j["format"] = format;
-  j["schema_version"] = kSchemaVersion;
+  j["schema_version"] = schema_version;
   j["tool"] = tool_version();
   return j;
 }
 
-void check_header(const Json& document, std::string_view expected_format, const JsonPath& at) {
+int check_header(const Json& document, std::string_view expected_format, const JsonPath& at, int newest) {
   const std::string& format = read_string(member(document, "format", at), at.key("format"));
   if (format != expected_format) {
     fail_field(at.key("format"), "\"" + std::string(expected_format) + "\"", Json(format));
   }
   const Json& version = member(document, "schema_version", at);
-  if (version.is_number() && version.get<double>() > kSchemaVersion) {
+  if (version.is_number() && version.get<double>() > newest) {
     throw Error(at.key("schema_version").where() + ": version " + shown(version) +
-                " is newer than this pipeplan reads (" + std::to_string(kSchemaVersion) + "); upgrade pipeplan");
+                " is newer than this pipeplan reads (" + std::to_string(newest) + "); upgrade pipeplan");
   }
-  (void)read_int(version, at.key("schema_version"), kSchemaVersion, kSchemaVersion);
+  return read_int(version, at.key("schema_version"), kFirstSchemaVersion, newest);
 }
 
 }  // namespace pipeplan

@@ -51,11 +51,14 @@ class JsonPath {
 /// An array (possibly empty).
 [[nodiscard]] const Json& read_array(const Json& value, const JsonPath& at);
 
-/// A new pipeplan document: {"format": format, "schema_version": 1, "tool": "pipeplan X.Y.Z"}.
-[[nodiscard]] Json file_header(std::string_view format);
+/// A new pipeplan document: {"format": format, "schema_version": schema_version, "tool":
+/// "pipeplan X.Y.Z"}. A format writes a version above 1 only for a document an older reader
+/// would misread (docs/formats.md, "Versions").
+[[nodiscard]] Json file_header(std::string_view format, int schema_version = 1);
 
-/// Checks the "format" and "schema_version" members of a pipeplan file: `format` must equal
-/// `expected_format` and the version must be 1.
-void check_header(const Json& document, std::string_view expected_format, const JsonPath& at);
+/// Checks the "format" and "schema_version" members of a pipeplan file and returns the version:
+/// `format` must equal `expected_format` and the version be from 1 to `newest`, the highest this
+/// reader knows for the format (a higher one asks to upgrade pipeplan).
+int check_header(const Json& document, std::string_view expected_format, const JsonPath& at, int newest = 1);
 
 }  // namespace pipeplan

@@ -1,11 +1,19 @@
 #include "io/profile_json.hpp"
 
+#include <string>
+#include <vector>
+
 #include "io/json_fields.hpp"
 #include "model/error.hpp"
 
 namespace pipeplan {
 
 namespace {
+
+// Version 2 added "boundaries": a version-1 reader would ignore them and time every boundary with
+// "transfer". A profile without them is still written as version 1.
+constexpr int kProfileSchemaVersion = 2;
+constexpr int kBoundariesSchemaVersion = 2;
 
 StageCost stage_from_json(const Json& j, const JsonPath& at) {
   StageCost s;
@@ -64,11 +72,32 @@ TransferCost transfer_from_json(const Json& j, const JsonPath& at) {
   return t;
 }
 
+Json transfer_to_json(const TransferCost& t) {
+  if (t.fixed_ms) return {{"ms", *t.fixed_ms}};
+  return {{"latency_ms", t.latency_ms}, {"bandwidth_gb_per_s", t.bandwidth_gb_per_s}, {"bytes", t.bytes}};
+}
+
+std::vector<TransferCost> boundaries_from_json(const Json& j, const JsonPath& at, std::size_t stages, int version) {
+  const Json& list = read_array(j, at);
+  if (version < kBoundariesSchemaVersion) {
+    throw Error(at.where() + ": a profile with per-boundary transfers has schema_version " +
+                std::to_string(kBoundariesSchemaVersion) + " (a reader of version " + std::to_string(version) +
+                " would ignore them), got " + std::to_string(version));
+  }
+  if (list.size() + 1 != stages) {
+    throw Error(at.where() + ": expected " + std::to_string(stages - 1) + " entries, one per boundary between the " +
+                std::to_string(stages) + " stages, got " + std::to_string(list.size()));
+  }
+  std::vector<TransferCost> out;
+  for (std::size_t i = 0; i < list.size(); ++i) out.push_back(transfer_from_json(list[i], at.index(i)));
+  return out;
+}
+
 }  // namespace
 
 CostModel profile_from_json(const Json& document, const std::string& source) {
   JsonPath root(source);
-  check_header(document, "pipeplan.profile", root);
+  const int version = check_header(document, "pipeplan.profile", root, kProfileSchemaVersion);
   CostModel costs;
   JsonPath stages_at = root.key("stages");
   const Json& stages = read_array(member(document, "stages", root), stages_at);
@@ -87,6 +116,9 @@ CostModel profile_from_json(const Json& document, const std::string& source) {
   } else {
     costs.transfer.fixed_ms = 0.0;
   }
+  if (const Json* boundaries = optional_member(document, "boundaries", root)) {
+    costs.boundaries = boundaries_from_json(*boundaries, root.key("boundaries"), costs.stages.size(), version);
+  }
   return costs;
 }
 
@@ -95,7 +127,7 @@ CostModel read_profile_file(const std::string& path) {
 }
 
 Json profile_to_json(const CostModel& costs) {
-  Json j = file_header("pipeplan.profile");
+  Json j = file_header("pipeplan.profile", costs.boundaries.empty() ? 1 : kBoundariesSchemaVersion);
   Json& stages = j["stages"] = Json::array();
   for (const StageCost& s : costs.stages) {
     stages.push_back({{"f_ms", s.f_ms},
@@ -109,11 +141,10 @@ Json profile_to_json(const CostModel& costs) {
   for (const DeviceCost& d : costs.devices) {
     devices.push_back({{"static_memory_bytes", d.static_memory_bytes}, {"optimizer_ms", d.optimizer_ms}});
   }
-  const TransferCost& t = costs.transfer;
-  if (t.fixed_ms) {
-    j["transfer"] = {{"ms", *t.fixed_ms}};
-  } else {
-    j["transfer"] = {{"latency_ms", t.latency_ms}, {"bandwidth_gb_per_s", t.bandwidth_gb_per_s}, {"bytes", t.bytes}};
+  j["transfer"] = transfer_to_json(costs.transfer);
+  if (!costs.boundaries.empty()) {
+    Json& boundaries = j["boundaries"] = Json::array();
+    for (const TransferCost& t : costs.boundaries) boundaries.push_back(transfer_to_json(t));
   }
   return j;
 }

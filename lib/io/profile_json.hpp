@@ -10,13 +10,14 @@ namespace pipeplan {
 
 /// Reads a "pipeplan.profile" document parsed from `source`. "devices" may be left out (the
 /// result then has none; see default_devices) and so may "transfer" (transfers take no time).
+/// "boundaries", one transfer per stage boundary, needs schema_version 2 and stages - 1 entries.
 /// Throws Error naming the field.
 [[nodiscard]] CostModel profile_from_json(const Json& document, const std::string& source);
 
 /// Reads the profile file at `path`.
 [[nodiscard]] CostModel read_profile_file(const std::string& path);
 
-/// The profile as a document, with the header.
+/// The profile as a document, with the header: schema_version 1, or 2 when it has `boundaries`.
 [[nodiscard]] Json profile_to_json(const CostModel& costs);
 
 }  // namespace pipeplan

@@ -73,7 +73,7 @@ LoweredSchedule lower_timed(const Schedule& schedule, const CostModel* costs) {
     const int kind = send.kind == CommKind::SendF ? 0 : 1;
     return {produced[slot(kind, send.stage, send.microbatch)], kind, send.stage, send.microbatch};
   };
-  const SimTime transfer = ms_to_ns(used.transfer.ms());
+  const std::vector<SimTime> transfer = boundary_transfer_ns(used);  // each boundary's
   LoweredSchedule out{schedule, std::string(policy_name(LowerPolicy::Timed)), {}};
   out.actions.resize(schedule.order.size());
   for (std::size_t d = 0; d < schedule.order.size(); ++d) {
@@ -96,7 +96,8 @@ LoweredSchedule lower_timed(const Schedule& schedule, const CostModel* costs) {
     for (const Placed& c : comms) {
       // The gap after every op that had ended when the send's data was made or the receive's
       // arrived; kept growing along the keys.
-      const SimTime when = std::get<0>(c.key) + (c.comm.is_send() ? 0 : transfer);
+      const SimTime when =
+          std::get<0>(c.key) + (c.comm.is_send() ? 0 : transfer[static_cast<std::size_t>(c.comm.boundary())]);
       const auto at_time =
           static_cast<std::size_t>(std::upper_bound(ends[d].begin(), ends[d].end(), when) - ends[d].begin());
       gap = std::min(std::max({gap, at_time, c.earliest}), c.latest);

@@ -58,6 +58,15 @@ namespace detail {
   return deps;
 }
 
+/// The stage boundary (docs/model.md) that `dep`'s data crosses when its producer runs on another
+/// device than the op that needs it: a forward goes from dep.stage to dep.stage + 1 (boundary
+/// dep.stage), an input gradient from dep.stage back to dep.stage - 1 (boundary dep.stage - 1).
+/// Only those two needs join different stages; an op's other needs are its own stage's, on its
+/// own device, and cross nothing.
+[[nodiscard]] constexpr int crossed_boundary(const Dependency& dep) {
+  return dep.need == Need::Forward ? dep.stage : dep.stage - 1;
+}
+
 /// True when an op of kind `kind` satisfies `need`.
 [[nodiscard]] constexpr bool satisfies(OpKind kind, Need need) {
   switch (need) {

@@ -31,6 +31,9 @@ struct CommOp {
   [[nodiscard]] int peer_stage() const {
     return kind == CommKind::SendF || kind == CommKind::RecvB ? stage + 1 : stage - 1;
   }
+  /// The stage boundary the transfer crosses (boundary s joins stages s and s + 1): s for SEND_F
+  /// and RECV_B, s - 1 for RECV_F and SEND_B.
+  [[nodiscard]] int boundary() const { return kind == CommKind::SendF || kind == CommKind::RecvB ? stage : stage - 1; }
   /// The op at the other end that completes this one: SEND_F(s,m) with RECV_F(s+1,m), and so on.
   [[nodiscard]] CommOp matching() const;
 

@@ -22,7 +22,7 @@ class GreedyPass {
       : choices_(c),
         stages_(p.shape.stages),
         m_(p.shape.microbatches),
-        transfer_(ms_to_ns(p.costs.transfer.ms())),
+        transfer_(boundary_transfer_ns(p.costs)),
         stage_(static_cast<std::size_t>(stages_)),
         device_(static_cast<std::size_t>(p.shape.devices)),
         end_(static_cast<std::size_t>(stages_) * static_cast<std::size_t>(m_), Ends{kUnknown, kUnknown}),
@@ -114,17 +114,21 @@ class GreedyPass {
     return static_cast<std::size_t>(mb) * static_cast<std::size_t>(stages_) + static_cast<std::size_t>(stage);
   }
 
-  // When the output that ended at `end` on the device of stage `s` is on `d`.
-  SimTime arrival(SimTime end, int s, int d) const {
+  // When the output that ended at `end` on the device of stage `s` is on `d`, across boundary
+  // `b` (s's and its consumer's, the lower of the two stages) when the devices differ.
+  SimTime arrival(SimTime end, int s, int d, int b) const {
     if (end == kUnknown) return kNoArrival;
-    return stage(s).device == d ? end : end + transfer_;
+    return stage(s).device == d ? end : end + transfer_[static_cast<std::size_t>(b)];
   }
 
-  SimTime forward_input(int s, int mb, int d) const { return s == 0 ? 0 : arrival(end_[at(s - 1, mb)].f, s - 1, d); }
+  SimTime forward_input(int s, int mb, int d) const {
+    return s == 0 ? 0 : arrival(end_[at(s - 1, mb)].f, s - 1, d, s - 1);
+  }
+  // d runs stage s, so s's own forward is there as soon as it ends.
   SimTime backward_input(int s, int mb, int d) const {
-    SimTime own = arrival(end_[at(s, mb)].f, s, d);
+    const SimTime own = end_[at(s, mb)].f == kUnknown ? kNoArrival : end_[at(s, mb)].f;
     if (s + 1 == stages_) return own;
-    return std::max(own, arrival(end_[at(s + 1, mb)].b, s + 1, d));
+    return std::max(own, arrival(end_[at(s + 1, mb)].b, s + 1, d, s));
   }
 
   // Room for F of stage `s`, keeping one forward's room for each later stage of this device that
@@ -217,7 +221,7 @@ class GreedyPass {
         dev.memory += st.activation;
         end_[at(s, mb)].f = end;
         ++st.next_f;
-        if (s + 1 < stages_) notify(end, s + 1, d);
+        if (s + 1 < stages_) notify(end, s + 1, d, s);
         break;
       case OpKind::B:
         end += st.b;
@@ -225,7 +229,7 @@ class GreedyPass {
         end_[at(s, mb)].b = end;
         ++st.next_b;
         pending_w_[dev.w_tail++] = PendingW{s, mb};
-        if (s > 0) notify(end, s - 1, d);
+        if (s > 0) notify(end, s - 1, d, s - 1);
         break;
       case OpKind::W:
         end += st.w;
@@ -239,10 +243,11 @@ class GreedyPass {
     wake_.set(d, end);
   }
 
-  // The consumer of an output ended at `end` on device `from` may decide again once it arrives.
-  void notify(SimTime end, int s, int from) {
+  // The consumer of an output ended at `end` on device `from` may decide again once it arrives
+  // across boundary `b`.
+  void notify(SimTime end, int s, int from, int b) {
     const int to = stage(s).device;
-    const SimTime when = to == from ? end : end + transfer_;
+    const SimTime when = to == from ? end : end + transfer_[static_cast<std::size_t>(b)];
     arrivals_[static_cast<std::size_t>(to)].push(when);
     // A device busy past the arrival decides at its own end, which is set already.
     if (device(to).free_at < when && when < wake_.time_of(to)) wake_.set(to, when);
@@ -251,7 +256,7 @@ class GreedyPass {
   GreedyChoices choices_;
   int stages_;
   int m_;
-  SimTime transfer_;
+  std::vector<SimTime> transfer_;  // each stage boundary's transfer
   std::vector<Stage> stage_;
   std::vector<Device> device_;
   std::vector<int> held_;  // each device's stages, later stages first, device after device

@@ -14,7 +14,7 @@ class PaperPass {
       : choices_(c),
         stages_(p.shape.stages),
         m_(p.shape.microbatches),
-        comm_(ms_to_ns(p.costs.transfer.ms())),
+        comm_(boundary_transfer_ns(p.costs)),
         stage_(static_cast<std::size_t>(stages_)),
         f_end_(static_cast<std::size_t>(stages_) * static_cast<std::size_t>(m_), 0),
         b_end_(f_end_.size(), 0) {
@@ -72,6 +72,10 @@ class PaperPass {
     for (const Stage& s : stage_) worst = std::max(worst, s.idle);
     return worst;
   }
+  // The transfer across boundary b (stage b's device to stage b + 1's, one stage per device). The
+  // authors' heuristic has one communication time; with a time per boundary, each arrival and
+  // each estimate of one takes the boundary it crosses, which every use here knows.
+  SimTime comm(int b) const { return comm_[static_cast<std::size_t>(b)]; }
   bool fits_forward(int s) { return st(s).memory + st(s).activation <= st(s).limit; }
 
   // Appends the next op of `kind` to stage s's device, at the earliest moment its device and its
@@ -85,13 +89,13 @@ class PaperPass {
       case OpKind::F:
         mb = x.f_count++;
         duration = x.f;
-        if (s > 0) ready = f_end_[at(s - 1, mb)] + comm_;
+        if (s > 0) ready = f_end_[at(s - 1, mb)] + comm(s - 1);
         x.memory += x.activation;
         break;
       case OpKind::B:
         mb = x.b_count++;
         duration = x.b;
-        if (s + 1 < stages_) ready = b_end_[at(s + 1, mb)] + comm_;
+        if (s + 1 < stages_) ready = b_end_[at(s + 1, mb)] + comm(s);
         x.memory -= x.activation - x.w_activation;
         break;
       default:
@@ -124,13 +128,13 @@ class PaperPass {
       int& n = extra[static_cast<std::size_t>(s)];
       while (x.f_count + n < m_ && memory + x.activation <= x.limit) {
         const bool late =
-            choices_.allow_bubble_before_first_b ? busy_until + x.f > back + comm_ : busy_until >= back + comm_;
+            choices_.allow_bubble_before_first_b ? busy_until + x.f > back + comm(s) : busy_until >= back + comm(s);
         if (late) break;
         memory += x.activation;
         busy_until += x.f;
         ++n;
       }
-      back = std::max(busy_until, back + comm_) + x.b;
+      back = std::max(busy_until, back + comm(s)) + x.b;
     }
     for (std::size_t s = 1; s < extra.size(); ++s) extra[s] = std::min(extra[s], std::max(extra[s - 1] - 1, 0));
     for (int s = 0; s < stages_; ++s) {
@@ -145,7 +149,7 @@ class PaperPass {
   bool skips_forward(int s) {
     Stage& x = st(s);
     Stage& next = st(s + 1);
-    const SimTime next_needs = next.end + next.f + next.b + comm_;
+    const SimTime next_needs = next.end + next.f + next.b + comm(s);
     if (x.end >= next_needs) return true;
     Bytes memory = x.memory + x.activation;
     SimTime w_time = 0;
@@ -188,12 +192,12 @@ class PaperPass {
         if (x.w_count >= x.b_count) return false;  // memory full of activations no W frees
         put(s, OpKind::W);
       }
-      if (s > 0) fill_gap(s, f_end_[at(s - 1, x.f_count)] + comm_);
+      if (s > 0) fill_gap(s, f_end_[at(s - 1, x.f_count)] + comm(s - 1));
       put(s, OpKind::F);
     }
     for (int s = stages_ - 1; s >= 0; --s) {
       Stage& x = st(s);
-      if (s + 1 < stages_) fill_gap(s, b_end_[at(s + 1, round)] + comm_);
+      if (s + 1 < stages_) fill_gap(s, b_end_[at(s + 1, round)] + comm(s));
       if (s == 0 && x.f_count == m_) {
         while (x.w_count < x.b_count) put(s, OpKind::W);
       }
@@ -205,7 +209,7 @@ class PaperPass {
   PaperGreedyChoices choices_;
   int stages_;
   int m_;
-  SimTime comm_;
+  std::vector<SimTime> comm_;  // each stage boundary's transfer
   std::vector<Stage> stage_;
   std::vector<SimTime> f_end_, b_end_;  // stage major: (stage, micro-batch)
   Schedule out_;

@@ -20,7 +20,7 @@ void VeePass::warm_up() {
   for (int r = 0; r < p_; ++r) put(r, OpKind::F, kFirst);
   for (int r = p_ - 1; r >= 0 && ok_; --r) {
     if (r + 1 < p_) {
-      const SimTime back = f_end(kSecond, r + 1, 0) + comm_;
+      const SimTime back = f_end(kSecond, r + 1, 0) + comm(true, kSecond, r);
       auto room = [&] {
         for (int j = 0; j <= r; ++j) {
           const Device& d = dev(j);

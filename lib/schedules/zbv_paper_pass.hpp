@@ -23,7 +23,8 @@ class VeePass {
       : choices_(choices),
         p_(p.shape.devices),
         m_(p.shape.microbatches),
-        comm_(ms_to_ns(p.costs.transfer.ms())),
+        transfer_(boundary_transfer_ns(p.costs)),
+        longest_transfer_(ms_to_ns(p.costs.max_transfer_ms())),
         device_(static_cast<std::size_t>(p_)),
         allowed_(allowed) {
     const std::size_t ends = static_cast<std::size_t>(p_) * static_cast<std::size_t>(m_);
@@ -106,6 +107,13 @@ class VeePass {
     const int from = flows_up ? r - 1 : r + 1;
     return forward ? f_end(c, from, mb) : b_end(c, from, mb);
   }
+  // The transfer that input takes: the boundary below device r's stage of chunk c for a forward
+  // (from stage - 1), the one above it for a backward (from stage + 1). The authors' heuristic
+  // has one communication time; with a time per boundary each input takes its own.
+  [[nodiscard]] SimTime comm(bool forward, std::size_t c, int r) const {
+    const int stage = device_[static_cast<std::size_t>(r)].chunk[c].stage;
+    return transfer_[static_cast<std::size_t>(forward ? stage - 1 : stage)];
+  }
   // What the reference reads as the input's end where an op has none: Python's index -1, the
   // last W of the first chunk on device P-1, usually not yet placed (-1).
   [[nodiscard]] SimTime missing_input_end() const { return last_w_end_; }
@@ -141,7 +149,7 @@ class VeePass {
       if (has_input(forward, c, r)) {
         const SimTime input = input_end(forward, c, r, mb);
         if (input == kUnplaced) return fail();
-        ready = input + comm_;
+        ready = input + comm(forward, c, r);
       }
     }
     if (!inside || d.memory + change > d.limit) return fail();
@@ -174,7 +182,10 @@ class VeePass {
     const bool input = has_input(forward, c, r);
     const int mb = forward ? dev(r).forwards[c] : dev(r).backwards[c];
     if (input && mb >= m_) return fail();
-    const SimTime arrives = (input ? input_end(forward, c, r, mb) : missing_input_end()) + comm_;
+    // The reference adds its one communication time to the missing input's end too; no boundary
+    // is crossed there, so it takes the longest of them (the single time it would be uniform).
+    const SimTime arrives =
+        input ? input_end(forward, c, r, mb) + comm(forward, c, r) : missing_input_end() + longest_transfer_;
     while (input && has_w(r) && arrives >= dev(r).free_at + next_w(r)) put_w(r);
     if (has_w(r) && arrives - dev(r).free_at > tolerated(r) - dev(r).idle && fill) put_w(r);
   }
@@ -186,7 +197,8 @@ class VeePass {
 
   ZbvPaperChoices choices_;
   int p_, m_;
-  SimTime comm_;
+  std::vector<SimTime> transfer_;  // each stage boundary's transfer (comm())
+  SimTime longest_transfer_;
   std::vector<Device> device_;
   std::array<std::vector<SimTime>, 2> f_end_, b_end_;  // per chunk, (device, micro-batch)
   std::vector<SimTime> allowed_;

@@ -20,7 +20,8 @@ std::vector<TransferTiming> CommSimulation::transfers_by_start() const {
   std::priority_queue<Head, std::vector<Head>, std::greater<>> heads;
   const auto push = [&](std::size_t link, std::size_t index) {
     const LargeVector<TransferState>& list = transfers_[link];
-    if (index < list.size() && list[index].end != kNever) heads.emplace(list[index].end - transfer_, link, index);
+    if (index < list.size() && list[index].end != kNever)
+      heads.emplace(list[index].end - transfer_time(list[index]), link, index);
   };
   std::size_t most = 0;
   for (std::size_t link = 0; link < transfers_.size(); ++link) {

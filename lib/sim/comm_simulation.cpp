@@ -9,7 +9,7 @@ CommSimulation::CommSimulation(const LoweredSchedule& lowered, const CostModel& 
     : s_(lowered.schedule),
       mode_(mode),
       options_(options),
-      transfer_(ms_to_ns(costs.transfer.ms())),
+      transfer_(boundary_transfer_ns(costs)),
       per_iteration_(static_cast<std::size_t>(s_.stages) * static_cast<std::size_t>(s_.microbatches)),
       times_(stage_times(costs)),
       recorder_(s_, costs, options),
@@ -175,7 +175,7 @@ void CommSimulation::resolve(std::size_t link, std::size_t index) {
   if (t.end != kNever || t.send_ready == kNever || t.receive_ready == kNever) return;
   const SimTime free = index == 0 ? 0 : transfers_[link][index - 1].end;
   if (free == kNever) return;
-  t.end = std::max({t.send_ready, t.receive_ready, free}) + transfer_;
+  t.end = std::max({t.send_ready, t.receive_ready, free}) + transfer_time(t);
   enqueue(plan_.link_ends[link].first);
   enqueue(plan_.link_ends[link].second);
   if (index + 1 < transfers_[link].size()) resolve(link, index + 1);

@@ -59,6 +59,8 @@ class CommSimulation {
   }
   int stream_of(const PostItem& item) const { return mode_ == CommMode::Rendezvous && item.group ? 1 : 0; }
   int streams() const { return mode_ == CommMode::Rendezvous ? 2 : 1; }
+  // How long a transfer takes: its boundary's time (the send is known once it has ended).
+  SimTime transfer_time(const TransferState& t) const { return transfer_[static_cast<std::size_t>(t.send.boundary())]; }
   TransferState& transfer(const CommSlot& c, int iteration) {
     return transfers_[c.link][static_cast<std::size_t>(iteration) * plan_.per_link[c.link] + c.index];
   }
@@ -88,7 +90,7 @@ class CommSimulation {
   const Schedule& s_;
   CommMode mode_;
   SimOptions options_;
-  SimTime transfer_;
+  std::vector<SimTime> transfer_;  // each stage boundary's transfer (transfer_time())
   std::size_t per_iteration_;
   std::vector<StageTimes> times_;
   TimelineRecorder recorder_;

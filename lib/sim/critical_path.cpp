@@ -68,6 +68,13 @@ const OpTiming* previous_on_device(const SimResult& r, const OpTiming& t) {
   return index == 0 ? nullptr : &ops[index - 1];
 }
 
+// The transfer an input from another device took: its boundary's, as the run recorded it (none
+// recorded, as for a measured run: compare the producers' ends).
+SimTime transfer(const SimResult& r, const Dependency& dep) {
+  const auto boundary = static_cast<std::size_t>(crossed_boundary(dep));
+  return boundary < r.boundary_transfers.size() ? r.boundary_transfers[boundary] : 0;
+}
+
 }  // namespace
 
 std::vector<CriticalStep> critical_path(const Schedule& schedule, const SimResult& result) {
@@ -82,13 +89,22 @@ std::vector<CriticalStep> critical_path(const Schedule& schedule, const SimResul
       current = previous;
       continue;
     }
-    const OpTiming* remote = nullptr;  // the input from another device that ended last
+    const OpTiming* remote = nullptr;  // the input from another device that arrived last
+    SimTime remote_arrival = 0;
     const OpTiming* local = previous;  // else the latest of what ran on this device
     for (const Dependency& dep : dependencies_of(current->op, schedule.stages)) {
       const OpTiming* from = producers.of(dep);
       if (from == nullptr || from->end > current->start) continue;
-      const OpTiming*& best = from->device != current->device ? remote : local;
-      if (best == nullptr || from->end > best->end) best = from;
+      if (from->device == current->device) {
+        if (local == nullptr || from->end > local->end) local = from;
+        continue;
+      }
+      // An FB may wait on two devices, across two boundaries whose transfers may differ.
+      const SimTime arrival = from->end + transfer(result, dep);
+      if (remote == nullptr || arrival > remote_arrival) {
+        remote = from;
+        remote_arrival = arrival;
+      }
     }
     path.back().after_transfer = remote != nullptr;
     current = remote != nullptr ? remote : local;

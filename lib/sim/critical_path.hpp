@@ -21,8 +21,8 @@ struct CriticalStep {
 /// The first iteration's critical path, first op first. From the op that ends last, it walks
 /// back to whatever that op's start waited for: the previous op on its device when that one
 /// ended exactly at the start (preferred on a tie, as the device was busy up to it); else the
-/// input from another device that ended last (its transfer fills the gap, as transfers take
-/// the same time on every link); else the latest of what remains (a gap the timeline cannot
+/// input from another device that arrived last (its end plus its boundary's transfer,
+/// SimResult::boundary_transfers, which fills the gap); else the latest of what remains (a gap the timeline cannot
 /// explain, as the blocking and rendezvous modes' posting leaves), until an op with nothing
 /// before it. Under the overlapped simulator the first op starts at 0 and every step is tight,
 /// so the ops' durations plus the transfers add up to the makespan. Empty when the run

@@ -7,7 +7,7 @@ namespace pipeplan {
 
 SimTime step_lower_bound(const Schedule& s, const CostModel& costs, OptimizerMode mode) {
   check_dimensions(costs, s.stages, s.devices);
-  const SimTime transfer = ms_to_ns(costs.transfer.ms());
+  const std::vector<SimTime> transfer = boundary_transfer_ns(costs);  // boundary s: stage s to s + 1
   const auto devices = static_cast<std::size_t>(s.devices);
   std::vector<SimTime> work(devices, 0);          // every op of the device, one iteration
   std::vector<SimTime> first_input(devices, -1);  // when its first stage's input can arrive at the earliest
@@ -22,8 +22,11 @@ SimTime step_lower_bound(const Schedule& s, const CostModel& costs, OptimizerMod
     if (first_input[d] < 0) first_input[d] = forward_chain;
     const bool crosses =
         stage + 1 < s.stages && s.placement[static_cast<std::size_t>(stage) + 1] != static_cast<int>(d);
-    forward_chain += ms_to_ns(c.f_ms) + (crosses ? transfer : 0);
-    backward_chain += ms_to_ns(c.b_ms) + (crosses ? transfer : 0);
+    // Micro-batch 0's activation crosses boundary `stage` on the way up and its gradient on the
+    // way back, each taking that boundary's own time (a slow link counts once each way).
+    const SimTime crossing = crosses ? transfer[static_cast<std::size_t>(stage)] : 0;
+    forward_chain += ms_to_ns(c.f_ms) + crossing;
+    backward_chain += ms_to_ns(c.b_ms) + crossing;
   }
   std::vector<SimTime> optimizer;
   for (const DeviceCost& d : costs.devices) optimizer.push_back(ms_to_ns(d.optimizer_ms));

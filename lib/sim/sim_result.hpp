@@ -93,6 +93,10 @@ struct SimResult {
   SimTime makespan = 0;     ///< end of the first iteration's last op (up to a deadlock)
   SimTime lower_bound = 0;  ///< step_lower_bound() for the schedule, costs and mode
   std::vector<DeviceTimeline> devices;
+  /// Each stage boundary's transfer as the run timed it (boundary s joins stages s and s + 1),
+  /// when the timeline is recorded; empty otherwise and for a measured run. critical_path reads
+  /// it to tell which input from another device arrived last.
+  std::vector<SimTime> boundary_transfers;
   std::vector<BlockedDevice> deadlock;  ///< empty when every op ran
   /// When deadlocked: the devices that wait on each other, `a -> b -> ... -> a` (wait_cycle);
   /// empty when none do (a device may only wait on one that is stuck elsewhere).

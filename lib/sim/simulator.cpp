@@ -38,7 +38,7 @@ class Simulation {
   Simulation(const Schedule& schedule, const CostModel& costs, const SimOptions& options, SimWorkspace& workspace)
       : s_(schedule),
         options_(options),
-        transfer_(ms_to_ns(costs.transfer.ms())),
+        transfer_(boundary_transfer_ns(costs)),
         per_iteration_(static_cast<std::size_t>(schedule.stages) * static_cast<std::size_t>(schedule.microbatches)),
         ring_(std::min(options.iterations, kRing)),
         forward_end_(workspace.forward_end),
@@ -104,7 +104,7 @@ class Simulation {
                                                          : split_b_end_;
     SimTime end = ends[slot(iteration, dep.stage, dep.microbatch)];
     if (end == kNever) return kNever;
-    return device_of(dep.stage) == device ? end : end + transfer_;
+    return device_of(dep.stage) == device ? end : end + transfer_[static_cast<std::size_t>(crossed_boundary(dep))];
   }
 
   // Runs the device's ops while their inputs are known; stops at one that waits.
@@ -229,7 +229,7 @@ class Simulation {
 
   const Schedule& s_;
   SimOptions options_;
-  SimTime transfer_;
+  std::vector<SimTime> transfer_;            // each stage boundary's transfer
   std::size_t per_iteration_;                // slots of one iteration: stages x micro-batches
   int ring_;                                 // iterations whose output ends are kept: min(iterations, kRing)
   std::vector<std::vector<int>> stages_of_;  // each device's stages, when the ring is reused

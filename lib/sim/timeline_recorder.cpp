@@ -8,6 +8,7 @@ TimelineRecorder::TimelineRecorder(const Schedule& schedule, const CostModel& co
     : record_(options.record_timeline), memory_(static_cast<std::size_t>(schedule.devices), 0) {
   result_.options = options;
   result_.devices.resize(memory_.size());
+  if (record_) result_.boundary_transfers = boundary_transfer_ns(costs);
   const auto iterations = static_cast<std::size_t>(options.iterations);
   for (std::size_t d = 0; d < memory_.size(); ++d) {
     DeviceTimeline& t = result_.devices[d];

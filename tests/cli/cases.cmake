@@ -115,6 +115,41 @@ pipeplan_cli_test(limit_without_memory --exit 2 --err "--memory-limit needs memo
                   -- validate schedules/zbh1-p4-m8.json --memory-limit 3GiB)
 pipeplan_cli_test(profile_excludes_costs --exit 2 --err "excludes"
                   -- simulate schedules/zbh1-p4-m8.json --profile profiles/example-p4.json --costs 1,1,1)
+pipeplan_cli_test(profile_excludes_transfer --exit 2 --err "--profile excludes --transfer"
+                  -- simulate schedules/zbh1-p4-m8.json --profile profiles/example-p4.json --transfer 0.1,2,0.1)
+
+# --- a transfer per stage boundary (issue 14) ---
+# 1F1B, P = 4, M = 2, F = B = W = 1, boundary 1 slow (0.1, 2, 0.1 ms), timed by hand in
+# boundary_transfer_test.cpp: device 0's BW1 ends at 19.4. Lower bound: micro-batch 0's round
+# trip, 2 x (4 + 0.1 + 2 + 0.1) - B0 + BW0 = 13.4.
+pipeplan_cli_test(simulate_transfer_per_boundary
+                  --out "^costs: F,B,W = 1,1,1 \\(the default\\) ms per stage, transfer 0\\.1,2,0\\.1 ms per boundary,"
+                  --out "^makespan 19\\.400 ms" --out "lower bound 13\\.400 ms"
+                  --before "$PIPEPLAN generate --schedule 1f1b --stages 4 --microbatches 2 -o s.json"
+                  -- simulate @TMP@/s.json --transfer 0.1,2,0.1)
+# One value still means every boundary: all three at 2 ms, 27 ms (boundary_transfer_test.cpp).
+pipeplan_cli_test(simulate_transfer_every_boundary --out "^makespan 27\\.000 ms"
+                  --before "$PIPEPLAN generate --schedule 1f1b --stages 4 --microbatches 2 -o s.json"
+                  -- simulate @TMP@/s.json --transfer 2)
+pipeplan_cli_test(transfer_wrong_count --exit 2
+                  --err "--transfer: expected one value, or 3, one per boundary between the schedule's 4 stages. got 2: '0\\.1,2'"
+                  -- simulate schedules/zbh1-p4-m8.json --transfer 0.1,2)
+# The list counts the schedule's stages, not the devices: interleaved on 2 devices, 2 chunks, 4 stages.
+pipeplan_cli_test(transfer_counts_stages --exit 2
+                  --err "--transfer: expected one value, or 3, one per boundary between the schedule's 4 stages. got 2"
+                  -- compare --schedules interleaved --stages 2 --microbatches 2 --chunks 2 --transfer 0.1,2)
+# The same with three values: placement 0, 1, 0, 1, each chunk F = 0.5, BW = 1; boundary 1
+# (device 1 back to 0) 2 ms, the others 0.1. Device 0 F(0,*) [0,1]; device 1 F(1,*) [0.6,1.6];
+# device 0 F(2,*) [3.1,4.1]; device 1 F(3,0) [3.7,4.2] BW(3,0) [4.2,5.2] F(3,1) [5.2,5.7] BW(3,1)
+# [5.7,6.7]; device 0 BW(2,0) [5.3,6.3] BW(2,1) [6.8,7.8]; device 1 BW(1,0) [8.3,9.3] BW(1,1)
+# [9.8,10.8]; device 0 BW(0,0) [9.4,10.4] BW(0,1) [10.9,11.9].
+pipeplan_cli_test(transfer_per_boundary_chunks --out "\"makespan_ms\": 11\\.9,"
+                  -- compare --schedules interleaved --stages 2 --microbatches 2 --chunks 2 --transfer 0.1,2,0.1 --json)
+# A profile whose boundary 3 crosses the network (4 GPUs a node, 8 stages) is written with its
+# boundaries as schema_version 2 and read back by simulate.
+pipeplan_cli_test(profile_writes_boundaries --out "^makespan [0-9.]+ ms"
+                  --before "$PIPEPLAN profile --model $SOURCE_DIR/profiles/models/llama-2-7b.json --gpu h100 --stages 8 --gpus-per-node 4 -o p.json && grep -q '\"schema_version\": 2' p.json && test $(grep -c '\"bandwidth_gb_per_s\"' p.json) -eq 8 && $PIPEPLAN generate --schedule 1f1b --stages 8 --microbatches 8 -o s.json"
+                  -- simulate @TMP@/s.json --profile @TMP@/p.json)
 
 # --- chunks, the steady state and the automatic schedules ---
 # ZB-V takes 2 chunks by default: 8 stages on 4 devices in a V.
