@@ -33,16 +33,6 @@ double makespan_ms(const Schedule& s, const CostModel& c) {
   return ns_to_ms(r.makespan);
 }
 
-std::string listing(const LoweredSchedule& l, std::size_t device) {
-  std::string text;
-  for (const LoweredAction& a : l.actions[device]) {
-    if (!text.empty()) text += ' ';
-    if (a.batched) text += '+';
-    text += a.is_comm ? describe(a.comm) : describe(a.op);
-  }
-  return text;
-}
-
 }  // namespace
 
 TEST_CASE("two devices, one micro-batch: the step crosses the one boundary there and back") {
@@ -226,11 +216,11 @@ TEST_CASE("the timed lowering places a receive where its boundary's transfer lan
   c.transfer.fixed_ms = 0;
   c.boundaries = {TransferCost{5, 0, 0, 0}};
   const LoweredSchedule l = lower(s, LowerPolicy::Timed, &c);
-  CHECK(listing(l, 1) ==
+  CHECK(test::lowered_listing(l, 1) ==
         "RECV_F(s1,m0) F(s1,m0) RECV_F(s1,m1) BW(s1,m0) SEND_B(s1,m0) F(s1,m1) BW(s1,m1) SEND_B(s1,m1)");
   // Device 0: BW0's gradient lands at 9 + 5 = 14, after F1 (ends 2): RECV_B(s0,m0) is batched
   // with SEND_F(s0,m1) before BW0; BW1's lands at 12 + 5 = 17, after BW0 (ends 16).
-  CHECK(listing(l, 0) ==
+  CHECK(test::lowered_listing(l, 0) ==
         "F(s0,m0) SEND_F(s0,m0) F(s0,m1) SEND_F(s0,m1) +RECV_B(s0,m0) BW(s0,m0) RECV_B(s0,m1) BW(s0,m1)");
   CHECK(lowering_problems(l).empty());
 }

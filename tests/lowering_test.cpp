@@ -5,40 +5,24 @@
 
 using namespace pipeplan;
 
-namespace {
-
-// A device's lowered list as text: compute ops by describe(), sends and receives by name, a
-// '+' before one batched with the entry before it.
-std::string listing(const LoweredSchedule& l, std::size_t device) {
-  std::string text;
-  for (const LoweredAction& a : l.actions[device]) {
-    if (!text.empty()) text += ' ';
-    if (a.batched) text += '+';
-    text += a.is_comm ? describe(a.comm) : describe(a.op);
-  }
-  return text;
-}
-
-}  // namespace
-
 TEST_CASE("each policy places the sends and receives of 1F1B as its runtime does") {
   // 1F1B, P = 2, M = 2: device 0 runs F0 F1 BW0 BW1, device 1 F0 BW0 F1 BW1.
   const Schedule s = test::generated("1f1b", 2, 2);
   const LoweredSchedule just = lower(s, LowerPolicy::JustBefore);
-  CHECK(listing(just, 0) ==
+  CHECK(test::lowered_listing(just, 0) ==
         "F(s0,m0) SEND_F(s0,m0) F(s0,m1) SEND_F(s0,m1) RECV_B(s0,m0) BW(s0,m0) RECV_B(s0,m1) BW(s0,m1)");
-  CHECK(listing(just, 1) ==
+  CHECK(test::lowered_listing(just, 1) ==
         "RECV_F(s1,m0) F(s1,m0) BW(s1,m0) SEND_B(s1,m0) RECV_F(s1,m1) F(s1,m1) BW(s1,m1) SEND_B(s1,m1)");
   // Batched: the gap's send and receive go together (Megatron's send_forward_recv_backward).
-  CHECK(listing(lower(s, LowerPolicy::Batched), 1) ==
+  CHECK(test::lowered_listing(lower(s, LowerPolicy::Batched), 1) ==
         "RECV_F(s1,m0) F(s1,m0) BW(s1,m0) SEND_B(s1,m0) +RECV_F(s1,m1) F(s1,m1) BW(s1,m1) SEND_B(s1,m1)");
   // Megatron: even ranks send to the next first, odd ranks receive from the previous first.
-  CHECK(listing(lower(s, LowerPolicy::Megatron), 1) ==
+  CHECK(test::lowered_listing(lower(s, LowerPolicy::Megatron), 1) ==
         "RECV_F(s1,m0) F(s1,m0) BW(s1,m0) RECV_F(s1,m1) SEND_B(s1,m0) F(s1,m1) BW(s1,m1) SEND_B(s1,m1)");
   // Early: each receive one compute op ahead, before the sends of the op in between.
-  CHECK(listing(lower(s, LowerPolicy::Early), 0) ==
+  CHECK(test::lowered_listing(lower(s, LowerPolicy::Early), 0) ==
         "F(s0,m0) SEND_F(s0,m0) RECV_B(s0,m0) F(s0,m1) SEND_F(s0,m1) RECV_B(s0,m1) BW(s0,m0) BW(s0,m1)");
-  CHECK(listing(lower(s, LowerPolicy::Early), 1) ==
+  CHECK(test::lowered_listing(lower(s, LowerPolicy::Early), 1) ==
         "RECV_F(s1,m0) F(s1,m0) RECV_F(s1,m1) BW(s1,m0) SEND_B(s1,m0) F(s1,m1) BW(s1,m1) SEND_B(s1,m1)");
   for (LowerPolicy p : all_policies()) {
     CHECK(lowering_problems(lower(s, p)).empty());
@@ -51,7 +35,7 @@ TEST_CASE("early receives move ahead of the compute op before their consumer") {
   // is posted before B0.
   const LoweredSchedule early = lower(test::generated("zbh1", 2, 2), LowerPolicy::Early);
   CHECK(
-      listing(early, 1) ==
+      test::lowered_listing(early, 1) ==
       "RECV_F(s1,m0) F(s1,m0) RECV_F(s1,m1) B(s1,m0) SEND_B(s1,m0) F(s1,m1) B(s1,m1) SEND_B(s1,m1) W(s1,m0) W(s1,m1)");
   CHECK(lowering_problems(early).empty());
 }

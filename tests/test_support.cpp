@@ -27,6 +27,16 @@ CostModel uniform(const Schedule& s, double f, double b, double w, Bytes a_f, By
   return uniform_costs(s.stages, s.devices, StageCost{f, b, w, a_f, a_w}, 0.0);
 }
 
+std::string lowered_listing(const LoweredSchedule& l, std::size_t device) {
+  std::string text;
+  for (const LoweredAction& a : l.actions[device]) {
+    if (!text.empty()) text += ' ';
+    if (a.batched) text += '+';
+    text += a.is_comm ? describe(a.comm) : describe(a.op);
+  }
+  return text;
+}
+
 CostModel two_stage_costs(DeviceCost device0, DeviceCost device1) {
   CostModel c;
   c.stages = {StageCost{1, 2, 1, 100, 40}, StageCost{2, 3, 1, 200, 50}};

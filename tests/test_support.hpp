@@ -24,6 +24,10 @@ namespace pipeplan::test {
 /// a_F=100, a_W=40 bytes; stage 1 F=2 B=3 W=1 with 200, 50; transfer 0.5 ms; the given devices.
 [[nodiscard]] CostModel two_stage_costs(DeviceCost device0 = {}, DeviceCost device1 = {});
 
+/// A device's lowered list as text: compute ops by describe(), sends and receives by name, a
+/// '+' before one batched with the entry before it.
+[[nodiscard]] std::string lowered_listing(const LoweredSchedule& l, std::size_t device);
+
 /// CHECKs that two lowered schedules hold the same compute schedule, policy and posts.
 void check_same_lowering(const LoweredSchedule& a, const LoweredSchedule& b);
 

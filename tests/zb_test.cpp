@@ -59,6 +59,32 @@ std::vector<SimResult> handcrafted_within(int p, int m, const CostModel& costs, 
   return runs;
 }
 
+// An empty schedule of 2 to 7 devices, 1 to 3P micro-batches, looped or V-shaped, with F 0.5 to
+// 1.4, B 0.5 to 1.4 and W 0.2 to 1.1 ms per stage drawn from `rng` on unequal()'s memory: the
+// random passes the greedy tests time against the simulator.
+struct RandomPass {
+  int p = 0, m = 0;
+  bool vee = false;
+  Schedule shape;
+  CostModel costs;
+};
+
+RandomPass random_pass(std::mt19937& rng) {
+  RandomPass out;
+  out.p = 2 + static_cast<int>(rng() % 6);
+  out.m = 1 + static_cast<int>(rng() % (3 * static_cast<unsigned>(out.p)));
+  out.vee = rng() % 2 == 0;
+  out.shape = empty_schedule("greedy", test::request(out.p, out.m, out.vee ? 2 : 1),
+                             out.vee ? vee_placement(out.p) : loop_placement(out.p, 1));
+  out.costs = unequal(out.shape.stages, out.p);
+  for (StageCost& stage : out.costs.stages) {
+    stage.f_ms = 0.5 + static_cast<double>(rng() % 10) / 10;
+    stage.b_ms = 0.5 + static_cast<double>(rng() % 10) / 10;
+    stage.w_ms = 0.2 + static_cast<double>(rng() % 10) / 10;
+  }
+  return out;
+}
+
 }  // namespace
 
 TEST_CASE("zb-1p with uniform costs and the P*M_B limit is no worse than ZB-H1") {
@@ -185,20 +211,14 @@ TEST_CASE("a greedy pass whose ops all ran as early as possible reports the simu
   int exact = 0;
   int late = 0;
   for (int trial = 0; trial < 150; ++trial) {
-    const int p = 2 + static_cast<int>(rng() % 6);
-    const int m = 1 + static_cast<int>(rng() % (3 * static_cast<unsigned>(p)));
-    const bool vee = rng() % 2 == 0;
+    const RandomPass draw = random_pass(rng);
+    const int p = draw.p;
+    const bool vee = draw.vee;
     CAPTURE(p);
-    CAPTURE(m);
+    CAPTURE(draw.m);
     CAPTURE(vee);
-    Schedule shape =
-        empty_schedule("greedy", test::request(p, m, vee ? 2 : 1), vee ? vee_placement(p) : loop_placement(p, 1));
-    CostModel c = unequal(shape.stages, p);
-    for (StageCost& stage : c.stages) {
-      stage.f_ms = 0.5 + static_cast<double>(rng() % 10) / 10;
-      stage.b_ms = 0.5 + static_cast<double>(rng() % 10) / 10;
-      stage.w_ms = 0.2 + static_cast<double>(rng() % 10) / 10;
-    }
+    const Schedule& shape = draw.shape;
+    CostModel c = draw.costs;
     c.transfer.fixed_ms = static_cast<double>(rng() % 4) / 10;
     const std::vector<Bytes> limit(
         static_cast<std::size_t>(p),
@@ -239,20 +259,14 @@ TEST_CASE("every pass times a transfer per boundary as the simulator does, one b
     return span;
   };
   for (int trial = 0; trial < 60; ++trial) {
-    const int p = 2 + static_cast<int>(rng() % 6);
-    const int m = 1 + static_cast<int>(rng() % (3 * static_cast<unsigned>(p)));
-    const bool vee = rng() % 2 == 0;
+    const RandomPass draw = random_pass(rng);
+    const int p = draw.p;
+    const bool vee = draw.vee;
     CAPTURE(p);
-    CAPTURE(m);
+    CAPTURE(draw.m);
     CAPTURE(vee);
-    Schedule shape =
-        empty_schedule("greedy", test::request(p, m, vee ? 2 : 1), vee ? vee_placement(p) : loop_placement(p, 1));
-    CostModel c = unequal(shape.stages, p);
-    for (StageCost& stage : c.stages) {
-      stage.f_ms = 0.5 + static_cast<double>(rng() % 10) / 10;
-      stage.b_ms = 0.5 + static_cast<double>(rng() % 10) / 10;
-      stage.w_ms = 0.2 + static_cast<double>(rng() % 10) / 10;
-    }
+    const Schedule& shape = draw.shape;
+    CostModel c = draw.costs;
     for (int b = 0; b + 1 < shape.stages; ++b) {
       c.boundaries.push_back(TransferCost{static_cast<double>(rng() % 4) / 10, 0, 0, 0});
     }
