@@ -6,6 +6,7 @@
 
 #include "command.hpp"
 #include "estimate/analytic_profile.hpp"
+#include "estimate/megatron_layout.hpp"
 #include "file_roles.hpp"
 #include "io/analytic_profile_json.hpp"
 #include "model/error.hpp"
@@ -27,8 +28,17 @@ struct ProfileOptions {
   std::string output;
 };
 
-// --layout as given: a malformed one is a usage error, like any malformed flag.
-Layout layout_flag(const std::string& text, int layers) {
+// --layout as given, or Megatron's even or padded split of `stages` when named as plan takes
+// them: a malformed one is a usage error, like any malformed flag.
+Layout layout_flag(const std::string& text, int layers, int stages) {
+  if (is_layout_keyword(text)) {
+    std::optional<Layout> l = even_layout(stages, layers, text == "padded");
+    if (!l) {
+      throw UsageError(fmt::format("--layout {}: {} layers{} do not split evenly into {} stages", text, layers,
+                                   text == "padded" ? ", the embedding and the loss" : "", stages));
+    }
+    return std::move(*l);
+  }
   try {
     return parse_layout(text, layers, "--layout");
   } catch (const Error& e) {
@@ -52,8 +62,10 @@ Runner add_profile(CLI::App& sub) {
   sub.add_option("--placement", o->placement, "With --chunks: loop (stage s on device s mod P) or vee (V = 2)")
       ->type_name("loop|vee")
       ->capture_default_str();
-  sub.add_option("--layout", o->layout,
-                 "Pieces per stage, e.g. E,t*7|t*8|t*8|t*7,H (E embedding, t layer, H head; default: balanced by cost)")
+  sub.add_option(
+         "--layout", o->layout,
+         "Pieces per stage, e.g. E,t*7|t*8|t*8|t*7,H (E embedding, t layer, H head), Megatron's Et*7|t*8|t*8|t*7L, "
+         "or 'even' / 'padded' (Megatron's splits; default: balanced by cost)")
       ->type_name("LAYOUT");
   sub.add_option("--dp", o->data_parallel,
                  "Data-parallel replicas whose gradient all-reduce the optimizer time includes")
@@ -86,7 +98,7 @@ Runner add_profile(CLI::App& sub) {
     const PieceTotals totals = piece_totals(in.model, in.training, *in.gpu, in.efficiency, nullptr, &links);
     const Layout layout = o->layout.empty()
                               ? balanced_layout(stages, in.model.layers, totals.embedding, totals.layer, totals.head)
-                              : layout_flag(o->layout, in.model.layers);
+                              : layout_flag(o->layout, in.model.layers, stages);
     if (layout.size() != std::size_t(stages)) {
       throw UsageError(fmt::format("--layout: has {} stages, --stages {} x --chunks {} needs {}", layout.size(),
                                    o->stages, o->chunks, stages));

@@ -279,13 +279,24 @@ pipeplan_cli_test(profile_seed
                      --layout "E,t|t|t|t,H" --dtype fp32 --no-flash-attention -o @TMP@/p.json)
 pipeplan_cli_test(profile_layout_stage_count --exit 2 --err "--layout: has 2 stages, --stages 4 x --chunks 1 needs 4"
                   -- profile --model profiles/models/seed-llama2-7b-4layers.json --gpu rtx3090 --stages 4 --layout "E,t*2|t*2,H")
+# Megatron's splits by name, as plan takes them: 32 layers in 4 stages of 8; 46 and two end pieces
+# do not split into 5.
+pipeplan_cli_test(profile_layout_even --out "layout E,t\\*8\\|t\\*8\\|t\\*8\\|t\\*8,H"
+                  -- profile --model profiles/models/llama-2-7b.json --gpu h100 --stages 4 --layout even)
+pipeplan_cli_test(profile_layout_padded_refused --exit 2
+                  --err "--layout padded: 46 layers, the embedding and the loss do not split evenly into 5 stages"
+                  -- profile --model profiles/models/zb-gpt-14.6b.json --gpu a100-80gb --stages 5 --layout padded)
 pipeplan_cli_test(profile_vee_needs_two_chunks --exit 2 --err "--placement vee: needs --chunks 2"
                   -- profile --model profiles/models/llama-2-7b.json --gpu h100 --stages 4 --placement vee)
 # Ranks on nodes (issue 14): pp 8 on 4-GPU nodes crosses between devices 3 and 4 under either
-# order (tp 1, dp 1); the one transfer a profile carries in this version is the slowest, IB's.
+# order (tp 1, dp 1): NVLink 4's 450 GB/s on six boundaries, NDR InfiniBand's 50 on the fourth.
 pipeplan_cli_test(profile_rank_order --out "ranks tp-pp-dp on 4-GPU nodes" --out "\"bandwidth_gb_per_s\": 50\\.0"
                   -- profile --model tests/data/models/tiny-llama.json --gpu h100 --stages 8 --gpus-per-node 4
                      --rank-order tp-pp-dp)
+pipeplan_cli_test(profile_rank_order_boundaries
+                  --then "python3 -c \"assert [b['bandwidth_gb_per_s'] for b in __import__('json').load(open('p.json'))['boundaries']] == [450, 450, 450, 50, 450, 450, 450]\""
+                  -- profile --model tests/data/models/tiny-llama.json --gpu h100 --stages 8 --gpus-per-node 4
+                     --rank-order tp-pp-dp -o @TMP@/p.json)
 pipeplan_cli_test(plan_rank_order_fixed --out "ranks tp-pp-dp$" --out "^  1  [a-z0-9-]+ +[0-9]+ +[0-9]+ +1 tp-pp-dp "
                   -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 8 --gpus-per-node 4
                      --global-batch 32 --seq 256 --rank-order tp-pp-dp --top 3)
