@@ -35,6 +35,7 @@ struct PlanOptions {
   ModelFlags model;
   int gpus = 0;
   std::string memory_limit;
+  std::string memory_reserve;
   std::vector<std::string> schedules;
   std::string layout;
   int top = 5;
@@ -122,6 +123,10 @@ Runner add_plan(CLI::App& sub) {
       ->check(CLI::Range(1, 1 << 20));
   sub.add_option("--memory-limit", o->memory_limit, "Per-GPU memory limit (default: the card's memory)")
       ->type_name("SIZE");
+  sub.add_option("--memory-reserve", o->memory_reserve,
+                 "Memory kept off the limit for what the runtime holds beside the tensors: the CUDA context, "
+                 "NCCL's buffers (default 1GiB)")
+      ->type_name("SIZE");
   sub.add_option("--schedules", o->schedules,
                  "Generators to try, comma-separated (default 1f1b,interleaved,zbh1,zbh2,zbv,v-half,zb)")
       ->delimiter(',')
@@ -200,6 +205,13 @@ Runner add_plan(CLI::App& sub) {
     request.gpus_per_node = o->model.gpus_per_node;
     if (in.rank_order_given) request.rank_order = in.rank_order;
     if (!o->memory_limit.empty()) request.memory_limit = parse_size_flag(o->memory_limit, "--memory-limit");
+    request.memory_reserve =
+        o->memory_reserve.empty() ? kRuntimeMemoryReserve : parse_size_flag(o->memory_reserve, "--memory-reserve");
+    const Bytes card = request.memory_limit > 0 ? request.memory_limit : in.gpu->memory_bytes;
+    if (request.memory_reserve >= card) {
+      throw UsageError("--memory-reserve " + format_size(request.memory_reserve) + ": leaves nothing of the " +
+                       format_size(card) + " limit");
+    }
     request.schedules = o->schedules.empty() ? default_plan_schedules(in.model) : o->schedules;
     for (const std::string& name : request.schedules) (void)generator_named(name);
     if (!o->layout.empty()) {
@@ -231,8 +243,12 @@ Runner add_plan(CLI::App& sub) {
     if (!o->output.empty()) emit(o->output, json);
     emit("", o->json ? json
                      : describe_input(in, &searched) +
-                           fmt::format(", global batch {}, {} GPUs, ranks {}\n", in.training.global_batch, o->gpus,
-                                       request.rank_order ? rank_order_name(*request.rank_order) : "searched") +
+                           fmt::format(", global batch {}, {} GPUs, ranks {}, {} of {} per GPU for the model ({} "
+                                       "kept for the runtime)\n",
+                                       in.training.global_batch, o->gpus,
+                                       request.rank_order ? rank_order_name(*request.rank_order) : "searched",
+                                       format_size(card - request.memory_reserve), format_size(card),
+                                       format_size(request.memory_reserve)) +
                            plan_text(outcome, std::size_t(o->top)));
     return outcome.rows.empty() ? kExitInvalid : kExitOk;
   };

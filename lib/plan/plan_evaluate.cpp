@@ -18,8 +18,9 @@ namespace {
 int gpus_per_node(const PlanRequest& r) {
   return r.gpus_per_node > 0 ? r.gpus_per_node : r.gpu->gpus_per_node;
 }
+// What the model's tensors may take: the limit (the card's memory unless given) less the reserve.
 Bytes memory_limit(const PlanRequest& r) {
-  return r.memory_limit > 0 ? r.memory_limit : r.gpu->memory_bytes;
+  return (r.memory_limit > 0 ? r.memory_limit : r.gpu->memory_bytes) - r.memory_reserve;
 }
 const MeasuredPieces* measured_of(const PlanRequest& r) {
   return r.measured ? &*r.measured : nullptr;

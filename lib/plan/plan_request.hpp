@@ -13,6 +13,13 @@
 
 namespace pipeplan {
 
+/// Memory a training process holds beside its tensors, which the planner keeps free: the CUDA
+/// context alone takes about 0.78 GB (PyTorch issue #34323: nvidia-smi shows 781 MB before any
+/// tensor), and NCCL allocates its communication buffers (NCCL_BUFFSIZE, 4 MiB per channel and
+/// peer) outside PyTorch's allocator (PyTorch's "Understanding CUDA Memory Usage"), one set per
+/// communicator: tensor, data and pipeline groups each. 1 GiB is their sum, rounded down.
+inline constexpr Bytes kRuntimeMemoryReserve = Bytes{1} << 30;
+
 /// Which settings the planner searches; the others stay at the request's TrainingSettings.
 struct SearchedSettings {
   bool tp = true;           ///< every t dividing the GPUs, the heads, the key-value heads and the FFN, within a node
@@ -33,7 +40,11 @@ struct PlanRequest {
   /// How ranks are numbered onto nodes (rank_placement.hpp); nullopt: both orders are tried for
   /// each configuration where they give different links, and the faster kept.
   std::optional<RankOrder> rank_order;
-  Bytes memory_limit = 0;              ///< per GPU; 0: the card's memory
+  Bytes memory_limit = 0;  ///< per GPU; 0: the card's memory
+  /// What the runtime holds outside the model's tensors, taken off the limit: the CUDA context,
+  /// NCCL's buffers and cuBLAS's workspaces. `pipeplan plan` gives kRuntimeMemoryReserve unless
+  /// told otherwise; 0 here, so that a caller's limit is the model's.
+  Bytes memory_reserve = 0;
   std::vector<std::string> schedules;  ///< generator names
   /// A layout string (pipeplan's or Megatron's notation): only configurations with its stage
   /// count; or "even" / "padded": Megatron's split for every stage count it divides.

@@ -110,6 +110,9 @@ std::vector<PlanJob> plan_jobs(const PlanRequest& r, std::map<std::string, int>&
     throw Error("--gpus " + std::to_string(r.gpus) + ": must be a multiple of --tp " + std::to_string(r.training.tp));
   }
   if (r.training.global_batch < 1) throw Error("--global-batch: the planner needs the sequences per step");
+  if (r.memory_reserve < 0 || r.memory_reserve >= (r.memory_limit > 0 ? r.memory_limit : r.gpu->memory_bytes)) {
+    throw Error("--memory-reserve: must leave part of the per-GPU memory limit for the model");
+  }
   std::vector<const Generator*> chosen;
   for (const std::string& name : r.schedules) {
     const Generator* g = find_generator(name);

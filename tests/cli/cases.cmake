@@ -297,9 +297,20 @@ pipeplan_cli_test(profile_rank_order_boundaries
                   --then "python3 -c \"assert [b['bandwidth_gb_per_s'] for b in __import__('json').load(open('p.json'))['boundaries']] == [450, 450, 450, 50, 450, 450, 450]\""
                   -- profile --model tests/data/models/tiny-llama.json --gpu h100 --stages 8 --gpus-per-node 4
                      --rank-order tp-pp-dp -o @TMP@/p.json)
-pipeplan_cli_test(plan_rank_order_fixed --out "ranks tp-pp-dp$" --out "^  1  [a-z0-9-]+ +[0-9]+ +[0-9]+ +1 tp-pp-dp "
+# The header says the order and the memory left for the model: H100's 81,559 MiB (79.65 GiB)
+# less the 1 GiB kept for the CUDA context and NCCL by default.
+pipeplan_cli_test(plan_rank_order_fixed
+                  --out "ranks tp-pp-dp, 78\\.65 GiB of 79\\.65 GiB per GPU for the model \\(1\\.00 GiB kept for the runtime\\)$" --out "^  1  [a-z0-9-]+ +[0-9]+ +[0-9]+ +1 tp-pp-dp "
                   -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 8 --gpus-per-node 4
                      --global-batch 32 --seq 256 --rank-order tp-pp-dp --top 3)
+pipeplan_cli_test(plan_memory_reserve --out "79\\.65 GiB of 79\\.65 GiB per GPU for the model \\(0 B kept"
+                  --out "/ 79\\.65 GiB "
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 8 --global-batch 32 --seq 256
+                     --memory-reserve 0 --top 1)
+pipeplan_cli_test(plan_memory_reserve_too_large --exit 2
+                  --err "--memory-reserve 80.00 GiB: leaves nothing of the 79.65 GiB limit"
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 8 --global-batch 32 --seq 256
+                     --memory-reserve 80GiB)
 pipeplan_cli_test(plan_rank_order_json --out "\"rank_order\": \"tp-(dp-pp|pp-dp)\""
                   -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 8 --gpus-per-node 4
                      --global-batch 32 --seq 256 --json)
