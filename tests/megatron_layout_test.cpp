@@ -4,7 +4,7 @@
 #include "estimate/megatron_layout.hpp"
 #include "io/model_config_json.hpp"
 #include "io/plan_json.hpp"
-#include "plan/plan_report.hpp"
+#include "io/plan_text.hpp"
 #include "plan/planner.hpp"
 #include "test_support.hpp"
 

@@ -8,9 +8,9 @@
 #include <tuple>
 
 #include "io/model_config_json.hpp"
+#include "io/plan_text.hpp"
 #include "plan/plan_bounds.hpp"
 #include "plan/plan_evaluate.hpp"
-#include "plan/plan_report.hpp"
 #include "plan/planner.hpp"
 #include "test_support.hpp"
 

@@ -5,7 +5,7 @@
 #include "io/json_text.hpp"
 #include "io/model_config_json.hpp"
 #include "io/plan_json.hpp"
-#include "plan/plan_report.hpp"
+#include "io/plan_text.hpp"
 #include "plan/planner.hpp"
 #include "sim/simulator.hpp"
 #include "test_support.hpp"

@@ -1,4 +1,4 @@
-#include "plan/plan_report.hpp"
+#include "io/plan_text.hpp"
 
 #include <fmt/format.h>
 

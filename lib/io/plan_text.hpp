@@ -1,5 +1,6 @@
 #pragma once
-// The planner's outcome as text for people (io/plan_json.hpp writes it for scripts).
+// The planner's outcome as text for people, beside io/plan_json.hpp which writes it for scripts:
+// the text lives in io with every other format, so lib/plan only searches.
 #include <cstddef>
 #include <string>
 
