@@ -1,6 +1,8 @@
 // Sharding over data parallelism (docs/costs.md, "Memory" and "Devices, optimizer and transfers").
 #include <doctest/doctest.h>
 
+#include <utility>
+
 #include "estimate/analytic_profile.hpp"
 #include "io/model_config_json.hpp"
 #include "model/placement.hpp"
@@ -53,4 +55,50 @@ TEST_CASE("the sharded profile: memory, optimizer step and the gradients' traffi
   CHECK(grads.costs.stages[0].b_ms == opt.costs.stages[0].b_ms);
   // Without replicas there is nothing to shard.
   CHECK(profile(Sharding::Gradients, 1).costs.devices[0].static_memory_bytes == Bytes(p * 18));
+}
+
+TEST_CASE(
+    "Megatron's overlaps: the gradient reduction under the last backward, the all-gather under the next forward") {
+  // The setting of the test above, sharding the optimizer over 4 replicas. Without overlaps the
+  // step waits for Adam, the reduce-scatter R and the all-gather G. --overlap-param-gather hides
+  // G (under the next step's forward); --overlap-grad-reduce hides R up to one micro-batch's
+  // backward on the device, here the whole model's B + W on one device: max(0, R - (B + W)).
+  const ModelConfig m = read_model_config_file(PIPEPLAN_TEST_DATA "/models/tiny-llama.json");
+  TrainingSettings t;
+  t.seq = 16;
+  t.sharding = Sharding::Optimizer;
+  const Layout layout = parse_layout("E,t*8,H", 8, "x");
+  const std::vector<int> one{0};
+  const double p = 6400 + 8 * 36992 + 6464;
+  const double adam = p * 30 / 4 / 0.7e12 * 1e3;
+  // The optimizer's time and one micro-batch's B + W, over a node link of the given GB/s and ms.
+  const auto run = [&](bool grad, bool param, double gb_per_s, double latency_ms) {
+    t.overlap_grad_reduce = grad;
+    t.overlap_param_gather = param;
+    const GpuSpec gpu{"round",
+                      "test card",
+                      100.0,
+                      100.0,
+                      10.0,
+                      Bytes{1} << 34,
+                      1000.0,
+                      8,
+                      {"link", gb_per_s, latency_ms},
+                      {"net", 10.0, 0.05},
+                      0};
+    const AnalyticProfile a = analytic_profile(m, t, gpu, {}, layout, {one, 1, 4, 8});
+    return std::pair{a.costs.devices[0].optimizer_ms, a.costs.stages[0].b_ms + a.costs.stages[0].w_ms};
+  };
+  // 50 GB/s and 0.01 ms: R = 0.01 + 3/4 of 4p bytes, G = 0.01 + 3/4 of 2p.
+  const double reduce = 0.01 + 0.75 * 4 * p / 50e9 * 1e3, gather = 0.01 + 0.75 * 2 * p / 50e9 * 1e3;
+  CHECK(run(false, false, 50, 0.01).first == doctest::Approx(adam + reduce + gather));
+  CHECK(run(false, true, 50, 0.01).first == doctest::Approx(adam + reduce));
+  // R outlasts this tiny model's backward by the difference.
+  const std::pair<double, double> partly = run(true, true, 50, 0.01);
+  REQUIRE(reduce > partly.second);
+  CHECK(partly.first == doctest::Approx(adam + reduce - partly.second));
+  // On a link with no latency and 10^6 GB/s, R (about 1e-6 ms) hides entirely.
+  const std::pair<double, double> hidden = run(true, true, 1e6, 0.0);
+  REQUIRE(0.75 * 4 * p / 1e15 * 1e3 < hidden.second);
+  CHECK(hidden.first == doctest::Approx(adam));
 }

@@ -64,6 +64,18 @@ void add_model_options(CLI::App& sub, ModelFlags& f, bool global_batch_required)
           ->capture_default_str();
   sub.add_flag("--flash-attention,!--no-flash-attention", t.flash_attention,
                "Fused attention that keeps no s x s scores (default on)");
+  t.overlap_grad_reduce = true;
+  t.overlap_param_gather = true;
+  // On by default, as Megatron-LM's own training scripts run the distributed optimizer
+  // (examples/llama/train_llama3_8b_h100_fp8.sh, examples/mixtral/train_mixtral_8x7b_distributed.sh).
+  f.overlap_grad_reduce_option =
+      sub.add_flag("--overlap-grad-reduce,!--no-overlap-grad-reduce", t.overlap_grad_reduce,
+                   "Megatron-LM's option: the data-parallel gradient reduction runs under the last micro-batch's "
+                   "backward instead of after it (default on)");
+  f.overlap_param_gather_option =
+      sub.add_flag("--overlap-param-gather,!--no-overlap-param-gather", t.overlap_param_gather,
+                   "Megatron-LM's option with the distributed optimizer: the stepped weights' all-gather runs under "
+                   "the next step's forward (default on; nothing to gather with --sharding none)");
   sub.add_option("--gemm-efficiency", f.efficiency.gemm,
                  "Fraction of the peak FLOP rate a large, well-shaped GEMM reaches; each GEMM gets it times its "
                  "shape's tile and wave quantisation and roofline factor")
@@ -102,6 +114,13 @@ ModelInput read_model_input(const ModelFlags& f) {
   auto sharding = sharding_named(f.sharding);
   if (!sharding) throw UsageError("--sharding: expected none, optimizer or gradients, got '" + f.sharding + "'");
   in.training.sharding = *sharding;
+  const bool sharding_given = f.sharding_option != nullptr && f.sharding_option->count() > 0;
+  const bool gather_given = f.overlap_param_gather_option != nullptr && f.overlap_param_gather_option->count() > 0;
+  if (in.training.overlap_param_gather && gather_given && in.training.sharding == Sharding::None && sharding_given) {
+    throw UsageError(
+        "--overlap-param-gather: needs the distributed optimizer (--sharding optimizer or gradients); "
+        "with --sharding none every replica keeps its weights and gathers none");
+  }
   // The flag's choices are the table's names, so the table parses whatever it kept.
   in.rank_order = rank_order_named(f.rank_order).value_or(RankOrder::TpDpPp);
   in.rank_order_given = f.rank_order_option != nullptr && f.rank_order_option->count() > 0;
@@ -152,7 +171,10 @@ std::string describe_input(const ModelInput& in, const SearchedSettings* searche
                   value(s.tp, std::to_string(t.tp)), ep, value(s.recompute, std::string(recompute_name(t.recompute))));
   if (searched != nullptr || t.sharding != Sharding::None)
     text += ", sharding " + value(s.sharding, std::string(sharding_name(t.sharding)));
-  return text + (t.flash_attention ? ", flash attention" : ", no flash attention");
+  text += t.flash_attention ? ", flash attention" : ", no flash attention";
+  if (t.overlap_grad_reduce) text += ", overlapped gradient reduction";
+  if (t.overlap_param_gather) text += ", overlapped weight all-gather";
+  return text;
 }
 
 }  // namespace pipeplan::cli

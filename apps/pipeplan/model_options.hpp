@@ -28,6 +28,8 @@ struct ModelFlags {
   CLI::Option* recompute_option = nullptr;
   CLI::Option* sharding_option = nullptr;
   CLI::Option* ep_option = nullptr;
+  CLI::Option* overlap_grad_reduce_option = nullptr;
+  CLI::Option* overlap_param_gather_option = nullptr;
   Efficiency efficiency;
   int gpus_per_node = 0;
   std::string rank_order = std::string(rank_order_name(RankOrder::TpDpPp));

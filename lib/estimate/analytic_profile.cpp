@@ -42,30 +42,50 @@ struct Replicas {
     return sharding() == Sharding::Gradients ? ms_for_collectives(1, ring() * params * 4, link) : 0.0;
   }
 
-  void add_to(DeviceCost& d, double& static_bytes, double params, DType dtype, const GpuSpec& gpu, const Efficiency& e,
-              const LinkSpec& link) const {
+  // The data-parallel collectives of `params` parameters after the last op: the gradients'
+  // reduction (an all-reduce, or a reduce-scatter under the distributed optimizer; under
+  // Sharding::Gradients each W did it) and the stepped weights' all-gather.
+  struct Collectives {
+    double reduce_ms = 0, gather_ms = 0;
+  };
+  [[nodiscard]] Collectives collectives(double params, DType dtype, const LinkSpec& link) const {
+    if (count <= 1) return {};
+    const double weight_bytes = element_bytes(dtype);
+    switch (sharding()) {
+      case Sharding::None:
+        return {ms_for_collectives(1, 2 * ring() * params * 4, link), 0.0};
+      case Sharding::Optimizer:
+        return {ms_for_collectives(1, ring() * params * 4, link),
+                ms_for_collectives(1, ring() * params * weight_bytes, link)};
+      case Sharding::Gradients:
+        return {0.0, ms_for_collectives(1, ring() * params * weight_bytes, link)};
+    }
+    return {};
+  }
+
+  // Adam's step on the replica's share; returns the collectives, which add_to's caller charges
+  // (what of them the overlaps leave exposed).
+  Collectives add_to(DeviceCost& d, double& static_bytes, double params, DType dtype, const GpuSpec& gpu,
+                     const Efficiency& e, const LinkSpec& link) const {
     static_bytes += params * static_bytes_per_parameter(dtype, sharding(), count);
     // Adam reads the gradient, master weight and both moments and writes all but the gradient
     // back, plus the 16-bit weight copy: 28 bytes a parameter in fp32, 30 with 16-bit weights;
     // sharded, each replica steps its 1/d of them.
     const double shard = sharding() == Sharding::None ? 1.0 : count;
     d.optimizer_ms += ms_for_bytes(params * (dtype == DType::FP32 ? 28 : 30) / shard, gpu.memory_gb_per_s, e.memory);
-    if (count <= 1) return;
-    const double weight_bytes = element_bytes(dtype);
-    switch (sharding()) {
-      case Sharding::None:
-        d.optimizer_ms += ms_for_collectives(1, 2 * ring() * params * 4, link);
-        break;
-      case Sharding::Optimizer:  // reduce-scatter the gradients, all-gather the stepped weights
-        d.optimizer_ms += ms_for_collectives(1, ring() * params * 4, link) +
-                          ms_for_collectives(1, ring() * params * weight_bytes, link);
-        break;
-      case Sharding::Gradients:
-        d.optimizer_ms += ms_for_collectives(1, ring() * params * weight_bytes, link);
-        break;
-    }
+    return collectives(params, dtype, link);
   }
 };
+
+// What of the data-parallel collectives the step waits for. Without the overlaps, all of them,
+// after the device's last op. With --overlap-grad-reduce the reduction runs under the last
+// micro-batch's backward on the device (its stages' B and W: `backward_ms`), only what outlasts
+// it showing; with --overlap-param-gather the all-gather runs under the next step's forward
+// (its first bucket's share, small, is not counted).
+double exposed_ms(double reduce_ms, double gather_ms, double backward_ms, const TrainingSettings& tr) {
+  const double reduce = tr.overlap_grad_reduce ? std::max(0.0, reduce_ms - backward_ms) : reduce_ms;
+  return reduce + (tr.overlap_param_gather ? 0.0 : gather_ms);
+}
 
 // DualPipe runs each forward beside the backward of the device's other stage, one's
 // all-to-alls under the other's compute (moe_work.hpp): every stage's FB op, when each device
@@ -254,13 +274,23 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
       (tr.recompute == Recompute::Full ? c.b_ms : c.w_ms) += ms;
     }
   }
+  // One micro-batch's backward on each device (its stages' B and W): what an overlapped gradient
+  // reduction hides under.
+  std::vector<double> backward_ms(device_params.size(), 0.0);
+  for (std::size_t s = 0; s < out.costs.stages.size(); ++s) {
+    backward_ms[static_cast<std::size_t>(where.placement[s])] += out.costs.stages[s].b_ms + out.costs.stages[s].w_ms;
+  }
   for (std::size_t device = 0; device < device_params.size(); ++device) {
     DeviceCost d;
     double static_bytes = 0;
-    dense.add_to(d, static_bytes, double(device_params[device]), tr.dtype, gpu, e, dp_link);
+    Replicas::Collectives c = dense.add_to(d, static_bytes, double(device_params[device]), tr.dtype, gpu, e, dp_link);
     if (device_expert_params[device] > 0) {
-      experts.add_to(d, static_bytes, double(device_expert_params[device]), tr.dtype, gpu, e, expert_dp_link);
+      const Replicas::Collectives x =
+          experts.add_to(d, static_bytes, double(device_expert_params[device]), tr.dtype, gpu, e, expert_dp_link);
+      c.reduce_ms += x.reduce_ms;
+      c.gather_ms += x.gather_ms;
     }
+    d.optimizer_ms += exposed_ms(c.reduce_ms, c.gather_ms, backward_ms[device], tr);
     d.static_memory_bytes = static_cast<Bytes>(static_bytes + 0.5);
     out.costs.devices.push_back(d);
   }

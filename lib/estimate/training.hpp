@@ -60,6 +60,12 @@ struct TrainingSettings {
   Recompute recompute = Recompute::None;
   Sharding sharding = Sharding::None;  ///< over the data-parallel replicas; nothing to shard without them
   bool flash_attention = true;
+  /// Megatron-LM's --overlap-grad-reduce: each bucket's gradient reduction starts as soon as the
+  /// last micro-batch's backward has made it, under the rest of that backward, instead of after it.
+  bool overlap_grad_reduce = false;
+  /// Megatron-LM's --overlap-param-gather (with the distributed optimizer): the stepped weights'
+  /// all-gather runs under the next step's forward instead of before it.
+  bool overlap_param_gather = false;
 };
 
 /// Efficiencies the analytic costs assume: the fraction of the card's peak a GEMM reaches, and

@@ -307,6 +307,16 @@ pipeplan_cli_test(plan_memory_reserve --out "79\\.65 GiB of 79\\.65 GiB per GPU 
                   --out "/ 79\\.65 GiB "
                   -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 8 --global-batch 32 --seq 256
                      --memory-reserve 0 --top 1)
+# Megatron's overlaps are on unless turned off, and say so; the weights' all-gather overlap needs
+# the distributed optimizer.
+pipeplan_cli_test(profile_overlaps_by_default --out "flash attention, overlapped gradient reduction, overlapped weight all-gather"
+                  -- profile --model tests/data/models/tiny-llama.json --gpu h100 --stages 2 --seq 256)
+pipeplan_cli_test(profile_overlaps_off --out "flash attention. pp 2"
+                  -- profile --model tests/data/models/tiny-llama.json --gpu h100 --stages 2 --seq 256
+                     --no-overlap-grad-reduce --no-overlap-param-gather)
+pipeplan_cli_test(profile_param_gather_needs_sharding --exit 2
+                  --err "--overlap-param-gather: needs the distributed optimizer"
+                  -- profile --model tests/data/models/tiny-llama.json --gpu h100 --stages 2 --overlap-param-gather)
 pipeplan_cli_test(plan_memory_reserve_too_large --exit 2
                   --err "--memory-reserve 80.00 GiB: leaves nothing of the 79.65 GiB limit"
                   -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 8 --global-batch 32 --seq 256
@@ -542,4 +552,4 @@ pipeplan_cli_test(plan_megatron_layout --out "\"megatron_layout\": \"Et\\*4\\|t\
 pipeplan_cli_test(plan_megatron_39b --out "interleaved +2 +32 +8 +tp-dp-pp +4 +48 +1 full +none +12777\\.607"
                   -- plan --model profiles/models/megatron-gpt-39.1b.json --gpu a100-80gb --gpus 512 --tp 8
                      --micro-batch 1 --recompute full --sharding none --no-flash-attention --schedules interleaved
-                     --seq 2048 --global-batch 1536 --top 10)
+                     --seq 2048 --global-batch 1536 --top 10 --no-overlap-grad-reduce)
