@@ -36,6 +36,15 @@ TEST_CASE("GPipe, P = 2, M = 2: the path runs down the pipeline and back up") {
   CHECK(steps(path) == "d0 F(s0,m0) *d1 F(s1,m0) d1 F(s1,m1) d1 BW(s1,m0) *d0 BW(s0,m0) d0 BW(s0,m1)");
   CHECK(path.front().op->start == 0);
   CHECK(path.back().op->end == r.makespan);
+  // Each transfer names the input it carried, by its producer's stage: stage 0's activation of
+  // micro-batch 0, then stage 1's input gradient of micro-batch 0.
+  REQUIRE(path.size() == 6);
+  CHECK(path[1].input.need == Need::Forward);
+  CHECK(path[1].input.stage == 0);
+  CHECK(path[1].input.microbatch == 0);
+  CHECK(path[4].input.need == Need::InputGradient);
+  CHECK(path[4].input.stage == 1);
+  CHECK(path[4].input.microbatch == 0);
 }
 
 TEST_CASE("an input's transfer, not a device's earlier op that ended later, is what an op waited for") {

@@ -55,3 +55,32 @@ TEST_CASE("the terminal's idle cells are the bubble when the cells fit the ops")
   }
   CHECK(dots == 36);
 }
+
+TEST_CASE("the terminal view marks the critical path's cells under each device") {
+  // 1F1B, P = 2, M = 2, F = B = W = 1 ms (BW 2), transfers 0.5 ms; timed by hand in
+  // chrome_trace_test.cpp: device 0 F0 0-1, F1 1-2, BW0 5-7, BW1 8-10; device 1 F0 1.5-2.5, BW0
+  // 2.5-4.5, F1 4.5-5.5, BW1 5.5-7.5. The path: device 0's F0, device 1's F0, BW0, F1 and BW1,
+  // device 0's BW1. With 20 columns each cell is 0.5 ms: device 0's path covers cells 0-1 (F0)
+  // and 16-19 (BW1), device 1's cells 3-14 (1.5 to 7.5 ms); its F1 and device 0's BW0 go unmarked.
+  Schedule s = test::generated("1f1b", 2, 2);
+  CostModel c = test::uniform(s, 1, 1, 1);
+  c.transfer.fixed_ms = 0.5;
+  const SimResult r = simulate(s, c);
+  const std::string text = text_timeline(s, r, {11 + 20, false});
+  CHECK(text.find("device 0   FFFF......XXXX..XXXX\n"
+                  "           ^^              ^^^^\n"
+                  "device 1   ...FFXXXXFFXXXX.....\n"
+                  "              ^^^^^^^^^^^^\n") != std::string::npos);
+  CHECK(text.find("^ the critical path (the first iteration's)") != std::string::npos);
+}
+
+TEST_CASE("without a critical path the terminal view has no mark rows and no legend for them") {
+  // No timeline recorded: no ops, so no path; the view is what it was before the marks.
+  Schedule s = test::generated("1f1b", 2, 2);
+  const SimResult r = simulate(s, test::uniform(s, 1, 1, 1), SimOptions{1, OptimizerMode::Sync, false});
+  const std::string text = text_timeline(s, r, {11 + 8, false});
+  CHECK(text.find('^') == std::string::npos);
+  CHECK(text.find("device 0   ........\ndevice 1   ........\n") != std::string::npos);
+  const std::string legend = "; . idle for at least half of the cell\n";
+  CHECK(text.compare(text.size() - legend.size(), legend.size(), legend) == 0);
+}

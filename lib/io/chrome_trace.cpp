@@ -4,6 +4,7 @@
 #include <string>
 #include <tuple>
 
+#include "io/critical_marks.hpp"
 #include "io/version.hpp"
 #include "model/dependencies.hpp"
 
@@ -30,18 +31,29 @@ Output output_of(const OpTiming& t, Need need) {
   return {t.iteration, static_cast<int>(need), t.op.stage, t.op.microbatch};
 }
 
-// Appends one run's events; its devices become processes first_pid, first_pid + 1, ...
-void append_events(Json& events, const Schedule& schedule, const SimResult& r, int first_pid,
+// The critical path's colour in chrome://tracing (its reserved palette's dark red).
+constexpr const char* kCriticalColour = "terrible";
+
+void append_process(Json& events, int pid, const std::string& name) {
+  events.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", pid}, {"tid", 0}, {"args", {{"name", name}}}});
+  events.push_back(
+      {{"ph", "M"}, {"name", "process_sort_index"}, {"pid", pid}, {"tid", 0}, {"args", {{"sort_index", pid}}}});
+}
+
+// An op's complete event, without its "args".
+Json op_slice(const OpTiming& t, int pid, bool critical) {
+  Json e = {{"ph", "X"}, {"name", op_name(t.op)}, {"cat", kind_name(t.op.kind)}, {"pid", pid},
+            {"tid", 0},  {"ts", us(t.start)},     {"dur", us(t.end - t.start)}};
+  if (critical) e["cname"] = kCriticalColour;
+  return e;
+}
+
+// Appends one run's events; its devices become processes first_pid, first_pid + 1, ..., its
+// critical path the process critical_pid, after the rest.
+void append_events(Json& events, const Schedule& schedule, const SimResult& r, int first_pid, int critical_pid,
                    const std::string& label) {
   for (std::size_t d = 0; d < r.devices.size(); ++d) {
-    const int pid = first_pid + static_cast<int>(d);
-    events.push_back({{"ph", "M"},
-                      {"name", "process_name"},
-                      {"pid", pid},
-                      {"tid", 0},
-                      {"args", {{"name", label + "device " + std::to_string(d)}}}});
-    events.push_back(
-        {{"ph", "M"}, {"name", "process_sort_index"}, {"pid", pid}, {"tid", 0}, {"args", {{"sort_index", pid}}}});
+    append_process(events, first_pid + static_cast<int>(d), label + "device " + std::to_string(d));
   }
   // Where each output was produced, so each input from another device gets its arrow.
   std::map<Output, const OpTiming*> produced;
@@ -57,36 +69,33 @@ void append_events(Json& events, const Schedule& schedule, const SimResult& r, i
       }
     }
   }
+  const CriticalMarks critical(schedule, r);
   int flow = 0;
   for (const OpTiming* t : r.ops_by_start()) {
-    events.push_back(
-        {{"ph", "X"},
-         {"name", op_name(t->op)},
-         {"cat", kind_name(t->op.kind)},
-         {"pid", first_pid + t->device},
-         {"tid", 0},
-         {"ts", us(t->start)},
-         {"dur", us(t->end - t->start)},
-         {"args", {{"stage", t->op.stage}, {"microbatch", t->op.microbatch}, {"iteration", t->iteration}}}});
+    const bool critical_op = critical.has_op(*t);
+    Json& slice = events.emplace_back(op_slice(*t, first_pid + t->device, critical_op));
+    slice["args"] = {{"stage", t->op.stage}, {"microbatch", t->op.microbatch}, {"iteration", t->iteration}};
+    if (critical_op) slice["args"]["critical"] = true;
     for (const Dependency& dep : dependencies_of(t->op, schedule.stages)) {
       auto it = produced.find({t->iteration, static_cast<int>(dep.need), dep.stage, dep.microbatch});
       if (it == produced.end() || it->second->device == t->device) continue;
       const OpTiming& from = *it->second;
+      const char* name = critical.has_transfer(*t, dep) ? "critical transfer" : "transfer";
       events.push_back({{"ph", "s"},
-                        {"name", "transfer"},
+                        {"name", name},
                         {"cat", "transfer"},
                         {"id", first_pid * 1'000'000 + flow},
                         {"pid", first_pid + from.device},
                         {"tid", 0},
-                        {"ts", us(from.end)}});
+                        {"ts", us(flow_start(from))}});
       events.push_back({{"ph", "f"},
                         {"bp", "e"},
-                        {"name", "transfer"},
+                        {"name", name},
                         {"cat", "transfer"},
                         {"id", first_pid * 1'000'000 + flow},
                         {"pid", first_pid + t->device},
                         {"tid", 0},
-                        {"ts", us(t->start)}});
+                        {"ts", us(flow_finish(*t))}});
       ++flow;
     }
   }
@@ -100,6 +109,16 @@ void append_events(Json& events, const Schedule& schedule, const SimResult& r, i
                         {"args", {{"bytes", p.bytes}}}});
     }
   }
+  // The critical path on a track of its own: each of its ops again, in order.
+  if (critical.path().empty()) return;
+  append_process(events, critical_pid, label + "critical path");
+  for (const CriticalStep& step : critical.path()) {
+    Json& slice = events.emplace_back(op_slice(*step.op, critical_pid, true));
+    slice["args"] = {{"device", step.op->device},
+                     {"stage", step.op->op.stage},
+                     {"microbatch", step.op->op.microbatch},
+                     {"after_transfer", step.after_transfer}};
+  }
 }
 
 }  // namespace
@@ -107,7 +126,7 @@ void append_events(Json& events, const Schedule& schedule, const SimResult& r, i
 Json chrome_trace(const Schedule& schedule, const SimResult& r) {
   Json trace;
   trace["displayTimeUnit"] = "ms";
-  append_events(trace["traceEvents"] = Json::array(), schedule, r, 0, "");
+  append_events(trace["traceEvents"] = Json::array(), schedule, r, 0, static_cast<int>(r.devices.size()), "");
   trace["metadata"] = {{"tool", tool_version()},
                        {"schedule", schedule.name},
                        {"devices", schedule.devices},
@@ -125,9 +144,12 @@ Json chrome_trace_comparison(const std::vector<TraceRun>& runs) {
   trace["displayTimeUnit"] = "ms";
   Json& events = trace["traceEvents"] = Json::array();
   Json schedules = Json::array();
+  // The runs' critical paths after every run's devices, so that first_pid counts devices only.
+  int critical_pid = 0;
+  for (const TraceRun& run : runs) critical_pid += static_cast<int>(run.result->devices.size());
   int first_pid = 0;
   for (const TraceRun& run : runs) {
-    append_events(events, *run.schedule, *run.result, first_pid, run.label + ": ");
+    append_events(events, *run.schedule, *run.result, first_pid, critical_pid++, run.label + ": ");
     schedules.push_back({{"schedule", run.label},
                          {"first_pid", first_pid},
                          {"makespan_ms", ns_to_ms(run.result->makespan)},

@@ -3,6 +3,7 @@
 #include <string_view>
 
 #include "io/chrome_trace.hpp"
+#include "io/critical_marks.hpp"
 #include "io/json_scalars.hpp"
 #include "io/version.hpp"
 #include "model/dependencies.hpp"
@@ -16,6 +17,10 @@ double us(SimTime ns) {
 }
 
 constexpr std::string_view kEventIndent = "      ";
+
+// The critical path's colour in chrome://tracing, from its reserved palette (dark red); Perfetto
+// ignores "cname" and shows the path's own track.
+constexpr std::string_view kCriticalColour = "terrible";
 
 void member(std::string& out, std::string_view name, bool first = false) {
   if (!first) out += ",\n";
@@ -52,16 +57,18 @@ void metadata_event(std::string& out, bool& first_event, int pid, const char* na
   out += "}\n    }";
 }
 
-void process_events(std::string& out, bool& first_event, int pid, const std::string& label, std::size_t d) {
+void process_events(std::string& out, bool& first_event, int pid, const std::string& process) {
   std::string name;
-  append_json_string(name, label + "device " + std::to_string(d));
+  append_json_string(name, process);
   metadata_event(out, first_event, pid, "process_name", "name", name);
   std::string index;
   append_json_int(index, pid);
   metadata_event(out, first_event, pid, "process_sort_index", "sort_index", index);
 }
 
-void op_event(std::string& out, bool& first_event, const OpTiming& t, int pid) {
+// The members every complete event of an op has, from "ph" to "dur"; then "cname" when it is on
+// the critical path.
+void op_head(std::string& out, bool& first_event, const OpTiming& t, int pid, bool critical) {
   open_event(out, first_event);
   member(out, "ph", true);
   out += "\"X\"";
@@ -89,6 +96,16 @@ void op_event(std::string& out, bool& first_event, const OpTiming& t, int pid) {
   append_json_double(out, us(t.start));
   member(out, "dur");
   append_json_double(out, us(t.end - t.start));
+  if (critical) {
+    member(out, "cname");
+    out += '"';
+    out += kCriticalColour;
+    out += '"';
+  }
+}
+
+void op_event(std::string& out, bool& first_event, const OpTiming& t, int pid, bool critical) {
+  op_head(out, first_event, t, pid, critical);
   member(out, "args");
   out += "{\"stage\": ";
   append_json_int(out, t.op.stage);
@@ -96,14 +113,32 @@ void op_event(std::string& out, bool& first_event, const OpTiming& t, int pid) {
   append_json_int(out, t.op.microbatch);
   out += ", \"iteration\": ";
   append_json_int(out, t.iteration);
+  if (critical) out += ", \"critical\": true";
   out += "}\n    }";
 }
 
-// A flow event, all scalars: one line. `start` is the producer's end ("s"), else the consumer's
-// start ("f").
-void flow_event(std::string& out, bool start, long long id, int pid, SimTime at) {
+// A step of the critical path on its own track: the op again, with its device and whether it
+// waited for a transfer.
+void track_event(std::string& out, bool& first_event, const CriticalStep& step, int pid) {
+  op_head(out, first_event, *step.op, pid, true);
+  member(out, "args");
+  out += "{\"device\": ";
+  append_json_int(out, step.op->device);
+  out += ", \"stage\": ";
+  append_json_int(out, step.op->op.stage);
+  out += ", \"microbatch\": ";
+  append_json_int(out, step.op->op.microbatch);
+  out += ", \"after_transfer\": ";
+  out += step.after_transfer ? "true" : "false";
+  out += "}\n    }";
+}
+
+// A flow event, all scalars: one line. `start` is the producer's ("s", flow_start), else the
+// consumer's ("f", flow_finish); a transfer on the critical path is named so.
+void flow_event(std::string& out, bool start, bool critical, long long id, int pid, SimTime at) {
   out += start ? ",\n    {\"ph\": \"s\", " : ",\n    {\"ph\": \"f\", \"bp\": \"e\", ";
-  out += "\"name\": \"transfer\", \"cat\": \"transfer\", \"id\": ";
+  out += critical ? "\"name\": \"critical transfer\"" : "\"name\": \"transfer\"";
+  out += ", \"cat\": \"transfer\", \"id\": ";
   append_json_int(out, id);
   out += ", \"pid\": ";
   append_json_int(out, pid);
@@ -171,23 +206,26 @@ class Producers {
   LargeVector<const OpTiming*> table_;
 };
 
-// One run's events; its devices are processes first_pid, first_pid + 1, ...
+// One run's events; its devices are processes first_pid, first_pid + 1, ..., its critical path
+// the process critical_pid, written last.
 void write_events(TextSink& sink, bool& first_event, const Schedule& schedule, const SimResult& r, int first_pid,
-                  const std::string& label) {
+                  int critical_pid, const std::string& label) {
   std::string& out = sink.buffer();
   for (std::size_t d = 0; d < r.devices.size(); ++d) {
-    process_events(out, first_event, first_pid + static_cast<int>(d), label, d);
+    process_events(out, first_event, first_pid + static_cast<int>(d), label + "device " + std::to_string(d));
   }
   const Producers producers(schedule, r);
+  const CriticalMarks critical(schedule, r);
   long long flow = 0;
   for (const OpTiming* t : r.ops_by_start()) {
-    op_event(out, first_event, *t, first_pid + t->device);
+    op_event(out, first_event, *t, first_pid + t->device, critical.has_op(*t));
     for (const Dependency& dep : dependencies_of(t->op, schedule.stages)) {
       const OpTiming* from = producers.of(t->iteration, dep);
       if (from == nullptr || from->device == t->device) continue;
       const long long id = static_cast<long long>(first_pid) * 1'000'000 + flow;
-      flow_event(out, true, id, first_pid + from->device, from->end);
-      flow_event(out, false, id, first_pid + t->device, t->start);
+      const bool on_path = critical.has_transfer(*t, dep);
+      flow_event(out, true, on_path, id, first_pid + from->device, flow_start(*from));
+      flow_event(out, false, on_path, id, first_pid + t->device, flow_finish(*t));
       ++flow;
     }
     sink.flush_if_full();
@@ -197,6 +235,12 @@ void write_events(TextSink& sink, bool& first_event, const Schedule& schedule, c
       memory_event(out, first_event, p, first_pid + static_cast<int>(d));
       sink.flush_if_full();
     }
+  }
+  if (critical.path().empty()) return;
+  process_events(out, first_event, critical_pid, label + "critical path");
+  for (const CriticalStep& step : critical.path()) {
+    track_event(out, first_event, step, critical_pid);
+    sink.flush_if_full();
   }
 }
 
@@ -213,7 +257,7 @@ void write_chrome_trace(TextSink& sink, const Schedule& schedule, const SimResul
   // An empty list is written "[]": the bracket and line break come with the first event.
   const std::size_t open = out.size();
   out += "[\n";
-  write_events(sink, first_event, schedule, r, 0, "");
+  write_events(sink, first_event, schedule, r, 0, static_cast<int>(r.devices.size()), "");
   if (first_event) out.resize(open);
   close_events(out, first_event);
   out += ",\n  \"metadata\": {\"tool\": ";
@@ -244,9 +288,12 @@ void write_chrome_trace_comparison(TextSink& sink, const std::vector<TraceRun>& 
   std::string& out = sink.buffer();
   const std::size_t open = out.size();
   out += "[\n";
+  // The runs' critical paths after every run's devices, so that first_pid counts devices only.
+  int critical_pid = 0;
+  for (const TraceRun& run : runs) critical_pid += static_cast<int>(run.result->devices.size());
   int first_pid = 0;
   for (const TraceRun& run : runs) {
-    write_events(sink, first_event, *run.schedule, *run.result, first_pid, run.label + ": ");
+    write_events(sink, first_event, *run.schedule, *run.result, first_pid, critical_pid++, run.label + ": ");
     first_pid += static_cast<int>(run.result->devices.size());
   }
   if (first_event) out.resize(open);

@@ -32,4 +32,9 @@ struct LaneCell {
 /// O(ops + cells) time and O(cells) memory.
 [[nodiscard]] std::vector<LaneCell> lane_cells(const DeviceTimeline& device, int first_stage, SimTime end, int cells);
 
+/// The same cells: true where `ops` (some of one device's, not overlapping each other) cover at
+/// least half of the cell, the rule that makes a cell busy. The terminal view marks the critical
+/// path's cells with it.
+[[nodiscard]] std::vector<bool> half_covered_cells(const std::vector<const OpTiming*>& ops, SimTime end, int cells);
+
 }  // namespace pipeplan

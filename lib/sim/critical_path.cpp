@@ -90,6 +90,7 @@ std::vector<CriticalStep> critical_path(const Schedule& schedule, const SimResul
       continue;
     }
     const OpTiming* remote = nullptr;  // the input from another device that arrived last
+    Dependency remote_input{};
     SimTime remote_arrival = 0;
     const OpTiming* local = previous;  // else the latest of what ran on this device
     for (const Dependency& dep : dependencies_of(current->op, schedule.stages)) {
@@ -103,10 +104,12 @@ std::vector<CriticalStep> critical_path(const Schedule& schedule, const SimResul
       const SimTime arrival = from->end + transfer(result, dep);
       if (remote == nullptr || arrival > remote_arrival) {
         remote = from;
+        remote_input = dep;
         remote_arrival = arrival;
       }
     }
     path.back().after_transfer = remote != nullptr;
+    if (remote != nullptr) path.back().input = remote_input;
     current = remote != nullptr ? remote : local;
   }
   std::reverse(path.begin(), path.end());

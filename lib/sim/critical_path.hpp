@@ -4,6 +4,7 @@
 // off it has slack. The pictures mark it and `simulate --critical-path` lists it.
 #include <vector>
 
+#include "model/dependencies.hpp"
 #include "model/schedule.hpp"
 #include "sim/sim_result.hpp"
 
@@ -16,6 +17,9 @@ struct CriticalStep {
   /// between the two is on the path. False for the first step and for a step that followed the
   /// previous op of its own device.
   bool after_transfer = false;
+  /// When after_transfer: the input whose transfer is on the path (the Chrome trace draws that
+  /// transfer's arrow as the path's; an FB may wait for two inputs from one device).
+  Dependency input{};
 };
 
 /// The first iteration's critical path, first op first. From the op that ends last, it walks

@@ -223,6 +223,17 @@ pipeplan_cli_test(csv_round_trip
 pipeplan_cli_test(export_chrome --out "\"displayTimeUnit\": \"ms\"" --out "\"name\": \"F s1 m0\""
                   --out "\"makespan_ms\": 27\\.0"
                   -- export schedules/zbh1-p4-m8.json --format chrome)
+# The critical path in the trace, 1F1B P = 2, M = 2, F = B = W = 1 ms, transfers 0.5 ms (timed by
+# hand in chrome_trace_test.cpp): six critical ops (all but device 0's F1 and BW0), and of the four
+# transfers, numbered as their consumers start, flows 0 (device 0's F0 to device 1's F0, 1 to 1.5
+# ms) and 3 (device 1's BW1 to device 0's BW1, 7.5 to 8 ms) critical, each end 1 ns inside its op.
+pipeplan_cli_test(export_chrome_critical_path
+                  --out "^    \\{\"ph\": \"s\", \"name\": \"critical transfer\", \"cat\": \"transfer\", \"id\": 0, \"pid\": 0, \"tid\": 0, \"ts\": 999\\.999\\},?$"
+                  --out "^    \\{\"ph\": \"f\", \"bp\": \"e\", \"name\": \"critical transfer\", \"cat\": \"transfer\", \"id\": 3, \"pid\": 0, \"tid\": 0, \"ts\": 8000\\.001\\},?$"
+                  --out "\"args\": \\{\"name\": \"critical path\"\\}"
+                  --before "$PIPEPLAN generate --schedule 1f1b --stages 2 --microbatches 2 -o s.json"
+                  --then "test $(grep -c '\"critical\": true' stdout) -eq 6 && test $(grep -c '\"critical transfer\"' stdout) -eq 4"
+                  -- export @TMP@/s.json --format chrome --costs 1,1,1 --transfer 0.5)
 pipeplan_cli_test(export_unknown_format --exit 2 --err "--format: pdf not in"
                   -- export schedules/zbh1-p4-m8.json --format pdf)
 # The SVG is well-formed XML (xmllint, from Debian's libxml2-utils, which scripts/setup.sh installs).
@@ -244,6 +255,12 @@ pipeplan_cli_test(export_html --then "xmllint --noout r.html && grep -q '<table 
                   -- export schedules/zbh1-p4-m8.json --format html -o @TMP@/r.html)
 pipeplan_cli_test(export_text --out "^device 3   \\.+F" --out "F forward, B input gradient"
                   -- export schedules/zbh1-p4-m8.json --format text)
+# The same run in the terminal, 20 cells of 0.5 ms (COLUMNS=31): device 0's path covers 0-1 ms and
+# 8-10 ms, cells 0-1 and 16-19; device 1's 1.5-7.5 ms, cells 3-14 (text_timeline_test.cpp).
+pipeplan_cli_test(export_text_critical_path --out "^ +\\^+ *\\^*$" --out "^\\^ the critical path"
+                  --before "$PIPEPLAN generate --schedule 1f1b --stages 2 --microbatches 2 -o s.json"
+                  --then "COLUMNS=31 $PIPEPLAN export s.json --format text --costs 1,1,1 --transfer 0.5 | sed -n 2,5p >v.txt && printf '%s\\n' 'device 0   FFFF......XXXX..XXXX' '           ^^              ^^^^' 'device 1   ...FFXXXXFFXXXX.....' '              ^^^^^^^^^^^^' | diff - v.txt"
+                  -- export @TMP@/s.json --format text --costs 1,1,1 --transfer 0.5)
 # A result file exports to the same bytes as the schedule simulated on the fly with the same costs.
 pipeplan_cli_test(export_from_result
                   --before "$PIPEPLAN simulate $SOURCE_DIR/schedules/zbh1-p4-m8.json --memory 1GiB,256MiB --iterations 2 -o r.json >/dev/null && $PIPEPLAN export $SOURCE_DIR/schedules/zbh1-p4-m8.json --format svg --memory 1GiB,256MiB --iterations 2 -o b.svg"
