@@ -25,6 +25,7 @@
 #include "output.hpp"
 #include "plan/planner.hpp"
 #include "schedule_request.hpp"
+#include "schedules/zb_search.hpp"
 #include "sim_options.hpp"
 
 namespace pipeplan::cli {
@@ -225,6 +226,10 @@ Runner add_plan(CLI::App& sub) {
     request.pp = o->pp;
     request.chunks = o->chunks;
     request.max_chunks = o->max_chunks;
+    // The automatic schedules search with a quarter of their budget while the configurations are
+    // ranked, then the rows shown with all of it (PlanRequest::search_budget): the same top rows
+    // in a third of the time on Llama-3-70B and Mixtral on 64 H100 (docs/performance.md).
+    request.search_budget = ScheduleSearch::kDefaultBudget / 4;
     request.threads = o->threads;
     SimFlags sim = o->sim;
     if (sim.iterations == 0) sim.iterations = sim.optimizer_mode == "sync" ? 1 : 3;

@@ -160,7 +160,7 @@ VariantOutcome evaluate_variant(const PlanRequest& r, const PlanJob& job, const 
           out.skipped = out.skipped || !out.best;
           continue;
         }
-        EvaluatedLayout e = evaluate_layout(r, job, tr, layout, order);
+        EvaluatedLayout e = evaluate_layout(r, job, tr, layout, order, r.search_budget);
         if (e.row.max_peak() <= limit) {
           if (!out.best || e.step < out.best->step) out.best = std::move(e);
         } else if (!out.closest || e.row.max_peak() < out.closest->max_peak()) {
@@ -196,11 +196,12 @@ std::vector<RankOrder> rank_orders(const PlanRequest& r, const PlanJob& job, con
 }
 
 EvaluatedLayout evaluate_layout(const PlanRequest& r, const PlanJob& job, const TrainingSettings& tr,
-                                const Layout& layout, RankOrder order) {
+                                const Layout& layout, RankOrder order, long long search_budget) {
   std::vector<int> placement = loop_placement(job.pp, job.chunks);
   AnalyticProfile profile = profile_of(r, job, tr, layout, placement, order);
   GenerateRequest request{job.pp,         job.microbatches,  job.chunks,       0,
                           &profile.costs, {memory_limit(r)}, r.optimizer_mode, r.iterations};
+  request.search_budget = search_budget;
   Schedule schedule = job.generator->generate(request);
   if (schedule.placement != placement) {  // a V-shaped schedule: its devices hold other stages
     placement = schedule.placement;

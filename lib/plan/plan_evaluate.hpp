@@ -30,8 +30,10 @@ struct EvaluatedLayout {
   PlanRow row;
   SimTime step = 0;
 };
+/// `search_budget` is the automatic schedules' (GenerateRequest::search_budget; 0: their default).
 [[nodiscard]] EvaluatedLayout evaluate_layout(const PlanRequest& request, const PlanJob& job,
-                                              const TrainingSettings& training, const Layout& layout, RankOrder order);
+                                              const TrainingSettings& training, const Layout& layout, RankOrder order,
+                                              long long search_budget = 0);
 
 /// The rank orders to try for a job: the request's; with expert parallelism (which Megatron's
 /// --use-tp-pp-dp-mapping refuses) Megatron's default; otherwise whichever of the two has every

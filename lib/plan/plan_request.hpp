@@ -64,6 +64,11 @@ struct PlanRequest {
   /// and drain included; 2 or more: the steady state).
   OptimizerMode optimizer_mode = OptimizerMode::Sync;
   int iterations = 1;
+  /// The automatic schedules' search budget while the planner ranks configurations (simulated
+  /// ops; 0: their default, ScheduleSearch::kDefaultBudget). With a smaller one the planner then
+  /// re-evaluates the first `top` rows with the default, so the rows it shows are what
+  /// `pipeplan generate` and --emit-schedule build; `pipeplan plan` passes a quarter.
+  long long search_budget = 0;
 };
 
 /// One configuration and what the simulation predicts for it.

@@ -43,6 +43,36 @@ void merge_identical(PlanOutcome& outcome) {
   outcome.rows = std::move(kept);
 }
 
+// A row's configuration evaluated again, with the automatic schedules' default search budget.
+EvaluatedLayout evaluate_row(const PlanRequest& request, const PlanRow& row) {
+  const Generator* g = find_generator(row.schedule);
+  if (g == nullptr) throw Error("unknown schedule '" + row.schedule + "'");
+  const PlanJob job{row.tp, row.pp, row.dp, row.chunks, row.microbatches, row.micro_batch, g, {}, 0, row.ep};
+  return evaluate_layout(request, job, row.training(request.training),
+                         parse_layout(row.layout, request.model.layers, "the row's layout"), row.rank_order);
+}
+
+// The rows ranked with a smaller search budget for the automatic schedules, re-evaluated with
+// their default one: the first `top` (every row when top is 0) of the generators that search.
+// Each row's search then is what `pipeplan generate` and rebuild_row run, so the schedule they
+// build is the one the row reports; a refined row may move within the table, so it is ranked
+// again.
+void refine_top(const PlanRequest& request, PlanOutcome& outcome) {
+  if (request.search_budget <= 0) return;
+  const std::size_t count = request.top == 0 ? outcome.rows.size() : std::min(request.top, outcome.rows.size());
+  bool changed = false;
+  for (std::size_t i = 0; i < count; ++i) {
+    PlanRow& row = outcome.rows[i];
+    const Generator* g = find_generator(row.schedule);
+    if (g == nullptr || !g->uses_costs) continue;
+    PlanRow refined = evaluate_row(request, row).row;
+    if (refined.max_peak() > row.memory_limit) continue;  // the generators keep to it; never show a row over it
+    changed = changed || refined.step_ms != row.step_ms;
+    row = std::move(refined);
+  }
+  if (changed) rank(outcome);
+}
+
 }  // namespace
 
 Bytes PlanRow::max_peak() const {
@@ -115,17 +145,13 @@ PlanOutcome plan(const PlanRequest& request, const std::function<void(std::size_
     outcome.skipped += r.skipped;
   }
   rank(outcome);
+  refine_top(request, outcome);
   merge_identical(outcome);
   return outcome;
 }
 
 PlannedRun rebuild_row(const PlanRequest& request, const PlanRow& row) {
-  const Generator* g = find_generator(row.schedule);
-  if (g == nullptr) throw Error("unknown schedule '" + row.schedule + "'");
-  const PlanJob job{row.tp, row.pp, row.dp, row.chunks, row.microbatches, row.micro_batch, g, {}, 0, row.ep};
-  EvaluatedLayout e =
-      evaluate_layout(request, job, row.training(request.training),
-                      parse_layout(row.layout, request.model.layers, "the row's layout"), row.rank_order);
+  EvaluatedLayout e = evaluate_row(request, row);
   return {std::move(e.schedule), std::move(e.profile)};
 }
 

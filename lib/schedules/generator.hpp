@@ -30,6 +30,9 @@ struct GenerateRequest {
   OptimizerMode objective = OptimizerMode::Sync;
   int iterations =
       1;  ///< with more than one, the automatic schedules minimise the steady state's step (scoring at most 4)
+  /// The automatic schedules' search, in simulated ops; 0: ScheduleSearch::kDefaultBudget. The
+  /// planner searches many configurations with less and refines the rows it shows with the default.
+  long long search_budget = 0;
 };
 
 /// Whether a generator plans under --memory-limit: not at all, with a default of its own, or only

@@ -76,10 +76,10 @@ std::vector<Bytes> device_limits(std::string_view name, const GenerateRequest& r
 // below one micro-batch). A pass that plans with less memory warms up less and holds fewer W
 // back; on the longest span that is sometimes better, and every such schedule fits the real limit.
 std::vector<std::vector<Bytes>> planning_limits(const Schedule& shape, const CostModel& working,
-                                                const std::vector<Bytes>& limits) {
+                                                const std::vector<Bytes>& limits, long long budget) {
   std::vector<std::vector<Bytes>> out = {limits};
   const auto ops = 3 * static_cast<long long>(shape.stages) * shape.microbatches;
-  if (ops * 24 * 3 > ScheduleSearch::kDefaultBudget) return out;
+  if (ops * 24 * 3 > budget) return out;
   std::vector<Bytes> least(limits.size(), 0);
   for (int s = 0; s < shape.stages; ++s) {
     least[static_cast<std::size_t>(shape.placement[static_cast<std::size_t>(s)])] +=
@@ -133,13 +133,14 @@ Schedule auto_schedule(std::string_view name, const GenerateRequest& r, std::vec
   GenerateRequest plain = r;
   plain.costs = nullptr;
   const std::vector<Handcrafted> others(handcrafted);
-  const std::vector<std::vector<Bytes>> planning = planning_limits(shape, working, limits);
+  const long long budget = r.search_budget > 0 ? r.search_budget : ScheduleSearch::kDefaultBudget;
+  const std::vector<std::vector<Bytes>> planning = planning_limits(shape, working, limits, budget);
   std::vector<GreedyProblem> problems;
   for (const std::vector<Bytes>& l : planning) problems.push_back({shape, working, l});
   // The steady state of a few iterations ranks schedules as that of many does (the fill is paid
   // once, then each step repeats), so the search scores at most kSearchIterations of them.
   const SearchObjective objective{r.objective, std::min(r.iterations, kSearchIterations)};
-  ScheduleSearch search(working, limits, ScheduleSearch::kDefaultBudget, objective);
+  ScheduleSearch search(working, limits, budget, objective);
   const std::size_t per_limit = passes.size() + paper_passes.size() + vee_passes.size();
   const std::size_t greedy_count = per_limit * problems.size();
   search.offer_all(greedy_count + others.size(), [&](std::size_t i) -> ScheduleSearch::Candidate {
