@@ -331,9 +331,9 @@ TEST_CASE("a smaller search budget ranks; the rows shown are what the default bu
   // The planner may search zb with less than its default budget while ranking, then evaluates the
   // rows it shows again with the default: so each shown zb row's step is the step of the schedule
   // rebuild_row (--emit-schedule, and `pipeplan generate`) builds with the default budget.
-  // A budget of one simulated op leaves each search its candidates and no walk. (On this model
-  // the walk finds nothing better, so the steps would agree even unrefined: what this pins is
-  // the property the planner promises, shown row = built schedule, not the refinement alone.)
+  // A budget of one simulated op leaves each search its candidates and no walk. On this model the
+  // walk finds nothing better, so the steps would agree even unrefined; the partial_search flags
+  // say the first three were built again (without refine_top this test fails on them).
   PlanRequest r = model_on("llama-2-7b.json", "h100", 8, 32);
   r.schedules = {"zb"};
   r.pp = 8;  // a pipeline long enough for the search to matter
@@ -346,12 +346,15 @@ TEST_CASE("a smaller search budget ranks; the rows shown are what the default bu
   for (std::size_t i = 0; i < 3; ++i) {
     const PlanRow& row = out.rows[i];
     INFO(plan_row_title(row));
+    CHECK_FALSE(row.partial_search);
     const PlannedRun run = rebuild_row(r, row);
     SimOptions options;
     options.record_timeline = false;
     const SimResult result = simulate(run.schedule, run.profile.costs, options);
     CHECK(ns_to_ms(result.step_time()) == row.step_ms);
   }
+  // Rows below the first three keep their partial search (zb's at pp 8 searched with 1 op).
+  CHECK(std::any_of(out.rows.begin() + 3, out.rows.end(), [](const PlanRow& k) { return k.partial_search; }));
   // Ranked in the end by the refined steps.
   for (std::size_t i = 1; i < out.rows.size() && i < 3; ++i) {
     CHECK(out.rows[i - 1].tokens_per_s_per_gpu >= out.rows[i].tokens_per_s_per_gpu);

@@ -161,6 +161,7 @@ VariantOutcome evaluate_variant(const PlanRequest& r, const PlanJob& job, const 
           continue;
         }
         EvaluatedLayout e = evaluate_layout(r, job, tr, layout, order, r.search_budget);
+        e.row.partial_search = r.search_budget > 0 && job.generator->uses_costs;
         if (e.row.max_peak() <= limit) {
           if (!out.best || e.step < out.best->step) out.best = std::move(e);
         } else if (!out.closest || e.row.max_peak() < out.closest->max_peak()) {

@@ -91,6 +91,9 @@ struct PlanRow {
   /// Over memory before any simulation: peak_memory is the lower bound (static memory plus one
   /// micro-batch's activations on each of the device's stages).
   bool estimated = false;
+  /// The automatic schedule's search ran with a smaller budget than its default
+  /// (PlanRequest::search_budget): the planner builds the rows it shows again before showing them.
+  bool partial_search = false;
   [[nodiscard]] Bytes max_peak() const;
   /// The row's settings: the request's, with this row's tp, ep, micro-batch, recompute and sharding.
   [[nodiscard]] TrainingSettings training(const TrainingSettings& base) const;

@@ -52,25 +52,27 @@ EvaluatedLayout evaluate_row(const PlanRequest& request, const PlanRow& row) {
                          parse_layout(row.layout, request.model.layers, "the row's layout"), row.rank_order);
 }
 
-// The rows ranked with a smaller search budget for the automatic schedules, re-evaluated with
-// their default one: the first `top` (every row when top is 0) of the generators that search.
-// Each row's search then is what `pipeplan generate` and rebuild_row run, so the schedule they
-// build is the one the row reports; a refined row may move within the table, so it is ranked
-// again.
+// The rows ranked with a smaller search budget for the automatic schedules, built again with
+// their default one: the first `top` (every row when top is 0). Each row shown then is what
+// `pipeplan generate` and rebuild_row build. A row built again may move, and bring a row not yet
+// built again into the first `top`, so this repeats until the first `top` are all built in full.
 void refine_top(const PlanRequest& request, PlanOutcome& outcome) {
   if (request.search_budget <= 0) return;
   const std::size_t count = request.top == 0 ? outcome.rows.size() : std::min(request.top, outcome.rows.size());
-  bool changed = false;
-  for (std::size_t i = 0; i < count; ++i) {
-    PlanRow& row = outcome.rows[i];
-    const Generator* g = find_generator(row.schedule);
-    if (g == nullptr || !g->uses_costs) continue;
-    PlanRow refined = evaluate_row(request, row).row;
-    if (refined.max_peak() > row.memory_limit) continue;  // the generators keep to it; never show a row over it
-    changed = changed || refined.step_ms != row.step_ms;
-    row = std::move(refined);
+  bool again = true;
+  while (again) {
+    again = false;
+    for (std::size_t i = 0; i < count; ++i) {
+      PlanRow& row = outcome.rows[i];
+      if (!row.partial_search) continue;
+      PlanRow full = evaluate_row(request, row).row;
+      row.partial_search = false;                        // whatever comes of it, not again
+      if (full.max_peak() > row.memory_limit) continue;  // the generators keep to it; never show a row over it
+      again = again || full.step_ms != row.step_ms;
+      row = std::move(full);
+    }
+    if (again) rank(outcome);
   }
-  if (changed) rank(outcome);
 }
 
 }  // namespace
