@@ -27,6 +27,7 @@ Json row_to_json(const PlanRow& r) {
   j["mfu"] = r.mfu;
   j["memory_limit_bytes"] = r.memory_limit;
   j["peak_memory_bytes"] = r.peak_memory;
+  j["partial_search"] = r.partial_search;
   return j;
 }
 
