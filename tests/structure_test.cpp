@@ -29,6 +29,23 @@ TEST_CASE("a missing op is named with the device that should run it") {
   CHECK_FALSE(allows_timing(p));
 }
 
+TEST_CASE("missing ops are listed up to a thousand, then counted") {
+  // 1F1B on 2 devices with 2 micro-batches, its header claiming 100,000: every other micro-batch
+  // lacks F and its backward on both stages, 2 x 2 x 99,998 = 399,992 missing ops. A problem each
+  // took gigabytes at larger sizes (a fuzzer's 4 KiB CSV asked for six million).
+  Schedule s = generated("1f1b", 2, 2);
+  s.microbatches = 100'000;
+  const auto p = problems_of(s);
+  REQUIRE(p.size() == 1001);
+  for (std::size_t i = 0; i < 1000; ++i) CHECK(p[i].kind == ProblemKind::Missing);
+  CHECK(p[0].message == "missing F(s0,m2): device 0 holds stage 0 but never runs it");
+  CHECK(p[1000].kind == ProblemKind::Missing);
+  CHECK(p[1000].device == -1);
+  CHECK(p[1000].message ==
+        "and 398992 more missing ops (399992 in all, the first 1000 listed): the file runs far fewer ops than its 2 "
+        "stages and 100000 micro-batches need");
+}
+
 TEST_CASE("a repeated op says how often and where it first appears") {
   Schedule s = generated("zbh1", 2, 2);
   s.order[0].push_back({OpKind::W, 0, 1});
