@@ -46,6 +46,22 @@ TEST_CASE("missing ops are listed up to a thousand, then counted") {
         "stages and 100000 micro-batches need");
 }
 
+TEST_CASE("a file far from complete gets one problem, not a census of every slot") {
+  // 1F1B on 2 devices with 1 micro-batch (4 ops) whose header claims 3,000,000 micro-batches:
+  // 6,000,000 slots, past the 4,000,000 a census is built for when the ops cannot fill them, and
+  // at least 2 x 6,000,000 ops needed. One problem, named by its numbers, and no 360 MB census.
+  Schedule s = generated("1f1b", 2, 1);
+  s.microbatches = 3'000'000;
+  const auto p = problems_of(s);
+  REQUIRE(p.size() == 1);
+  CHECK(p[0].kind == ProblemKind::Missing);
+  CHECK(p[0].device == -1);
+  CHECK(p[0].message ==
+        "the file holds 4 ops where its 2 stages and 3000000 micro-batches need at least 12000000 (an F and a "
+        "backward for each): too few to check one by one, so none is named");
+  CHECK_FALSE(allows_timing(p));
+}
+
 TEST_CASE("a repeated op says how often and where it first appears") {
   Schedule s = generated("zbh1", 2, 2);
   s.order[0].push_back({OpKind::W, 0, 1});
