@@ -161,7 +161,6 @@ VariantOutcome evaluate_variant(const PlanRequest& r, const PlanJob& job, const 
           continue;
         }
         EvaluatedLayout e = evaluate_layout(r, job, tr, layout, order, r.search_budget);
-        e.row.partial_search = r.search_budget > 0 && job.generator->uses_costs;
         if (e.row.max_peak() <= limit) {
           if (!out.best || e.step < out.best->step) out.best = std::move(e);
         } else if (!out.closest || e.row.max_peak() < out.closest->max_peak()) {
@@ -218,6 +217,7 @@ EvaluatedLayout evaluate_layout(const PlanRequest& r, const PlanJob& job, const 
   if (result.deadlocked()) throw Error(std::string(job.generator->name) + ": the generated schedule deadlocks");
 
   PlanRow row = row_of(r, job, tr, layout, order);
+  row.partial_search = search_budget > 0 && job.generator->uses_costs;
   row.step_ms = ns_to_ms(result.step_time());
   row.bubble_rate = result.bubble_rate();
   for (const DeviceTimeline& d : result.devices) row.peak_memory.push_back(d.peak_memory);
