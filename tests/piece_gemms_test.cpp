@@ -33,7 +33,7 @@ double flops(const std::vector<GemmShape>& gemms) {
 TEST_CASE("a layer's linear products: forward, input gradient, weight gradient") {
   TrainingSettings t = tiny_training();
   t.tp = 2;
-  const PhaseGemms g = layer_linear_gemms(tiny_llama(), t);
+  const PhaseGemms g = layer_linear_gemms(tiny_llama(), t, {});
   REQUIRE(g.f.size() == 4);
   // QKV over T = 32 tokens, h = 64 in, (h + 2hk) / t = 64 out: F 32 x 64 x 64; B (dX = dY W)
   // 32 x 64 x 64; W (dW = dY^T X) 64 x 64 x 32, accumulated in fp32.
@@ -55,7 +55,7 @@ TEST_CASE("a layer's linear products: forward, input gradient, weight gradient")
 TEST_CASE("full recompute runs the forward's and the weight gradient's products in B") {
   TrainingSettings t = tiny_training();
   t.recompute = Recompute::Full;
-  const PhaseGemms g = layer_linear_gemms(tiny_llama(), t);
+  const PhaseGemms g = layer_linear_gemms(tiny_llama(), t, {});
   CHECK(g.b.size() == 12);
   CHECK(g.w.empty());
   CHECK(flops(g.b) == 3 * 2'359'296.0);

@@ -173,7 +173,7 @@ TEST_CASE("every schedule, zb included, takes the fastest of its layouts that fi
   const PlanJob job{1, 4, 1, 1, 16, 1, find_generator("zb"), {}, 0};
   double fastest = 1e300;
   for (double tilt : {0.0, 0.5, 1.0, 2.0}) {
-    const Layout layout = balanced_layout(4, r.model.layers, t.embedding, t.layer, t.head, tilt);
+    const Layout layout = balanced_layout(4, t.embedding, t.layers, t.head, tilt);
     const EvaluatedLayout e = evaluate_layout(r, job, r.training, layout, RankOrder::TpDpPp);
     if (e.row.max_peak() <= balanced.memory_limit) fastest = std::min(fastest, e.row.step_ms);
   }
