@@ -100,9 +100,8 @@ Runner add_profile(CLI::App& sub) {
     const GroupLinks links =
         group_links(*in.gpu, {in.training.tp, o->stages, o->data_parallel, in.training.ep, per_node, in.rank_order});
     const PieceTotals totals = piece_totals(in.model, in.training, *in.gpu, in.efficiency, nullptr, &links);
-    const Layout layout = o->layout.empty()
-                              ? balanced_layout(stages, in.model.layers, totals.embedding, totals.layer, totals.head)
-                              : layout_flag(o->layout, in.model.layers, stages);
+    const Layout layout = o->layout.empty() ? balanced_layout(stages, totals.embedding, totals.layers, totals.head)
+                                            : layout_flag(o->layout, in.model.layers, stages);
     if (layout.size() != std::size_t(stages)) {
       throw UsageError(fmt::format("--layout: has {} stages, --stages {} x --chunks {} needs {}", layout.size(),
                                    o->stages, o->chunks, stages));

@@ -35,6 +35,11 @@ std::vector<Gemm> layer_gemms(const ModelConfig& m, const TrainingSettings& tr) 
   if (m.is_moe()) {  // its routed experts' grouped GEMMs are not these products
     throw Error(m.name + ": a mixture of experts, whose layers calibration does not measure (it times dense layers)");
   }
+  if (m.latent.enabled() || m.q_hidden() != m.hidden || m.local.window > 0 || m.attention_biases) {
+    throw Error(m.name +
+                ": latent, local or biased attention, or queries wider than the hidden size, which calibration does "
+                "not measure (it times Llama-style and GPT-2 layers)");
+  }
   const long long t = tr.tp;
   if (m.heads % t != 0 || m.kv_heads % t != 0 || m.ffn % t != 0) {
     throw Error("--tp " + std::to_string(t) +

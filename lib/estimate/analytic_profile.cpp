@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "estimate/layer_kinds.hpp"
 #include "estimate/moe_work.hpp"
 #include "model/error.hpp"
 
@@ -171,14 +172,20 @@ StageCost piece_cost(const PieceWork& w, const PhaseGemms& gemms, const GpuSpec&
 }
 
 std::vector<PieceWork> stage_work(const ModelConfig& model, const TrainingSettings& training, const Layout& layout) {
-  const PieceWork layer = layer_work(model, training);
+  const LayerKinds kinds = layer_kinds(model);
+  std::vector<PieceWork> layers;
+  for (const LayerKind& k : kinds.kinds) layers.push_back(layer_work(model, training, k));
   const PieceWork embedding = embedding_work(model, training);
   const PieceWork head = head_work(model, training);
   std::vector<PieceWork> stages;
+  std::size_t next = 0;  // the first layer of the stage
   for (const StagePieces& pieces : layout) {
     PieceWork w;
     if (pieces.embedding) w += embedding;
-    for (int i = 0; i < pieces.layers; ++i) w += layer;
+    for (int i = 0; i < pieces.layers; ++i, ++next) {
+      if (next >= kinds.of_layer.size() && !kinds.uniform()) throw Error("the layout holds more layers than the model");
+      w += kinds.uniform() ? layers.front() : layers[std::size_t(kinds.of_layer[next])];
+    }
     if (pieces.head) w += head;
     stages.push_back(w);
   }
@@ -187,13 +194,37 @@ std::vector<PieceWork> stage_work(const ModelConfig& model, const TrainingSettin
 
 namespace {
 
-// Each piece's F, B and W estimated alone, with its products' shapes: a stage's times are the
-// sums of its pieces' (a product's speed depends on its own shape, not on its neighbours').
-MeasuredPieces estimated_pieces(const ModelConfig& model, const TrainingSettings& tr, const GpuSpec& gpu,
-                                const Efficiency& e, const GroupLinks* links) {
-  return {piece_cost(layer_work(model, tr), layer_linear_gemms(model, tr), gpu, e, tr, links),
-          piece_cost(head_work(model, tr), head_linear_gemms(model, tr), gpu, e, tr, links),
-          piece_cost(embedding_work(model, tr), gpu, e, tr, links)};
+// Each piece's F, B and W, estimated alone with its products' shapes (a product's speed depends
+// on its own shape, not on its neighbours'), or measured: one cost per kind of layer.
+struct PieceTimes {
+  StageCost embedding, head;
+  std::vector<StageCost> kinds;  ///< by LayerKinds::kinds
+  LayerKinds layers;
+
+  [[nodiscard]] const StageCost& layer(std::size_t i) const { return kinds[std::size_t(layers.of_layer[i])]; }
+};
+
+PieceTimes piece_times(const ModelConfig& model, const TrainingSettings& tr, const GpuSpec& gpu, const Efficiency& e,
+                       const MeasuredPieces* measured, const GroupLinks* links) {
+  PieceTimes t;
+  t.layers = layer_kinds(model);
+  if (measured != nullptr) {
+    if (!t.layers.uniform()) {
+      throw Error("measured piece times describe one kind of layer, and " + model.name +
+                  "'s layers differ (dense and expert MLPs, or local and full attention): calibrate each kind, or "
+                  "plan without --calibration");
+    }
+    t.embedding = measured->embedding;
+    t.head = measured->head;
+    t.kinds = {measured->layer};
+    return t;
+  }
+  for (const LayerKind& k : t.layers.kinds) {
+    t.kinds.push_back(piece_cost(layer_work(model, tr, k), layer_linear_gemms(model, tr, k), gpu, e, tr, links));
+  }
+  t.head = piece_cost(head_work(model, tr), head_linear_gemms(model, tr), gpu, e, tr, links);
+  t.embedding = piece_cost(embedding_work(model, tr), gpu, e, tr, links);
+  return t;
 }
 
 // One transfer of a micro-batch's hidden state, split over the tensor-parallel ranks (sequence
@@ -211,8 +242,17 @@ TransferCost transfer_over(const LinkSpec& link, const ModelConfig& model, const
 PieceTotals piece_totals(const ModelConfig& model, const TrainingSettings& tr, const GpuSpec& gpu, const Efficiency& e,
                          const MeasuredPieces* measured, const GroupLinks* links) {
   const auto total = [](const StageCost& c) { return c.f_ms + c.b_ms + c.w_ms; };
-  const MeasuredPieces pieces = measured != nullptr ? *measured : estimated_pieces(model, tr, gpu, e, links);
-  return {total(pieces.embedding), total(pieces.layer), total(pieces.head)};
+  const PieceTimes pieces = piece_times(model, tr, gpu, e, measured, links);
+  PieceTotals out{total(pieces.embedding), total(pieces.head), {}};
+  out.layers.reserve(pieces.layers.of_layer.size());
+  for (std::size_t i = 0; i < pieces.layers.of_layer.size(); ++i) out.layers.push_back(total(pieces.layer(i)));
+  return out;
+}
+
+double PieceTotals::all() const {
+  double sum = embedding + head;
+  for (double l : layers) sum += l;
+  return sum;
 }
 
 AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSettings& tr, const GpuSpec& gpu,
@@ -231,21 +271,27 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
   // Where the ranks sit decides every group's link (rank_placement.hpp).
   const RankGrid grid{tr.tp, where.devices, where.data_parallel, tr.ep, where.gpus_per_node, where.order};
   const GroupLinks links = group_links(gpu, grid);
-  const MeasuredPieces estimated = measured == nullptr ? estimated_pieces(model, tr, gpu, e, &links) : MeasuredPieces{};
-  const MeasuredPieces& times = measured != nullptr ? *measured : estimated;
+  const PieceTimes times = piece_times(model, tr, gpu, e, measured, &links);
   // Routed experts' weights are replicated over dp / ep replicas only (the ep ranks of an
   // expert-parallel group hold different experts): their gradients are reduced, and their
   // optimizer states sharded, over those; every other weight over all dp replicas.
   std::vector<std::int64_t> device_params(static_cast<std::size_t>(where.devices), 0);
   std::vector<std::int64_t> device_expert_params(device_params.size(), 0);
+  std::size_t next_layer = 0;
   for (std::size_t s = 0; s < work.size(); ++s) {
     // Memory from the stage's work; times the sums of its pieces', estimated or measured.
     out.costs.stages.push_back(piece_cost(work[s], gpu, e, tr, &links));
     StageCost& c = out.costs.stages.back();
     const StagePieces& p = layout[s];
+    const std::size_t first_layer = next_layer;
+    next_layer += std::size_t(p.layers);
     const auto sum = [&](double StageCost::*field) {
-      return p.layers * (times.layer.*field) + (p.embedding ? times.embedding.*field : 0.0) +
-             (p.head ? times.head.*field : 0.0);
+      double ms = (p.embedding ? times.embedding.*field : 0.0) + (p.head ? times.head.*field : 0.0);
+      if (times.layers.uniform() && !times.kinds.empty()) return ms + p.layers * (times.kinds.front().*field);
+      for (std::size_t i = first_layer; i < next_layer && i < times.layers.of_layer.size(); ++i) {
+        ms += times.layer(i).*field;
+      }
+      return ms;
     };
     c.f_ms = sum(&StageCost::f_ms);
     c.b_ms = sum(&StageCost::b_ms);

@@ -96,9 +96,12 @@ struct AnalyticProfile {
                                                const GpuSpec& gpu, const Efficiency& efficiency, const Layout& layout,
                                                const Deployment& deployment, const MeasuredPieces* measured = nullptr);
 
-/// The sum of F + B + W of one piece, measured when given, analytic otherwise: what layouts balance.
+/// The sum of F + B + W of each piece, measured when given, analytic otherwise: what layouts
+/// balance. Throws Error for measured pieces of a model whose layers differ.
 struct PieceTotals {
-  double embedding = 0, layer = 0, head = 0;
+  double embedding = 0, head = 0;
+  std::vector<double> layers;  ///< one a layer, in order (layers differ by kind: layer_kinds.hpp)
+  [[nodiscard]] double all() const;
 };
 [[nodiscard]] PieceTotals piece_totals(const ModelConfig& model, const TrainingSettings& training, const GpuSpec& gpu,
                                        const Efficiency& efficiency, const MeasuredPieces* measured = nullptr,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <functional>
 #include <limits>
 
 #include "estimate/megatron_layout.hpp"
@@ -102,17 +103,32 @@ std::string layout_string(const Layout& layout) {
 
 Layout balanced_layout(int stages, int layers, double embedding_cost, double layer_cost, double head_cost,
                        double tilt) {
+  return balanced_layout(stages, embedding_cost, std::vector<double>(std::size_t(std::max(0, layers)), layer_cost),
+                         head_cost, tilt);
+}
+
+Layout balanced_layout(int stages, double embedding_cost, const std::vector<double>& layer_costs, double head_cost,
+                       double tilt) {
+  const int layers = int(layer_costs.size());
   const int pieces = layers + 2;
+  // prefix[i]: the cost of layers 0 .. i-1.
+  std::vector<double> prefix(layer_costs.size() + 1, 0.0);
+  for (std::size_t i = 0; i < layer_costs.size(); ++i) prefix[i + 1] = prefix[i] + layer_costs[i];
+  // Layers all alike are counted by multiplication, so that equal splits tie exactly.
+  const bool alike =
+      std::adjacent_find(layer_costs.begin(), layer_costs.end(), std::not_equal_to<>()) == layer_costs.end();
   if (stages < 1 || stages > pieces) {
     throw Error(std::to_string(stages) + " stages cannot split the embedding, " + std::to_string(layers) +
                 " layers and the head (at most " + std::to_string(pieces) + " stages, one piece each)");
   }
   // The weight of stage k (from 1): the first stage counts 1 + tilt, the last 1.
   const auto weight = [&](int k) { return stages == 1 ? 1.0 : 1.0 + tilt * (stages - k) / (stages - 1); };
-  const auto cost = [&](int from, int to) {  // pieces [from, to)
-    int inner = std::min(to, layers + 1) - std::max(from, 1);
-    return (from == 0 ? embedding_cost : 0.0) + (inner > 0 ? inner * layer_cost : 0.0) +
-           (to == pieces ? head_cost : 0.0);
+  const auto cost = [&](int from, int to) {                                // pieces [from, to)
+    const int first = std::max(from, 1), last = std::min(to, layers + 1);  // pieces 1 .. layers are the layers
+    const double inner = last <= first ? 0.0
+                         : alike       ? (last - first) * layer_costs.front()
+                                       : prefix[std::size_t(last - 1)] - prefix[std::size_t(first - 1)];
+    return (from == 0 ? embedding_cost : 0.0) + inner + (to == pieces ? head_cost : 0.0);
   };
   // best(k, i): the smallest largest-stage cost of the first i pieces in k stages; cut(k, i)
   // where its last stage starts. One flat table each, indexed through `at`.

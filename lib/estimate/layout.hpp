@@ -34,4 +34,8 @@ using Layout = std::vector<StagePieces>;
 [[nodiscard]] Layout balanced_layout(int stages, int layers, double embedding_cost, double layer_cost, double head_cost,
                                      double tilt = 0.0);
 
+/// The same with each layer's own cost, for models whose layers differ (layer_kinds.hpp).
+[[nodiscard]] Layout balanced_layout(int stages, double embedding_cost, const std::vector<double>& layer_costs,
+                                     double head_cost, double tilt = 0.0);
+
 }  // namespace pipeplan

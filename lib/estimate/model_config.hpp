@@ -3,6 +3,7 @@
 // io/model_config_json.hpp reads and writes the file.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace pipeplan {
 
@@ -15,10 +16,34 @@ struct ExpertShape {
   int ffn = 0;               ///< one expert's width: intermediate_size (Mixtral), moe_intermediate_size (Qwen-MoE)
   int shared_ffn = 0;        ///< the shared expert's width (shared_expert_intermediate_size); 0: none
   bool shared_gate = false;  ///< Qwen-MoE's sigmoid gate on the shared expert's output (an h x 1 weight)
+  bool biases = false;       ///< GPT-OSS: the experts' projections and the router carry biases
+};
+
+/// DeepSeek's multi-head latent attention (DeepSeek-V2 report, section 2.1; docs/costs.md,
+/// "Latent attention"): the queries and the keys and values pass through low-rank latents, and
+/// each head's key is a no-position part from the latent beside a rotary part shared by all heads.
+struct LatentAttention {
+  int q_rank = 0;   ///< q_lora_rank; 0: the queries are projected from the hidden state directly
+  int kv_rank = 0;  ///< kv_lora_rank; 0: not latent attention
+  int qk_nope = 0;  ///< qk_nope_head_dim: the part of a head's query and key without rotary positions
+  int qk_rope = 0;  ///< qk_rope_head_dim: the rotary part (one key part shared by every head)
+  int v_dim = 0;    ///< v_head_dim
+
+  [[nodiscard]] bool enabled() const { return kv_rank > 0; }
+};
+
+/// Attention that sees only part of the sequence on some layers (docs/costs.md, "Local attention").
+struct LocalAttention {
+  int window = 0;            ///< tokens: sliding_window (GPT-OSS), attention_chunk_size (Llama 4); 0: none
+  bool chunked = false;      ///< attention within fixed chunks of `window` tokens (Llama 4) instead of a sliding window
+  std::vector<bool> layers;  ///< which layers attend locally (one entry a layer); empty: none
 };
 
 struct ModelConfig {
-  std::string name;                ///< "model_type" or the file's name, for reports
+  std::string name;  ///< "model_type" or the file's name, for reports
+  /// The family row that read the config and writes it back (io/model_family.hpp): "llama",
+  /// "deepseek_v3", ... Empty: the Llama family's keys.
+  std::string family;
   int hidden = 0;                  ///< h: hidden_size / n_embd
   int ffn = 0;                     ///< f: intermediate_size / n_inner (GPT-2: 4h when null)
   int layers = 0;                  ///< L: num_hidden_layers / n_layer
@@ -33,10 +58,24 @@ struct ModelConfig {
   bool attention_dropout = false;  ///< a dropout after the softmax stores a mask and its output
   bool hidden_dropout = false;     ///< dropouts after attention and MLP store one mask each
   ExpertShape moe;                 ///< the experts of a mixture of experts; none for a dense model
+  int explicit_head_dim = 0;       ///< head_dim when the config gives one (Qwen3, GPT-OSS); 0: hidden / heads
+  bool attention_biases = false;   ///< biases on the query, key and value projections (Qwen2, GPT-OSS)
+  LatentAttention latent;          ///< DeepSeek-V3's attention; disabled for every other family
+  LocalAttention local;            ///< sliding-window or chunked attention on some layers
+  /// The first layers whose MLP is dense (DeepSeek's first_k_dense_replace), the others' experts.
+  int first_dense_layers = 0;
+  /// Every moe_layer_step-th layer has experts, the others a dense MLP of `ffn` (Llama 4's
+  /// interleave_moe_layer_step, Qwen-MoE's decoder_sparse_step): layer i when (i + 1) % step == 0.
+  int moe_layer_step = 1;
+  /// DeepSeek-V3's multi-token prediction (num_nextn_predict_layers): a further layer, its
+  /// projection and the shared head's loss again, on the last stage (docs/costs.md).
+  int mtp_layers = 0;
 
   [[nodiscard]] bool is_moe() const { return moe.experts > 0; }
 
-  [[nodiscard]] int head_dim() const { return hidden / heads; }
+  [[nodiscard]] int head_dim() const { return explicit_head_dim > 0 ? explicit_head_dim : hidden / heads; }
+  /// The queries' width: heads x head_dim (the hidden size, except where head_dim is given).
+  [[nodiscard]] std::int64_t q_hidden() const { return static_cast<std::int64_t>(heads) * head_dim(); }
   /// The width of K and V together's half: kv_heads x head_dim.
   [[nodiscard]] std::int64_t kv_hidden() const { return static_cast<std::int64_t>(kv_heads) * head_dim(); }
 };

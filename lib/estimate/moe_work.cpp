@@ -80,16 +80,19 @@ PieceWork moe_mlp_work(const ModelConfig& m, const TrainingSettings& tr) {
   }
   // The router and the shared expert's gate are replicated; the experts (E/ep on this rank) and
   // the shared expert are split t ways.
-  w.expert_params = static_cast<std::int64_t>(3 * h * fe * (E / ep) / t);
-  w.params = w.expert_params + static_cast<std::int64_t>(h * E + 3 * h * fs / t + (m.moe.shared_gate ? h : 0.0));
+  w.expert_params = static_cast<std::int64_t>(double(expert_weights(m)) * (E / ep) / t);
+  w.params = w.expert_params + static_cast<std::int64_t>(h * E + (m.moe.biases ? E : 0.0) + 3 * h * fs / t +
+                                                         (m.moe.shared_gate ? h : 0.0));
   return w;
 }
 
-PieceWork moe_layer_work(const ModelConfig& m, const TrainingSettings& tr) {
-  ModelConfig attention = m;
-  attention.moe = {};
-  attention.ffn = 0;  // the dense formulas without their MLP: attention, norms, residuals
-  PieceWork w = layer_work(attention, tr);
+std::int64_t expert_weights(const ModelConfig& m) {
+  const std::int64_t h = m.hidden, f = m.moe.ffn;
+  return 3 * h * f + (m.moe.biases ? 2 * f + h : 0);
+}
+
+PieceWork moe_layer_work(const ModelConfig& m, const TrainingSettings& tr, const LayerKind& kind) {
+  PieceWork w = block_work(m, tr, kind, 0);  // attention, norms, residuals: the MLP's width 0
   w += moe_mlp_work(m, tr);
   return w;
 }
@@ -109,8 +112,10 @@ std::optional<double> overlapped_f_and_b_ms(const StageCost& f, const AllToAllMs
 
 std::int64_t active_parameters(const ModelConfig& m) {
   if (!m.is_moe()) return model_parameters(m);
+  std::int64_t expert_layers = 0;
+  for (int i = 0; i < m.layers; ++i) expert_layers += layer_kind(m, i).experts ? 1 : 0;
   const std::int64_t idle_experts = m.moe.experts - m.moe.per_token;
-  return model_parameters(m) - idle_experts * 3 * std::int64_t{m.hidden} * m.moe.ffn * m.layers;
+  return model_parameters(m) - idle_experts * expert_weights(m) * expert_layers;
 }
 
 }  // namespace pipeplan

@@ -18,8 +18,13 @@ namespace pipeplan {
 /// ep does not divide the experts or tp their widths.
 [[nodiscard]] PieceWork moe_mlp_work(const ModelConfig& model, const TrainingSettings& training);
 
-/// One MoE layer: layer_work's attention and norms (its MLP width set to 0), then moe_mlp_work.
-[[nodiscard]] PieceWork moe_layer_work(const ModelConfig& model, const TrainingSettings& training);
+/// One MoE layer: block_work's attention and norms (its MLP width 0), then moe_mlp_work.
+[[nodiscard]] PieceWork moe_layer_work(const ModelConfig& model, const TrainingSettings& training,
+                                       const LayerKind& kind);
+
+/// The weights of one routed expert: gate, up and down (SwiGLU), or two matrices, with
+/// GPT-OSS's biases.
+[[nodiscard]] std::int64_t expert_weights(const ModelConfig& model);
 
 /// The time of a piece's all-to-alls in F and in B over `link`: the node's when every
 /// expert-parallel group lies within a node, the network's otherwise (analytic_profile's

@@ -1,5 +1,7 @@
 #include "estimate/piece_gemms.hpp"
 
+#include "estimate/attention_shape.hpp"
+
 namespace pipeplan {
 
 namespace {
@@ -18,17 +20,29 @@ void fold_for_full_recompute(PhaseGemms& g, const TrainingSettings& tr, bool rep
   g.w.clear();
 }
 
+// One of attention_shape's linears on one rank: split by columns or rows as Megatron-LM runs
+// them (the sequence gathered whole), or whole on the rank's share of the tokens.
+void add(PhaseGemms& out, const Linear& l, std::int64_t tokens, std::int64_t t) {
+  switch (l.split) {
+    case Linear::Split::Columns:
+      return linear(out, tokens, l.in, l.out / t);
+    case Linear::Split::Rows:
+      return linear(out, tokens, l.in / t, l.out);
+    case Linear::Split::None:
+      return linear(out, tokens / t, l.in, l.out);
+  }
+}
+
 }  // namespace
 
-PhaseGemms layer_linear_gemms(const ModelConfig& m, const TrainingSettings& tr) {
+PhaseGemms layer_linear_gemms(const ModelConfig& m, const TrainingSettings& tr, const LayerKind& kind) {
   const std::int64_t t = tr.tp;
   const std::int64_t tokens = std::int64_t{tr.seq} * tr.micro_batch;
-  const std::int64_t h = m.hidden, hk = m.kv_hidden(), f = m.ffn;
   PhaseGemms g;
-  linear(g, tokens, h, (h + 2 * hk) / t);               // QKV, column-parallel
-  linear(g, tokens, h / t, h);                          // output projection, row-parallel
-  linear(g, tokens, h, (m.gated_mlp ? 2 : 1) * f / t);  // gate and up (or GELU's first), column-parallel
-  linear(g, tokens, f / t, h);                          // down, row-parallel
+  for (const Linear& l : attention_shape(m).linears) add(g, l, tokens, t);
+  // A dense MLP, or a mixture of experts' shared expert (its routed experts' grouped products
+  // are priced from moe_work's FLOPs as large products).
+  for (const Linear& l : mlp_linears(m, kind.experts ? m.moe.shared_ffn : m.ffn)) add(g, l, tokens, t);
   fold_for_full_recompute(g, tr, true);
   return g;
 }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "estimate/gemm_efficiency.hpp"
+#include "estimate/layer_kinds.hpp"
 #include "estimate/model_config.hpp"
 #include "estimate/training.hpp"
 
@@ -18,12 +19,14 @@ struct PhaseGemms {
   std::vector<GemmShape> f, b, w;
 };
 
-/// QKV, the output projection, the MLP's first matrices (SwiGLU's gate and up as one product)
-/// and its last, as Megatron-LM runs them under tensor and sequence parallelism: the sequence
-/// gathered whole, the columns or rows split by t. Under full recompute B also holds F's and W's
+/// The attention's linears (attention_shape.hpp), the MLP's first matrices (SwiGLU's gate and up
+/// as one product) and its last, as Megatron-LM runs them under tensor and sequence
+/// parallelism: the sequence gathered whole, the columns or rows split by t. A layer with
+/// experts lists its shared expert's MLP only. Under full recompute B also holds F's and W's
 /// products (W runs inside B, docs/costs.md). Tensor parallelism must divide what it splits
 /// (layer_work checks it).
-[[nodiscard]] PhaseGemms layer_linear_gemms(const ModelConfig& model, const TrainingSettings& training);
+[[nodiscard]] PhaseGemms layer_linear_gemms(const ModelConfig& model, const TrainingSettings& training,
+                                            const LayerKind& kind);
 
 /// The head's logits, their input gradient and the head's weight gradient (vocabulary split by t).
 [[nodiscard]] PhaseGemms head_linear_gemms(const ModelConfig& model, const TrainingSettings& training);

@@ -1,7 +1,11 @@
 #include "estimate/piece_work.hpp"
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
+#include "estimate/attention_shape.hpp"
+#include "estimate/layer_kinds.hpp"
 #include "estimate/moe_work.hpp"
 #include "model/error.hpp"
 
@@ -38,16 +42,16 @@ Bytes bytes(double value) {
   return static_cast<Bytes>(value + 0.5);
 }
 
-void check_tensor_parallel(const ModelConfig& m, const TrainingSettings& tr) {
-  const auto divides = [&](int n, const char* what) {
+void check_tensor_parallel(const ModelConfig& m, const TrainingSettings& tr, std::int64_t mlp_width) {
+  const auto divides = [&](std::int64_t n, const char* what) {
     if (n % tr.tp != 0) {
       throw Error("--tp " + std::to_string(tr.tp) + ": tensor parallelism must divide " + what + " (" +
                   std::to_string(n) + ")");
     }
   };
   divides(m.heads, "the attention heads");
-  divides(m.kv_heads, "the key-value heads");
-  divides(m.ffn, "the FFN width");
+  if (!m.latent.enabled()) divides(m.kv_heads, "the key-value heads");
+  if (mlp_width > 0) divides(mlp_width, "the FFN width");
 }
 
 // Sequence parallelism (Megatron-LM, Korthikanti et al. 2022) splits what tensor parallelism
@@ -79,16 +83,30 @@ double causal_block_share(int seq) {
   return (n + 1) / (2 * n);
 }
 
+// The same under local attention (docs/costs.md, "Local attention"). A sliding window of w
+// tokens: query block i computes the blocks from the window's first to the diagonal, at most
+// ceil(w / 128) + 1 of them. Chunks of c tokens: each chunk is causal within itself.
+double attention_block_share(const ModelConfig& m, const LayerKind& kind, int seq) {
+  const int w = m.local.window;
+  if (!kind.local || w <= 0 || w >= seq) return causal_block_share(seq);
+  if (m.local.chunked) return causal_block_share(w) * double(w) / double(seq);
+  const long n = (seq + 127) / 128, reach = (w + 127) / 128 + 1;
+  double computed = 0;
+  for (long i = 0; i < n; ++i) computed += double(std::min(i + 1, reach));
+  return computed / (double(n) * double(n));
+}
+
 // The element-wise kernels' traffic in B, each kernel's own: a norm reads its input and the
 // gradient and writes the input's gradient (3 tensors where F moves 2); a residual add's
 // gradient joins the skip's (3, as in F); SwiGLU's backward reads gate, up and the gradient and
 // writes two gradients (5 against 3), GELU's reads 2 and writes 1 (3 against 2); RoPE turns
 // the gradients back (as in F); the softmax reads its output and gradient and writes one (3
 // against 2); a dropout reads the gradient and its mask and writes one (as in F).
-double backward_elementwise_bytes(const ModelConfig& m, const TrainingSettings& tr, const Shape& x) {
+double backward_elementwise_bytes(const ModelConfig& m, const TrainingSettings& tr, const Shape& x,
+                                  const AttentionShape& a, double f) {
   const double scores = x.a * x.b * x.s * x.s;
-  double bytes = 2 * 3 * x.T * x.h * x.e + 2 * 3 * x.T * x.h * x.e + (m.gated_mlp ? 5 : 3) * x.T * x.f * x.e;
-  if (m.positions == 0) bytes += 2 * x.T * (x.h + x.hk) * x.e;
+  double bytes = 2 * 3 * x.T * x.h * x.e + 2 * 3 * x.T * x.h * x.e + (m.gated_mlp ? 5 : 3) * x.T * f * x.e;
+  bytes += 2 * x.T * a.rope_width * x.e + 3 * x.T * a.latent_norm_width * x.e;
   if (!tr.flash_attention) bytes += 3 * scores * x.e;
   if (!tr.flash_attention && m.attention_dropout) bytes += (2 * x.e + 1) * scores;
   if (m.hidden_dropout) bytes += 2 * (2 * x.e + 1) * x.T * x.h;
@@ -118,39 +136,44 @@ PieceWork& PieceWork::operator+=(const PieceWork& o) {
   return *this;
 }
 
-PieceWork layer_work(const ModelConfig& m, const TrainingSettings& tr) {
-  if (m.is_moe()) return moe_layer_work(m, tr);  // its attention is this function's (moe_work.cpp)
-  check_tensor_parallel(m, tr);
+PieceWork block_work(const ModelConfig& m, const TrainingSettings& tr, const LayerKind& kind, std::int64_t mlp_width) {
+  check_tensor_parallel(m, tr, mlp_width);
   const Shape x = shape_of(m, tr);
-  const double mlp_matrices = m.gated_mlp ? 3.0 : 2.0;
+  const double f = double(mlp_width);
+  const AttentionShape a = attention_shape(m);
+  const std::vector<Linear> mlp = mlp_linears(m, mlp_width);
   PieceWork w;
-  // GEMMs of the forward: QKV, the output projection, the MLP (2 FLOPs per multiply-add).
-  const double gemm = 2 * x.T * x.h * (x.h + 2 * x.hk) + 2 * x.T * x.h * x.h + 2 * mlp_matrices * x.T * x.h * x.f;
+  // GEMMs of the forward: the attention's linears and the MLP's (2 FLOPs per multiply-add).
+  const double gemm = 2 * x.T * (weight_elements(a.linears) + weight_elements(mlp));
   // Attention core: Q K^T and the product with V over the s x s scores. Flash attention skips
-  // the blocks above the causal diagonal and computes the diagonal ones whole; unfused kernels
-  // compute every score and mask half.
-  const double core = 4 * x.b * x.s * x.s * x.h * (tr.flash_attention ? causal_block_share(tr.seq) : 1.0);
+  // the blocks above the causal diagonal (or outside the local window) and computes the
+  // diagonal ones whole; unfused kernels compute every score and mask half.
+  const double share = tr.flash_attention ? attention_block_share(m, kind, tr.seq) : 1.0;
+  const double qk = 2 * x.b * x.s * x.s * a.score_width * share, pv = 2 * x.b * x.s * x.s * a.value_width * share;
+  const double core = qk + pv;
   w.f_flops = gemm + core;
-  // The backward of the core takes four products; flash attention recomputes Q K^T as well.
-  w.b_flops = gemm + (tr.flash_attention ? 2.5 : 2.0) * core;
+  // The backward of the core: dQ and dK from the scores' gradient, dV and that gradient from the
+  // values; flash attention recomputes Q K^T as well (for equal widths, 2.5 and 2 times the core).
+  w.b_flops = gemm + (tr.flash_attention ? 3 * qk + 2 * pv : 2 * qk + 2 * pv);
   w.w_flops = gemm;
 
   // Element-wise traffic of the forward: two norms and two residual adds, the activation
-  // function, RoPE on Q and K, the softmax and the dropouts when they run unfused.
+  // function, RoPE on Q and K, MLA's latent norms, the softmax and the dropouts when they run unfused.
   const double scores = x.a * x.b * x.s * x.s;
-  double elementwise = 2 * 2 * x.T * x.h * x.e + 2 * 3 * x.T * x.h * x.e + (m.gated_mlp ? 3 : 2) * x.T * x.f * x.e;
-  if (m.positions == 0) elementwise += 2 * x.T * (x.h + x.hk) * x.e;
+  double elementwise = 2 * 2 * x.T * x.h * x.e + 2 * 3 * x.T * x.h * x.e + (m.gated_mlp ? 3 : 2) * x.T * f * x.e;
+  elementwise += 2 * x.T * a.rope_width * x.e + 2 * x.T * a.latent_norm_width * x.e;
   if (!tr.flash_attention) elementwise += 2 * scores * x.e;
   if (!tr.flash_attention && m.attention_dropout) elementwise += (2 * x.e + 1) * scores;
   if (m.hidden_dropout) elementwise += 2 * (2 * x.e + 1) * x.T * x.h;
   w.f_bytes = elementwise;
-  w.b_bytes = backward_elementwise_bytes(m, tr, x);
+  w.b_bytes = backward_elementwise_bytes(m, tr, x, a, f);
 
-  // Activations F keeps, per Korthikanti et al. 2022, section 4.1: the inputs of both norms and
-  // of the three linear groups, Q, K and V, the MLP's intermediate tensors, the dropout masks
-  // (1 byte an element) and, without flash attention, the s x s softmax output (and dropout's).
-  double kept = 2 * x.T * x.h * x.e + 3 * x.T * x.h * x.e + x.T * (x.h + 2 * x.hk) * x.e +
-                (m.gated_mlp ? 4 : 2) * x.T * x.f * x.e;
+  // Activations F keeps, per Korthikanti et al. 2022, section 4.1: the inputs of both norms, the
+  // attention's (its linears' inputs, Q, K and V), the MLP's input and intermediate tensors, the
+  // dropout masks (1 byte an element) and, without flash attention, the s x s softmax output
+  // (and dropout's).
+  double kept =
+      2 * x.T * x.h * x.e + x.T * a.kept_width * x.e + x.T * x.h * x.e + (m.gated_mlp ? 4 : 2) * x.T * f * x.e;
   if (m.hidden_dropout) kept += 2 * x.T * x.h;
   if (tr.flash_attention) {
     kept += x.a * x.b * x.s * 4;  // the softmax's log-sum-exp, fp32
@@ -161,8 +184,11 @@ PieceWork layer_work(const ModelConfig& m, const TrainingSettings& tr) {
     w.recompute_flops += core;
     w.b_bytes += (2 + (m.attention_dropout ? 2 + 1 / x.e : 0)) * scores * x.e;
   }
-  // W needs the inputs of the linear layers and the gradients B computed at their outputs.
-  double for_w = x.T * x.e * (6 * x.h + 2 * x.hk + (m.gated_mlp ? 3 : 2) * x.f);
+  // W needs the inputs of the linear layers and the gradients B computed at their outputs (a
+  // mixture of experts' block: its input and output gradient here, the rest in moe_work).
+  double for_w =
+      x.T * x.e *
+      (input_and_output_elements(a.linears) + input_and_output_elements(mlp) + (mlp.empty() ? 2 * x.h : 0.0));
   if (tr.recompute == Recompute::Full) {
     // Only the layer's input stays; B runs the forward again. A W held back would need what the
     // recompute made and B's output gradients, so W runs inside B (docs/costs.md).
@@ -179,16 +205,28 @@ PieceWork layer_work(const ModelConfig& m, const TrainingSettings& tr) {
   add_collectives(w, x, 4, tr.recompute == Recompute::Full ? 8 : 4);
   per_rank(w, x.t);
 
-  // Linear weights split over the ranks; norms and GPT-2's row-parallel biases stay whole.
-  const double linear = x.h * (x.h + 2 * x.hk) + x.h * x.h + mlp_matrices * x.h * x.f;
-  double whole = (m.layer_norm ? 4 : 2) * x.h;
-  double split = linear;
+  // Linear weights split over the ranks, MLA's down projections whole; norms and GPT-2's
+  // row-parallel biases stay whole.
+  double split = 0, whole = (m.layer_norm ? 4 : 2) * x.h + a.latent_norm_width;
+  for (const std::vector<Linear>* group : {&a.linears, &mlp}) {
+    for (const Linear& l : *group) (l.split == Linear::Split::None ? whole : split) += double(l.in) * double(l.out);
+  }
+  split += a.split_biases;
   if (m.biases) {
-    split += (x.h + 2 * x.hk) + x.f;  // column-parallel biases: QKV and the first MLP matrix
-    whole += 2 * x.h;                 // row-parallel biases: the output projection and the second
+    split += double(m.q_hidden() + 2 * m.kv_hidden()) + f;  // column-parallel biases: QKV and the first MLP matrix
+    whole += 2 * x.h;                                       // row-parallel biases: the output projection and the second
   }
   w.params = static_cast<std::int64_t>(split / x.t + whole);
   return w;
+}
+
+PieceWork layer_work(const ModelConfig& m, const TrainingSettings& tr, const LayerKind& kind) {
+  if (kind.experts) return moe_layer_work(m, tr, kind);  // its attention is block_work's (moe_work.cpp)
+  return block_work(m, tr, kind, m.ffn);
+}
+
+PieceWork layer_work(const ModelConfig& m, const TrainingSettings& tr) {
+  return layer_work(m, tr, layer_kind(m, 0));
 }
 
 PieceWork embedding_work(const ModelConfig& m, const TrainingSettings& tr) {
@@ -208,7 +246,10 @@ PieceWork embedding_work(const ModelConfig& m, const TrainingSettings& tr) {
   return w;
 }
 
-PieceWork head_work(const ModelConfig& m, const TrainingSettings& tr) {
+namespace {
+
+// The final norm, the output head and the loss, without multi-token prediction.
+PieceWork loss_work(const ModelConfig& m, const TrainingSettings& tr) {
   const Shape x = shape_of(m, tr);
   PieceWork w;
   const double gemm = 2 * x.T * x.h * x.V;  // logits = hidden x head^T, then its two gradients
@@ -234,11 +275,62 @@ PieceWork head_work(const ModelConfig& m, const TrainingSettings& tr) {
   return w;
 }
 
+// One depth of DeepSeek-V3's multi-token prediction (DeepSeek-V3 report, section 2.2): the
+// next tokens' embeddings (the embedding's weights, shared with the first stage) and the
+// previous depth's hidden state, each normed, joined by a 2h x h projection, one transformer
+// layer, then the shared head's norm, logits and loss again.
+PieceWork mtp_depth_work(const ModelConfig& m, const TrainingSettings& tr) {
+  const Shape x = shape_of(m, tr);
+  PieceWork w = layer_work(m, tr, mtp_layer_kind(m));
+  PieceWork logits = loss_work(m, tr);
+  logits.params = static_cast<std::int64_t>((m.layer_norm ? 2 : 1) * x.h);  // the head is shared; its norm is not
+  w += logits;
+  PieceWork join;
+  join.f_flops = join.b_flops = join.w_flops = 2 * x.T * 2 * x.h * x.h;
+  join.f_bytes = 2 * x.T * x.h * x.e + 2 * 2 * x.T * x.h * x.e;  // the embedding's gather, two norms
+  join.b_bytes = 2 * 3 * x.T * x.h * x.e;
+  join.activation_bytes = bytes(3 * x.T * x.h * x.e);    // the norms' inputs and the projection's input
+  join.w_activation_bytes = bytes(3 * x.T * x.h * x.e);  // the projection's input and output gradient
+  if (tr.recompute == Recompute::Full) {
+    join.b_flops += join.w_flops;
+    join.w_flops = 0;
+    join.w_activation_bytes = 0;
+  }
+  per_rank(join, x.t);
+  join.params = static_cast<std::int64_t>(2 * x.h * x.h / x.t + 2 * x.h);
+  w += join;
+  return w;
+}
+
+}  // namespace
+
+PieceWork head_work(const ModelConfig& m, const TrainingSettings& tr) {
+  PieceWork w = loss_work(m, tr);
+  if (m.mtp_layers > 0) {
+    // The embedding's weights, kept on the last stage too, as a tied head's are.
+    w.params += static_cast<std::int64_t>(double(m.vocab) * m.hidden / tr.tp);
+    const PieceWork depth = mtp_depth_work(m, tr);
+    for (int d = 0; d < m.mtp_layers; ++d) w += depth;
+  }
+  return w;
+}
+
+std::int64_t layers_parameters(const ModelConfig& model, const TrainingSettings& whole) {
+  const LayerKinds k = layer_kinds(model);
+  std::vector<std::int64_t> per_kind;
+  for (const LayerKind& kind : k.kinds) per_kind.push_back(layer_work(model, whole, kind).params);
+  std::int64_t total = 0;
+  for (int i : k.of_layer) total += per_kind[std::size_t(i)];
+  return total;
+}
+
 std::int64_t model_parameters(const ModelConfig& model) {
   TrainingSettings whole;  // tensor parallelism 1: every parameter counted once
   whole.tp = 1;
-  std::int64_t total = layer_work(model, whole).params * model.layers + embedding_work(model, whole).params +
-                       head_work(model, whole).params;
+  ModelConfig main = model;  // what model cards count: without the multi-token prediction modules
+  main.mtp_layers = 0;
+  std::int64_t total =
+      layers_parameters(main, whole) + embedding_work(main, whole).params + head_work(main, whole).params;
   if (model.tied_embeddings) total -= static_cast<std::int64_t>(model.vocab) * model.hidden;
   return total;
 }

@@ -4,6 +4,7 @@
 // parallelism adds, its parameters and the activations it keeps (docs/costs.md, "Work per piece").
 #include <cstdint>
 
+#include "estimate/layer_kinds.hpp"
 #include "estimate/model_config.hpp"
 #include "estimate/training.hpp"
 #include "model/units.hpp"
@@ -31,17 +32,30 @@ struct PieceWork {
   [[nodiscard]] double model_flops() const { return f_flops + b_flops + w_flops - recompute_flops; }
 };
 
-/// One transformer layer. Throws Error when the tensor parallelism does not divide the heads,
-/// the key-value heads or the FFN width.
+/// A transformer block with a dense MLP of `mlp_width` (0: none, as in a mixture of experts'
+/// layer, whose experts moe_work adds): the attention, both norms and residual adds. Throws Error
+/// when the tensor parallelism does not divide the heads, the key-value heads or the MLP width.
+[[nodiscard]] PieceWork block_work(const ModelConfig& model, const TrainingSettings& training, const LayerKind& kind,
+                                   std::int64_t mlp_width);
+
+/// One transformer layer of `kind`: dense with the model's `ffn`, or with its experts.
+[[nodiscard]] PieceWork layer_work(const ModelConfig& model, const TrainingSettings& training, const LayerKind& kind);
+
+/// The model's first layer (every layer, for a model whose layers are all alike).
 [[nodiscard]] PieceWork layer_work(const ModelConfig& model, const TrainingSettings& training);
 
 /// The embedding (and GPT-2's position embedding) on the first stage.
 [[nodiscard]] PieceWork embedding_work(const ModelConfig& model, const TrainingSettings& training);
 
-/// The final norm, the output head and the cross-entropy loss on the last stage.
+/// The final norm, the output head and the cross-entropy loss on the last stage, and DeepSeek's
+/// multi-token prediction modules when the model has them (with the embedding's weights they share).
 [[nodiscard]] PieceWork head_work(const ModelConfig& model, const TrainingSettings& training);
 
-/// The model's parameters, counting tied embeddings once (what model cards publish).
+/// The parameters of every layer on one rank of `training`'s tensor parallelism.
+[[nodiscard]] std::int64_t layers_parameters(const ModelConfig& model, const TrainingSettings& training);
+
+/// The model's parameters, counting tied embeddings once and no multi-token prediction module
+/// (what model cards publish: DeepSeek-V3's 671B).
 [[nodiscard]] std::int64_t model_parameters(const ModelConfig& model);
 
 }  // namespace pipeplan

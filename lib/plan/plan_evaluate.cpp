@@ -46,7 +46,7 @@ std::vector<Layout> layouts_for(const PlanRequest& r, const TrainingSettings& tr
   const PieceTotals t = piece_totals(r.model, tr, *r.gpu, r.efficiency, measured_of(r), &links);
   std::vector<Layout> candidates;
   for (double tilt : {0.0, 0.5, 1.0, 2.0}) {
-    candidates.push_back(balanced_layout(stages, r.model.layers, t.embedding, t.layer, t.head, tilt));
+    candidates.push_back(balanced_layout(stages, t.embedding, t.layers, t.head, tilt));
   }
   for (bool padded : {false, true}) {
     if (std::optional<Layout> l = even_layout(stages, r.model.layers, padded)) candidates.push_back(std::move(*l));

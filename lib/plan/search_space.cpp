@@ -177,7 +177,7 @@ std::vector<PlanJob> plan_jobs(const PlanRequest& r, std::map<std::string, int>&
               group_links(*r.gpu, {tp, pp, dp, ep, node_gpus(r), r.rank_order.value_or(RankOrder::TpDpPp)});
           const PieceTotals t =
               piece_totals(r.model, lightest, *r.gpu, r.efficiency, r.measured ? &*r.measured : nullptr, &links);
-          const double per_microbatch = t.embedding + r.model.layers * t.layer + t.head;
+          const double per_microbatch = t.all();
           for (const Generator* g : chosen) {
             for (int v : chunk_choices(*g, r.max_chunks, r.chunks)) {
               const int stages = pp * v;
