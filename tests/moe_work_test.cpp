@@ -76,12 +76,12 @@ TEST_CASE("an MoE layer's FLOPs, all-to-all bytes, parameters and activations, d
   CHECK(layer_work(m, tiny_training(4)).all_to_all_bytes == 32 * 2 * 64 * 2 * 3 / 4);
   CHECK(layer_work(m, tiny_training(1)).f_all_to_alls == 0);  // no expert parallelism, nothing to send
   // Parameters with ep 2: 2 of the 4 experts, 3·64·32 each = 12,288; router 256; shared 3·64·48 =
-  // 9,216 and its gate 64; attention 8,192 + 4,096; norms 128.
+  // 9,216 and its gate 64; attention 8,192 + 4,096 and Qwen2's Q, K and V biases 64 + 2·32; norms 128.
   CHECK(w.expert_params == 12'288);
-  CHECK(w.params == 12'288 + 256 + 9'216 + 64 + 12'288 + 128);
-  // The whole model: both layers with all 4 experts (46,528 each), embedding and head 6,400 each,
+  CHECK(w.params == 12'288 + 256 + 9'216 + 64 + 12'288 + 128 + 128);
+  // The whole model: both layers with all 4 experts (46,656 each), embedding and head 6,400 each,
   // the final norm 64; 2 idle experts a layer (24,576) are not active.
-  CHECK(model_parameters(m) == 2 * 46'528 + 2 * 6'400 + 64);
+  CHECK(model_parameters(m) == 2 * 46'656 + 2 * 6'400 + 64);
   CHECK(active_parameters(m) == model_parameters(m) - 2 * 2 * 3 * 64 * 32);
   // a_F: the dense part (norm inputs 8,192, linear inputs 12,288, Q K V 8,192, scores 4,096) and
   // the block: router probabilities T·E·4 = 512, routed inputs and outputs 2·64·64·2 = 16,384,
@@ -131,9 +131,9 @@ TEST_CASE("expert weights are sharded over dp / ep replicas, the rest over dp; t
   const GpuSpec& h100 = gpu_named("h100");
   const std::vector<int> one{0};
   const AnalyticProfile p = analytic_profile(m, t, h100, {}, parse_layout("E,t*2,H", 2, "test"), {one, 1, 4, 8});
-  // Embedding 6,400, two layers of 34,240 (12,288 of experts each), head 6,464: 24,576 expert
-  // weights at 2 + 4 + 12/(4/2) = 12 bytes, 56,768 others at 2 + 4 + 12/4 = 9.
-  CHECK(p.costs.devices[0].static_memory_bytes == 56'768 * 9 + 24'576 * 12);
+  // Embedding 6,400, two layers of 34,368 (12,288 of experts each), head 6,464: 24,576 expert
+  // weights at 2 + 4 + 12/(4/2) = 12 bytes, 57,024 others at 2 + 4 + 12/4 = 9.
+  CHECK(p.costs.devices[0].static_memory_bytes == 57'024 * 9 + 24'576 * 12);
   CHECK(test::error_of([&] {
           (void)analytic_profile(m, t, h100, {}, parse_layout("E,t*2,H", 2, "test"), {one, 1, 3, 8});
         }) == "--ep 2: expert parallelism must divide the data-parallel replicas (3)");

@@ -12,7 +12,7 @@ AttentionShape grouped_query(const ModelConfig& m) {
   a.linears = {{m.hidden, m.q_hidden() + 2 * m.kv_hidden(), Split::Columns}, {m.q_hidden(), m.hidden, Split::Rows}};
   // The QKV input, the output projection's input, and Q, K and V (Korthikanti et al. 2022, 4.1).
   a.kept_width = h + q + (q + 2 * kv);
-  a.rope_width = m.positions == 0 ? q + kv : 0.0;
+  a.rope_width = m.positions == 0 ? (q + kv) * m.rotary_share : 0.0;
   a.score_width = a.value_width = q;
   a.split_biases = m.attention_biases ? q + 2 * kv : 0.0;
   return a;

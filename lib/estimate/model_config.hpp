@@ -60,6 +60,10 @@ struct ModelConfig {
   ExpertShape moe;                 ///< the experts of a mixture of experts; none for a dense model
   int explicit_head_dim = 0;       ///< head_dim when the config gives one (Qwen3, GPT-OSS); 0: hidden / heads
   bool attention_biases = false;   ///< biases on the query, key and value projections (Qwen2, GPT-OSS)
+  bool output_bias = false;        ///< a bias on the attention's output projection too (GPT-OSS's o_proj)
+  bool qk_norm = false;            ///< an RMSNorm on each head's query and key (Qwen3): 2 x head_dim weights
+  bool attention_sinks = false;    ///< GPT-OSS: one learned softmax sink a head
+  double rotary_share = 1.0;       ///< the share of a head's dimensions RoPE turns (Nemotron's partial_rotary_factor)
   LatentAttention latent;          ///< DeepSeek-V3's attention; disabled for every other family
   LocalAttention local;            ///< sliding-window or chunked attention on some layers
   /// The first layers whose MLP is dense (DeepSeek's first_k_dense_replace), the others' experts.

@@ -211,7 +211,9 @@ PieceWork block_work(const ModelConfig& m, const TrainingSettings& tr, const Lay
   for (const std::vector<Linear>* group : {&a.linears, &mlp}) {
     for (const Linear& l : *group) (l.split == Linear::Split::None ? whole : split) += double(l.in) * double(l.out);
   }
-  split += a.split_biases;
+  split += a.split_biases + (m.attention_sinks ? double(m.heads) : 0.0);
+  if (m.qk_norm) whole += 2.0 * m.head_dim();
+  if (m.output_bias) whole += x.h;  // row-parallel: every rank adds it once
   if (m.biases) {
     split += double(m.q_hidden() + 2 * m.kv_hidden()) + f;  // column-parallel biases: QKV and the first MLP matrix
     whole += 2 * x.h;                                       // row-parallel biases: the output projection and the second

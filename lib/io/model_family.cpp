@@ -1,92 +1,461 @@
 #include "io/model_family.hpp"
 
-#include <array>
 #include <string>
 
+#include "io/config_keys.hpp"
 #include "model/error.hpp"
 
 namespace pipeplan {
 
 namespace {
 
-constexpr std::array<std::string_view, 6> kModelTypes{"llama", "mistral", "qwen2", "gpt2", "mixtral", "qwen2_moe"};
-// Hugging Face's class names for the same models.
-constexpr std::array<std::string_view, 6> kArchitectures{"LlamaForCausalLM",   "MistralForCausalLM",
-                                                         "Qwen2ForCausalLM",   "GPT2LMHeadModel",
-                                                         "MixtralForCausalLM", "Qwen2MoeForCausalLM"};
+constexpr int kMaxExperts = 1 << 16;
+constexpr int kW = kMaxConfigWidth;
 
-// The keys that give a mixture of experts its experts, with the model_type whose experts
-// pipeplan reads under that key (docs/costs.md, "Mixture of experts"); none: not modelled.
-struct ExpertKey {
-  std::string_view key, model_type;
-};
-constexpr std::array<ExpertKey, 4> kExpertKeys{{{"num_local_experts", "mixtral"},
-                                                {"num_experts", "qwen2_moe"},
-                                                {"n_routed_experts", ""},
-                                                {"moe_num_experts", ""}}};
-
-// DeepSeek-V2 and V3 compress keys and values into a latent (multi-head latent attention), which
-// the attention formulas here do not describe; planned as grouped-query attention they would
-// count the wrong weights and activations.
-constexpr std::array<std::string_view, 2> kLatentAttentionKeys{"kv_lora_rank", "q_lora_rank"};
-
-const std::string kModelled =
-    "pipeplan models decoder-only transformers: model_type llama, mistral, qwen2 (Llama-style layers), gpt2, "
-    "mixtral or qwen2_moe (Llama-style layers with experts), architectures LlamaForCausalLM, MistralForCausalLM, "
-    "Qwen2ForCausalLM, GPT2LMHeadModel, MixtralForCausalLM or Qwen2MoeForCausalLM";
-
-template <std::size_t N>
-bool among(const std::array<std::string_view, N>& names, std::string_view name) {
-  for (std::string_view n : names) {
-    if (n == name) return true;
+int experts_per_token(const Json& d, const JsonPath& root, int experts) {
+  const int k = required_key(d, {"num_experts_per_tok", "experts_per_token"}, root, 1, kMaxExperts);
+  if (k > experts) {
+    throw Error(root.key("num_experts_per_tok").where() + ": " + std::to_string(k) +
+                " experts per token, more than the " + std::to_string(experts) + " there are");
   }
-  return false;
+  return k;
+}
+
+// A dense layer among sparse ones by index is not one of the layer kinds (layer_kinds.hpp).
+void refuse_listed_dense_layers(const Json& d, const JsonPath& root) {
+  if (const Json* dense = optional_member(d, "mlp_only_layers", root);
+      dense != nullptr && !(dense->is_null() || (dense->is_array() && dense->empty()))) {
+    throw Error(root.key("mlp_only_layers").where() + ": " + dense->dump() +
+                ": dense layers listed by index among the sparse ones are not modelled (pipeplan's expert layers "
+                "follow decoder_sparse_step)");
+  }
+}
+
+// A per-layer list of `count` entries under `key`, each one of `values`, true where it is `local`.
+std::vector<bool> local_layers(const Json& list, const JsonPath& at, int count, std::string_view local,
+                               std::string_view full) {
+  if (!list.is_array() || int(list.size()) != count) {
+    fail_field(at, "a list of one entry a layer (" + std::to_string(count) + ")", list);
+  }
+  std::vector<bool> out;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const Json& v = list[i];
+    if (!v.is_string() || (v.get<std::string>() != local && v.get<std::string>() != full)) {
+      fail_field(at.index(i), "\"" + std::string(local) + "\" or \"" + std::string(full) + "\"", v);
+    }
+    out.push_back(v.get<std::string>() == local);
+  }
+  return out;
+}
+
+// --- Llama and the families with its layers: RMSNorm, RoPE, SwiGLU, no biases.
+void read_llama(const Json& d, const JsonPath& root, ModelConfig& m) {
+  m.attention_biases = optional_flag(d, "attention_bias", root, false);
+  if (optional_flag(d, "mlp_bias", root, false)) {
+    throw Error(root.key("mlp_bias").where() + ": true: biases on the MLP's projections are not modelled");
+  }
+}
+void write_llama(const ModelConfig& m, Json& j) {
+  j["attention_bias"] = m.attention_biases;
+}
+
+// Mistral 7B v0.1 attends within a 4096-token sliding window on every layer; later ones set null.
+void read_mistral(const Json& d, const JsonPath& root, ModelConfig& m) {
+  read_llama(d, root, m);
+  if (const int w = optional_key(d, {"sliding_window"}, root, 1, 1 << 30, 0); w > 0) {
+    m.local.window = w;
+    m.local.layers.assign(std::size_t(m.layers), true);
+  }
+}
+void write_mistral(const ModelConfig& m, Json& j) {
+  write_llama(m, j);
+  j["sliding_window"] = m.local.window > 0 ? Json(m.local.window) : Json(nullptr);
+}
+
+// Qwen2 carries biases on Q, K and V (Qwen2Attention's q_proj, k_proj, v_proj).
+void read_qwen2(const Json& d, const JsonPath& root, ModelConfig& m) {
+  if (optional_flag(d, "use_sliding_window", root, false)) {
+    throw Error(root.key("use_sliding_window").where() +
+                ": true: Qwen2's sliding window above max_window_layers is not modelled");
+  }
+  m.attention_biases = true;
+}
+void write_nothing(const ModelConfig&, Json&) {}
+
+// Qwen3: head_dim given, an RMSNorm on each head's query and key, attention_bias false.
+void read_qwen3(const Json& d, const JsonPath& root, ModelConfig& m) {
+  read_qwen2(d, root, m);
+  m.attention_biases = optional_flag(d, "attention_bias", root, false);
+  m.qk_norm = true;
+}
+
+// Mixtral: num_local_experts SwiGLU experts, each intermediate_size wide, in every layer.
+void read_mixtral(const Json& d, const JsonPath& root, ModelConfig& m) {
+  read_llama(d, root, m);
+  const int e = optional_key(d, {"num_local_experts"}, root, 0, kMaxExperts, 0);
+  if (e <= 1) return;  // one expert, or none, is a dense MLP
+  m.moe.experts = e;
+  m.moe.per_token = experts_per_token(d, root, e);
+  m.moe.ffn = m.ffn;
+}
+void write_mixtral(const ModelConfig& m, Json& j) {
+  if (!m.is_moe()) return;
+  j["num_local_experts"] = m.moe.experts;
+  j["num_experts_per_tok"] = m.moe.per_token;
+}
+
+// Qwen-MoE: num_experts moe_intermediate_size wide in every decoder_sparse_step-th layer, a
+// shared expert shared_expert_intermediate_size wide with a sigmoid gate (Qwen2MoeSparseMoeBlock).
+void read_qwen_moe_experts(const Json& d, const JsonPath& root, ModelConfig& m) {
+  const int e = optional_key(d, {"num_experts"}, root, 0, kMaxExperts, 0);
+  if (e <= 1) return;
+  refuse_listed_dense_layers(d, root);
+  m.moe.experts = e;
+  m.moe.per_token = experts_per_token(d, root, e);
+  m.moe.ffn = required_key(d, {"moe_intermediate_size"}, root, 1, kW);
+  m.moe.shared_ffn = optional_key(d, {"shared_expert_intermediate_size"}, root, 0, kW, 0);
+  m.moe.shared_gate = m.moe.shared_ffn > 0;
+  m.moe_layer_step = optional_key(d, {"decoder_sparse_step"}, root, 1, kW, 1);
+}
+void write_qwen_moe_experts(const ModelConfig& m, Json& j) {
+  if (!m.is_moe()) return;
+  j["num_experts"] = m.moe.experts;
+  j["num_experts_per_tok"] = m.moe.per_token;
+  j["moe_intermediate_size"] = m.moe.ffn;
+  j["shared_expert_intermediate_size"] = m.moe.shared_ffn;
+  j["decoder_sparse_step"] = m.moe_layer_step;
+  j["mlp_only_layers"] = Json::array();
+}
+void read_qwen2_moe(const Json& d, const JsonPath& root, ModelConfig& m) {
+  read_qwen2(d, root, m);
+  read_qwen_moe_experts(d, root, m);
+}
+void read_qwen3_moe(const Json& d, const JsonPath& root, ModelConfig& m) {
+  read_qwen3(d, root, m);
+  read_qwen_moe_experts(d, root, m);
+}
+void write_qwen3_moe(const ModelConfig& m, Json& j) {
+  j["attention_bias"] = m.attention_biases;
+  write_qwen_moe_experts(m, j);
+}
+
+// DeepSeek-V3 (and Kimi K2, which ships as DeepseekV3ForCausalLM): latent attention, the first
+// first_k_dense_replace layers dense (intermediate_size), then n_routed_experts experts of
+// moe_intermediate_size with n_shared_experts shared ones, and num_nextn_predict_layers MTP modules.
+void read_deepseek_v3(const Json& d, const JsonPath& root, ModelConfig& m) {
+  LatentAttention& l = m.latent;
+  l.q_rank = optional_key(d, {"q_lora_rank"}, root, 1, kW, 0);
+  l.kv_rank = required_key(d, {"kv_lora_rank"}, root, 1, kW);
+  l.qk_nope = required_key(d, {"qk_nope_head_dim"}, root, 1, kW);
+  l.qk_rope = required_key(d, {"qk_rope_head_dim"}, root, 1, kW);
+  l.v_dim = required_key(d, {"v_head_dim"}, root, 1, kW);
+  m.attention_biases = optional_flag(d, "attention_bias", root, false);
+  const int e = optional_key(d, {"n_routed_experts"}, root, 0, kMaxExperts, 0);
+  if (e > 1) {
+    if (const int freq = optional_key(d, {"moe_layer_freq"}, root, 1, kW, 1); freq != 1) {
+      throw Error(root.key("moe_layer_freq").where() + ": " + std::to_string(freq) +
+                  ": experts on every moe_layer_freq-th layer only are not modelled (1: every layer after the dense "
+                  "ones)");
+    }
+    m.moe.experts = e;
+    m.moe.per_token = experts_per_token(d, root, e);
+    m.moe.ffn = required_key(d, {"moe_intermediate_size"}, root, 1, kW);
+    m.moe.shared_ffn = optional_key(d, {"n_shared_experts"}, root, 0, kMaxExperts, 0) * m.moe.ffn;
+    m.first_dense_layers = optional_key(d, {"first_k_dense_replace"}, root, 0, m.layers, 0);
+  }
+  m.mtp_layers = optional_key(d, {"num_nextn_predict_layers"}, root, 0, 64, 0);
+}
+void write_deepseek_v3(const ModelConfig& m, Json& j) {
+  const LatentAttention& l = m.latent;
+  j["q_lora_rank"] = l.q_rank > 0 ? Json(l.q_rank) : Json(nullptr);
+  j["kv_lora_rank"] = l.kv_rank;
+  j["qk_nope_head_dim"] = l.qk_nope;
+  j["qk_rope_head_dim"] = l.qk_rope;
+  j["v_head_dim"] = l.v_dim;
+  j["attention_bias"] = m.attention_biases;
+  j["num_nextn_predict_layers"] = m.mtp_layers;
+  if (!m.is_moe()) return;
+  j["n_routed_experts"] = m.moe.experts;
+  j["num_experts_per_tok"] = m.moe.per_token;
+  j["moe_intermediate_size"] = m.moe.ffn;
+  j["n_shared_experts"] = m.moe.shared_ffn / m.moe.ffn;
+  j["first_k_dense_replace"] = m.first_dense_layers;
+  j["moe_layer_freq"] = 1;
+}
+
+// GPT-OSS: num_local_experts experts intermediate_size wide with biases (and the router's), in
+// every layer; biased attention with a sink a head; layer_types alternating a sliding window.
+void read_gpt_oss(const Json& d, const JsonPath& root, ModelConfig& m) {
+  m.attention_biases = optional_flag(d, "attention_bias", root, true);
+  m.output_bias = m.attention_biases;  // GptOssAttention's o_proj takes attention_bias too
+  m.attention_sinks = true;
+  const int e = required_key(d, {"num_local_experts"}, root, 2, kMaxExperts);
+  m.moe.experts = e;
+  m.moe.per_token = experts_per_token(d, root, e);
+  m.moe.ffn = m.ffn;
+  m.moe.biases = true;
+  if (const Json* types = optional_member(d, "layer_types", root); types != nullptr && !types->is_null()) {
+    m.local.layers = local_layers(*types, root.key("layer_types"), m.layers, "sliding_attention", "full_attention");
+    m.local.window = required_key(d, {"sliding_window"}, root, 1, 1 << 30);
+  }
+}
+void write_gpt_oss(const ModelConfig& m, Json& j) {
+  j["attention_bias"] = m.attention_biases;
+  j["num_local_experts"] = m.moe.experts;
+  j["num_experts_per_tok"] = m.moe.per_token;
+  if (m.local.window > 0) {
+    j["sliding_window"] = m.local.window;
+    Json types = Json::array();
+    for (bool local : m.local.layers) types.push_back(local ? "sliding_attention" : "full_attention");
+    j["layer_types"] = types;
+  }
+}
+
+// Llama 4's text model: num_local_experts experts intermediate_size wide and a shared expert as
+// wide on every interleave_moe_layer_step-th layer, the others dense intermediate_size_mlp wide;
+// attention within attention_chunk_size chunks on the layers that use RoPE (no_rope_layers 1,
+// by default all but every fourth).
+void read_llama4(const Json& d, const JsonPath& root, ModelConfig& m) {
+  const int e = optional_key(d, {"num_local_experts"}, root, 0, kMaxExperts, 0);
+  const int expert_ffn = m.ffn;
+  m.ffn = optional_key(d, {"intermediate_size_mlp"}, root, 1, kW, m.ffn);
+  if (e > 1) {
+    m.moe.experts = e;
+    m.moe.per_token = experts_per_token(d, root, e);
+    m.moe.ffn = expert_ffn;
+    m.moe.shared_ffn = expert_ffn;
+    m.moe_layer_step = optional_key(d, {"interleave_moe_layer_step"}, root, 1, kW, 1);
+  }
+  if (const int chunk = optional_key(d, {"attention_chunk_size"}, root, 1, 1 << 30, 0); chunk > 0) {
+    m.local.window = chunk;
+    m.local.chunked = true;
+    m.local.layers.assign(std::size_t(m.layers), false);
+    const Json* rope = optional_member(d, "no_rope_layers", root);
+    if (rope != nullptr && rope->is_array() && !rope->empty()) {
+      if (int(rope->size()) != m.layers) fail_field(root.key("no_rope_layers"), "one entry a layer", *rope);
+      for (std::size_t i = 0; i < rope->size(); ++i) {
+        m.local.layers[i] = read_int((*rope)[i], root.key("no_rope_layers").index(i), 0, 1) == 1;
+      }
+    } else {
+      const int interval = optional_key(d, {"no_rope_layer_interval"}, root, 1, kW, 4);
+      for (int i = 0; i < m.layers; ++i) m.local.layers[std::size_t(i)] = (i + 1) % interval != 0;
+    }
+  }
+}
+void write_llama4(const ModelConfig& m, Json& j) {
+  if (m.is_moe()) {
+    j["intermediate_size"] = m.moe.ffn;
+    j["intermediate_size_mlp"] = m.ffn;
+    j["num_local_experts"] = m.moe.experts;
+    j["num_experts_per_tok"] = m.moe.per_token;
+    j["interleave_moe_layer_step"] = m.moe_layer_step;
+  }
+  if (m.local.window > 0) {
+    j["attention_chunk_size"] = m.local.window;
+    Json rope = Json::array();
+    for (bool local : m.local.layers) rope.push_back(local ? 1 : 0);
+    j["no_rope_layers"] = rope;
+  }
+}
+
+// Nemotron (NemotronForCausalLM): LayerNorm with a bias (LayerNorm1P), a squared-ReLU MLP of two
+// matrices, no linear biases, RoPE on partial_rotary_factor of each head.
+void read_nemotron(const Json& d, const JsonPath& root, ModelConfig& m) {
+  const std::string act = optional_text(d, "hidden_act", root, "relu2");
+  if (act != "relu2") fail_field(root.key("hidden_act"), "\"relu2\" (Nemotron's squared ReLU)", Json(act));
+  m.gated_mlp = false;
+  m.layer_norm = true;
+  m.attention_biases = optional_flag(d, "attention_bias", root, false);
+  if (optional_flag(d, "mlp_bias", root, false)) {
+    throw Error(root.key("mlp_bias").where() + ": true: biases on the MLP's projections are not modelled");
+  }
+  if (const Json* f = optional_member(d, "partial_rotary_factor", root); f != nullptr && !f->is_null()) {
+    if (!f->is_number() || !(f->get<double>() > 0 && f->get<double>() <= 1)) {
+      fail_field(root.key("partial_rotary_factor"), "a share above 0, at most 1", *f);
+    }
+    m.rotary_share = f->get<double>();
+  }
+}
+void write_nemotron(const ModelConfig& m, Json& j) {
+  j["hidden_act"] = "relu2";
+  j["attention_bias"] = m.attention_biases;
+  j["partial_rotary_factor"] = m.rotary_share;
+}
+
+// GPT-2: LayerNorm, learned positions, a GELU MLP of two matrices, biases (its key names are
+// read and written by model_config_json).
+void read_gpt2(const Json&, const JsonPath&, ModelConfig& m) {
+  m.gated_mlp = false;
+  m.biases = true;
+  m.layer_norm = true;
+}
+
+constexpr std::string_view kLlamaLayers = "RMSNorm, rotary positions, SwiGLU MLP";
+
+const std::array<ModelFamily, 14> kFamilies = {{
+    {.model_type = "llama",
+     .architectures = {"LlamaForCausalLM", ""},
+     .summary = kLlamaLayers,
+     .read = read_llama,
+     .write = write_llama},
+    {.model_type = "mistral",
+     .architectures = {"MistralForCausalLM", ""},
+     .summary = "Llama's layers, a sliding window",
+     .read = read_mistral,
+     .write = write_mistral},
+    {.model_type = "qwen2",
+     .architectures = {"Qwen2ForCausalLM", ""},
+     .summary = "Llama's layers, biased Q, K, V",
+     .read = read_qwen2,
+     .write = write_nothing},
+    {.model_type = "qwen3",
+     .architectures = {"Qwen3ForCausalLM", ""},
+     .summary = "Llama's layers, query-key norms",
+     .read = read_qwen3,
+     .write = write_llama},
+    {.model_type = "nemotron",
+     .architectures = {"NemotronForCausalLM", ""},
+     .summary = "LayerNorm, squared-ReLU MLP of two matrices",
+     .read = read_nemotron,
+     .write = write_nemotron},
+    {.model_type = "gpt2",
+     .architectures = {"GPT2LMHeadModel", ""},
+     .summary = "LayerNorm, learned positions, GELU MLP, biases",
+     .read = read_gpt2,
+     .write = write_nothing},
+    {.model_type = "mixtral",
+     .architectures = {"MixtralForCausalLM", ""},
+     .summary = "Llama's attention, experts",
+     .expert_key = "num_local_experts",
+     .read = read_mixtral,
+     .write = write_mixtral},
+    {.model_type = "qwen2_moe",
+     .architectures = {"Qwen2MoeForCausalLM", ""},
+     .summary = "Qwen2's attention, experts and a gated shared expert",
+     .expert_key = "num_experts",
+     .read = read_qwen2_moe,
+     .write = write_qwen_moe_experts},
+    {.model_type = "qwen3_moe",
+     .architectures = {"Qwen3MoeForCausalLM", ""},
+     .summary = "Qwen3's attention, experts",
+     .expert_key = "num_experts",
+     .read = read_qwen3_moe,
+     .write = write_qwen3_moe},
+    {.model_type = "deepseek_v3",
+     .architectures = {"DeepseekV3ForCausalLM", ""},
+     .summary = "latent attention, dense first layers, shared and routed experts, multi-token prediction",
+     .expert_key = "n_routed_experts",
+     .latent_attention = true,
+     .read = read_deepseek_v3,
+     .write = write_deepseek_v3},
+    {.model_type = "kimi_k2",
+     .architectures = {"DeepseekV3ForCausalLM", ""},
+     .summary = "DeepSeek-V3's layers",
+     .expert_key = "n_routed_experts",
+     .latent_attention = true,
+     .read = read_deepseek_v3,
+     .write = write_deepseek_v3},
+    {.model_type = "gpt_oss",
+     .architectures = {"GptOssForCausalLM", ""},
+     .summary = "biased attention with sinks, alternating sliding window, biased experts",
+     .expert_key = "num_local_experts",
+     .read = read_gpt_oss,
+     .write = write_gpt_oss},
+    {.model_type = "llama4",
+     .architectures = {"Llama4ForConditionalGeneration", "Llama4ForCausalLM"},
+     .summary = "the text model (text_config): chunked attention, interleaved experts and a shared expert",
+     .expert_key = "num_local_experts",
+     .read = read_llama4,
+     .write = write_llama4},
+    {.model_type = "llama4_text",
+     .architectures = {"Llama4ForCausalLM", ""},
+     .summary = "Llama 4's text model",
+     .expert_key = "num_local_experts",
+     .read = read_llama4,
+     .write = write_llama4},
+}};
+
+std::span<const ModelFamily> rows() {
+  return kFamilies;
+}
+
+std::string modelled() {
+  std::string text = "pipeplan models decoder-only transformers of model_type ";
+  bool first = true;
+  for (const ModelFamily& f : rows()) {
+    text += (first ? "" : ", ") + std::string(f.model_type) + " (" + std::string(f.summary) + ")";
+    first = false;
+  }
+  return text;
+}
+
+bool has_architecture(const ModelFamily& f, std::string_view name) {
+  return !name.empty() && (f.architectures[0] == name || f.architectures[1] == name);
 }
 
 bool present(const Json* v) {
   return v != nullptr && !v->is_null();
 }
 
+// The keys that give a mixture of experts its experts; latent attention's.
+constexpr std::array<std::string_view, 4> kExpertKeys{"num_local_experts", "num_experts", "n_routed_experts",
+                                                      "moe_num_experts"};
+constexpr std::array<std::string_view, 2> kLatentAttentionKeys{"kv_lora_rank", "q_lora_rank"};
+
 }  // namespace
 
-bool modelled_model_type(std::string_view model_type) {
-  return among(kModelTypes, model_type);
+std::span<const ModelFamily> model_families() {
+  return rows();
 }
 
-void check_modelled(const Json& document, const JsonPath& root) {
+const ModelFamily* family_named(std::string_view model_type) {
+  for (const ModelFamily& f : rows()) {
+    if (f.model_type == model_type) return &f;
+  }
+  return nullptr;
+}
+
+const ModelFamily& family_of(const Json& document, const JsonPath& root) {
   std::string model_type;
   if (const Json* type = optional_member(document, "model_type", root); present(type)) {
     if (!type->is_string()) fail_field(root.key("model_type"), "a string", *type);
     model_type = type->get<std::string>();
   }
+  const ModelFamily* family = model_type.empty() ? nullptr : family_named(model_type);
+  if (!model_type.empty() && family == nullptr) {
+    throw Error(root.key("model_type").where() + ": '" + model_type + "' is not modelled; " + modelled());
+  }
+  if (family == nullptr) family = family_named(optional_member(document, "n_embd", root) != nullptr ? "gpt2" : "llama");
   for (std::string_view key : kLatentAttentionKeys) {
-    if (const Json* v = optional_member(document, key, root); present(v)) {
-      throw Error(root.key(key).where() + ": " + v->dump() +
-                  ": DeepSeek's multi-head latent attention (q_lora_rank, kv_lora_rank) is not modelled (planned "
-                  "as grouped-query attention it would count the wrong weights and activations); " +
-                  kModelled);
+    if (const Json* v = optional_member(document, key, root); present(v) && !family->latent_attention) {
+      throw Error(root.key(key).where() + ": " + v->dump() + ": multi-head latent attention (q_lora_rank, " +
+                  "kv_lora_rank) under model_type '" + model_type +
+                  "', whose family pipeplan reads without it (planned as grouped-query attention it would count the "
+                  "wrong weights and activations); " +
+                  modelled());
     }
   }
-  for (const ExpertKey& e : kExpertKeys) {
-    const Json* experts = optional_member(document, e.key, root);
+  for (std::string_view key : kExpertKeys) {
+    const Json* experts = optional_member(document, key, root);
     if (!present(experts) || (experts->is_number() && experts->get<double>() <= 1)) continue;
-    if (!e.model_type.empty() && model_type == e.model_type) continue;  // read by moe_config
-    throw Error(root.key(e.key).where() + ": " + experts->dump() + " experts under model_type '" + model_type +
-                "': pipeplan models the experts of model_type mixtral (num_local_experts) and qwen2_moe "
-                "(num_experts) only, and would plan this one as a dense model of the wrong size; " +
-                kModelled);
-  }
-  if (!model_type.empty() && !modelled_model_type(model_type)) {
-    throw Error(root.key("model_type").where() + ": '" + model_type + "' is not modelled; " + kModelled);
+    if (key == family->expert_key) continue;
+    throw Error(root.key(key).where() + ": " + experts->dump() + " experts under model_type '" + model_type +
+                "', whose family pipeplan reads its experts from " +
+                (family->expert_key.empty() ? std::string("no key (a dense family)")
+                                            : "'" + std::string(family->expert_key) + "'") +
+                ": it would plan this one as a model of the wrong size; " + modelled());
   }
   if (const Json* archs = optional_member(document, "architectures", root); archs != nullptr && archs->is_array()) {
     for (std::size_t i = 0; i < archs->size(); ++i) {
       const Json& a = (*archs)[i];
-      if (!a.is_string() || !among(kArchitectures, a.get<std::string>())) {
-        throw Error(root.key("architectures").index(i).where() + ": " + a.dump() + " is not modelled; " + kModelled);
+      bool known = false;
+      for (const ModelFamily& f : rows()) known = known || (a.is_string() && has_architecture(f, a.get<std::string>()));
+      if (!known) {
+        throw Error(root.key("architectures").index(i).where() + ": " + a.dump() + " is not modelled; " + modelled());
       }
     }
   }
+  return *family;
 }
 
 }  // namespace pipeplan

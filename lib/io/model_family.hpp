@@ -1,20 +1,41 @@
 #pragma once
-// Which models pipeplan's analytic costs describe (docs/costs.md, "Model input"): decoder-only
-// transformers of the Llama family and GPT-2, and the mixtures of experts Mixtral and Qwen-MoE.
-// Anything else is refused by name rather than planned as something it is not.
+// Which models pipeplan's analytic costs describe, one row a family (docs/costs.md, "Model
+// input"): the config.json model_type and architectures that name it, the keys it is read from
+// and written back with. The estimator reads only the ModelConfig the row fills (its layer
+// kinds, attention and experts), so a new family is one row here and, when it brings a new kind
+// of layer, the formula for it in lib/estimate. Anything else is refused by name.
+#include <array>
+#include <span>
 #include <string_view>
 
+#include "estimate/model_config.hpp"
 #include "io/json_fields.hpp"
 
 namespace pipeplan {
 
-/// True for the model_type values pipeplan models: llama, mistral, qwen2, gpt2, mixtral, qwen2_moe.
-[[nodiscard]] bool modelled_model_type(std::string_view model_type);
+struct ModelFamily {
+  std::string_view model_type;                    ///< config.json's model_type
+  std::array<std::string_view, 2> architectures;  ///< Hugging Face's class names for it ("" unused)
+  std::string_view summary;                       ///< what its layers are, for `pipeplan` messages and docs
+  std::string_view expert_key;                    ///< the key it reads its routed experts under; "" none
+  bool latent_attention = false;                  ///< reads DeepSeek's q_lora_rank and kv_lora_rank
+  /// The family's own keys, after the common ones (hidden_size, layers, heads, vocabulary, the
+  /// key-value heads, head_dim, tie_word_embeddings, the dropouts) are in `model`.
+  void (*read)(const Json& document, const JsonPath& root, ModelConfig& model) = nullptr;
+  /// The same keys back, into a document that has the common ones.
+  void (*write)(const ModelConfig& model, Json& document) = nullptr;
+};
 
-/// Throws Error naming the key and the value when the config's model_type or one of its
-/// architectures is not modelled, when it has experts under a key its model_type does not name
-/// them by (Mixtral's num_local_experts, Qwen-MoE's num_experts; DeepSeek's n_routed_experts and
-/// moe_num_experts never), or DeepSeek's latent attention, saying what is modelled.
-void check_modelled(const Json& document, const JsonPath& root);
+/// Every family, in a fixed order.
+[[nodiscard]] std::span<const ModelFamily> model_families();
+
+/// The row of `model_type`, or nullptr.
+[[nodiscard]] const ModelFamily* family_named(std::string_view model_type);
+
+/// The family of a config.json document: its model_type's row (the Llama family's when it has
+/// none, GPT-2's for GPT-2's key names). Throws Error naming the key and the value when the
+/// model_type or one of the architectures is not modelled, when the config has experts under a
+/// key its family does not read them from, or latent attention in a family without it.
+[[nodiscard]] const ModelFamily& family_of(const Json& document, const JsonPath& root);
 
 }  // namespace pipeplan

@@ -1,0 +1,161 @@
+// The families of 2025 read from their Hub config.json files (tests/data/models/, key values as
+// the Hub publishes them): parameter counts derived by hand from each config, their layer kinds,
+// and a write and read back that keeps every shape (docs/costs.md, "Model input").
+#include <doctest/doctest.h>
+
+#include "estimate/analytic_profile.hpp"
+#include "estimate/layer_kinds.hpp"
+#include "estimate/moe_work.hpp"
+#include "estimate/piece_work.hpp"
+#include "io/json_text.hpp"
+#include "io/model_config_json.hpp"
+#include "io/model_family.hpp"
+#include "test_support.hpp"
+
+using namespace pipeplan;
+
+namespace {
+
+ModelConfig model(const char* file) {
+  return read_model_config_file(std::string(PIPEPLAN_TEST_DATA "/models/") + file);
+}
+
+std::int64_t expert_layers(const ModelConfig& m) {
+  std::int64_t n = 0;
+  for (int i = 0; i < m.layers; ++i) n += layer_kind(m, i).experts ? 1 : 0;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("DeepSeek-V3: latent attention, 3 dense layers, 58 of experts, MTP; 671B of which 37B active") {
+  const ModelConfig m = model("deepseek-v3.json");
+  CHECK(m.family == "deepseek_v3");
+  CHECK(m.latent.enabled());
+  CHECK(m.mtp_layers == 1);
+  CHECK_FALSE(layer_kind(m, 2).experts);
+  CHECK(layer_kind(m, 3).experts);
+  CHECK(expert_layers(m) == 58);
+  // By hand from the config (DeepSeek-V2 report 2.1 for the attention's products):
+  // W_DQ h x 1536, W_UQ 1536 x 128(128 + 64), W_DKV+KR h x (512 + 64), W_UKV 512 x 128(128 + 128),
+  // W_O 128·128 x h, the latents' norms 1536 + 512 and the layer's two norms 2h.
+  const std::int64_t h = 7168;
+  const std::int64_t attention = h * 1536 + 1536 * 128 * 192 + h * 576 + 512 * 128 * 256 + 128 * 128 * h + 2048 + 2 * h;
+  const std::int64_t dense = attention + 3 * h * 18432;
+  // 256 routed experts and one shared, 3·h·2048 each, and the router h x 256.
+  const std::int64_t expert = 3 * h * 2048;
+  const std::int64_t sparse = attention + 257 * expert + h * 256;
+  const std::int64_t outside = 2 * 129280 * h + h;  // embedding, head (untied), final norm
+  CHECK(model_parameters(m) == 3 * dense + 58 * sparse + outside);
+  CHECK(model_parameters(m) == 671'026'404'352);  // the 671B DeepSeek publishes
+  CHECK(active_parameters(m) == model_parameters(m) - 58 * (256 - 8) * expert);
+  CHECK(double(active_parameters(m)) == doctest::Approx(37.55e9).epsilon(0.001));  // "37B activated"
+  // The MTP module sits on the last stage with the shared embedding: its work is the head's.
+  TrainingSettings t;
+  ModelConfig without = m;
+  without.mtp_layers = 0;
+  CHECK(head_work(m, t).params - head_work(without, t).params ==
+        129280 * h + sparse + h + (2 * h * h + 2 * h));  // embedding copy, layer, its norm, the 2h x h join
+  CHECK(head_work(m, t).f_flops > 2 * head_work(without, t).f_flops);  // the logits twice and a layer
+}
+
+TEST_CASE("Qwen3-235B-A22B: head_dim 128 over 64 heads, 128 experts of 1536, top-8; 235B, 22B active") {
+  const ModelConfig m = model("qwen3-235b-a22b.json");
+  CHECK(m.family == "qwen3_moe");
+  CHECK(m.q_hidden() == 64 * 128);  // wider than hidden_size 4096
+  CHECK(expert_layers(m) == 94);
+  const std::int64_t h = 4096, q = 64 * 128, kv = 4 * 128;
+  // Q K V and O, two norms, the query and key norms of 128 each; experts 3·h·1536, router h x 128.
+  const std::int64_t layer = h * (q + 2 * kv) + q * h + 2 * h + 2 * 128 + 128 * 3 * h * 1536 + h * 128;
+  CHECK(model_parameters(m) == 94 * layer + 2 * 151936 * h + h);
+  CHECK(double(model_parameters(m)) == doctest::Approx(235.09e9).epsilon(0.001));
+  CHECK(double(active_parameters(m)) == doctest::Approx(22.19e9).epsilon(0.001));
+}
+
+TEST_CASE("GPT-OSS-120B: alternating 128-token windows, biased attention and experts; 116.83B") {
+  const ModelConfig m = model("gpt-oss-120b.json");
+  CHECK(m.family == "gpt_oss");
+  CHECK(layer_kind(m, 0).local);
+  CHECK_FALSE(layer_kind(m, 1).local);
+  CHECK(layer_kinds(m).kinds.size() == 2);
+  const std::int64_t h = 2880, q = 64 * 64, kv = 8 * 64;
+  // Q K V with biases, O with its bias, a sink a head, two norms; 128 experts with biases (gate
+  // and up 2·2880 + down h) and the biased router.
+  const std::int64_t attention = h * (q + 2 * kv) + (q + 2 * kv) + q * h + h + 64 + 2 * h;
+  const std::int64_t expert = 3 * h * 2880 + 2 * 2880 + h;
+  CHECK(model_parameters(m) == 36 * (attention + 128 * expert + h * 128 + 128) + 2 * 201088 * h + h);
+  CHECK(model_parameters(m) == 116'829'156'672);  // OpenAI's model card: 116.83B
+  // The window skips most of the score blocks at a long sequence: a 4096-token sequence's local
+  // layer computes 2 of 32 key blocks a query block at most, against up to 32.
+  TrainingSettings t;
+  t.seq = 4096;
+  const PieceWork local = layer_work(m, t, {true, true}), full = layer_work(m, t, {true, false});
+  CHECK(local.f_flops < full.f_flops);
+  // Query block i computes min(i + 1, 2) blocks: 1 + 31·2 = 63 of 32·32; full attention 528.
+  const double core_full = 2.0 * 4096 * 4096 * (2 * q) * (528.0 / 1024);
+  CHECK(full.f_flops - local.f_flops == doctest::Approx(core_full * (1 - 63.0 / 528)));
+}
+
+TEST_CASE("every family writes a config it reads back to the same shape and count") {
+  for (const char* file : {"deepseek-v3.json", "qwen3-235b-a22b.json", "gpt-oss-120b.json", "mixtral-8x7b.json",
+                           "tiny-qwen-moe.json", "tiny-llama.json", "gpt2.json"}) {
+    CAPTURE(file);
+    const ModelConfig m = model(file);
+    const ModelConfig back = model_config_from_json(model_config_to_json(m), "back.json");
+    CHECK(back.family == m.family);
+    CHECK(model_parameters(back) == model_parameters(m));
+    CHECK(active_parameters(back) == active_parameters(m));
+    CHECK(back.local.layers == m.local.layers);
+    CHECK(back.mtp_layers == m.mtp_layers);
+    CHECK(back.first_dense_layers == m.first_dense_layers);
+  }
+}
+
+TEST_CASE("Llama 4's text_config, Nemotron's squared ReLU and Qwen3's dense layers are read") {
+  const Json llama4 = Json::parse(R"({"model_type": "llama4", "architectures": ["Llama4ForConditionalGeneration"],
+      "text_config": {"model_type": "llama4_text", "hidden_size": 64, "intermediate_size": 32,
+      "intermediate_size_mlp": 96, "num_hidden_layers": 4, "num_attention_heads": 4, "num_key_value_heads": 2,
+      "head_dim": 16, "vocab_size": 100, "num_local_experts": 4, "num_experts_per_tok": 1,
+      "interleave_moe_layer_step": 2, "attention_chunk_size": 8192}})");
+  const ModelConfig l4 = model_config_from_json(llama4, "l4.json");
+  CHECK(l4.family == "llama4");
+  CHECK(l4.ffn == 96);
+  CHECK(l4.moe.ffn == 32);
+  CHECK(l4.moe.shared_ffn == 32);
+  CHECK_FALSE(layer_kind(l4, 0).experts);  // (i + 1) % 2 == 0: layers 1 and 3
+  CHECK(layer_kind(l4, 1).experts);
+  CHECK(layer_kind(l4, 0).local);  // every fourth layer attends globally (no_rope_layer_interval 4)
+  CHECK_FALSE(layer_kind(l4, 3).local);
+  // Chunks of 8192 at a sequence of 8192 are the whole causal sequence.
+  TrainingSettings t;
+  t.seq = 8192;
+  CHECK(layer_work(l4, t, {false, true}).f_flops == layer_work(l4, t, {false, false}).f_flops);
+
+  const Json nemotron = Json::parse(R"({"model_type": "nemotron", "hidden_size": 64, "intermediate_size": 256,
+      "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 100,
+      "hidden_act": "relu2", "partial_rotary_factor": 0.5})");
+  const ModelConfig n = model_config_from_json(nemotron, "n.json");
+  CHECK_FALSE(n.gated_mlp);
+  CHECK(n.layer_norm);
+  // Q K V 64 x (64 + 2·32), O 64 x 64, up and down 64 x 256 each, two LayerNorms with biases.
+  CHECK(layer_work(n, TrainingSettings{}).params == 64 * (64 + 2 * 32) + 64 * 64 + 2 * 64 * 256 + 4 * 64);
+  CHECK(test::error_of([] {
+          (void)model_config_from_json(Json::parse(R"({"model_type": "nemotron", "hidden_size": 64,
+              "intermediate_size": 256, "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 100,
+              "hidden_act": "gelu"})"),
+                                       "n.json");
+        }) == "n.json: hidden_act: expected \"relu2\" (Nemotron's squared ReLU), got \"gelu\"");
+}
+
+TEST_CASE("a layout balances layers of different kinds by each one's own time") {
+  const ModelConfig m = model("deepseek-v3.json");
+  TrainingSettings t;
+  t.seq = 4096;
+  t.tp = 8;
+  t.ep = 8;
+  const PieceTotals totals = piece_totals(m, t, gpu_named("h100"), {});
+  REQUIRE(totals.layers.size() == 61);
+  CHECK(totals.layers[0] == totals.layers[2]);
+  CHECK(totals.layers[3] != totals.layers[0]);  // the first expert layer differs from the dense ones
+  CHECK(totals.all() > 61 * totals.layers[3] * 0.9);
+}
