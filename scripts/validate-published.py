@@ -512,8 +512,17 @@ def run_row(pipeplan, flags, timeout):
         out.update({"outcome": "planned", "plan": best})
         return out
     if plan is not None and plan.get("over_memory"):
-        closest = re.search(r"needs at least ([0-9.]+ [KMGT]iB)[^,]*, the limit is ([0-9.]+ [KMGT]iB)", proc.stderr)
-        reason = f"needs at least {closest.group(1)} (limit {closest.group(2)})" if closest else "over memory"
+        # --json keeps the terminal report back; the text report says how close the nearest came.
+        try:
+            again = subprocess.run([pipeplan, "plan", *[f for f in flags if f != "--json"]], capture_output=True,
+                                   text=True, timeout=timeout)
+            said = again.stdout + again.stderr
+        except subprocess.TimeoutExpired:
+            said = ""
+        closest = re.search(r"needs( at least)? ([0-9.]+ [KMGT]iB) on its fullest device, the limit is ([0-9.]+ [KMGT]iB)",
+                            said)
+        reason = (f"the closest needs{closest.group(1) or ''} {closest.group(2)} (limit {closest.group(3)})" if closest
+                  else "over memory")
         out.update({"outcome": "over_memory", "reason": reason})
         return out
     if plan is not None and plan.get("refused"):
@@ -529,6 +538,8 @@ def general_reason(reason, work):
     text = re.sub(re.escape(work + os.sep) + r"[\w.-]+\.json", "MODEL", reason).replace(ROOT + os.sep, "")
     text = re.sub(r" \(run 'pipeplan [^)]*\)", "", text)
     text = re.sub(r" \('pipeplan gpus' lists them\)", "", text)
+    text = re.sub(r"; did you mean [^?]*\?", "", text)
+    text = re.sub(r"; pipeplan models decoder-only transformers: .*", "", text)
     text = re.sub(r"--(global-batch|gpus|tp|pp|ep|chunks|micro-batch|seq) \d+", r"--\1 N", text)
     return text
 
@@ -604,7 +615,8 @@ def report(results, args, meta):
         w("| rows | message |")
         w("|---|---|")
         for reason, count in reasons.most_common(12):
-            w(f"| {count} | {reason.replace('|', '/')} |")
+            short = reason if len(reason) <= 200 else reason[:197] + "..."
+            w(f"| {count} | {short.replace('|', '/')} |")
         w("")
     over = [r for r in results if r["outcome"] == "over_memory"]
     if over:
@@ -677,10 +689,14 @@ def report(results, args, meta):
         w(f"Mean absolute error {pct(sum(errors) / len(errors))} over {len(memory)} rows.")
     w("")
     diffs = [(r["row"]["row_id"], d) for r in results for d in r.get("config_disagreements", [])]
-    if diffs:
-        w("## Where the row's hf_like_config and the Hub's config.json disagree")
+    w("## The row's hf_like_config against the Hub's config.json")
+    w("")
+    if not diffs:
+        w("Hidden size, layers, heads, key-value heads, FFN and expert widths, experts, top-k and vocabulary: "
+          "every Hub config used agrees with the rows' hf_like_config.")
         w("")
-        w("The Hub's config is what is planned; the disagreements, once per model:")
+    else:
+        w("The Hub's config is what is planned; where they disagree, once per model:")
         w("")
         seen = set()
         for row_id, d in diffs:
@@ -802,7 +818,7 @@ def main(argv):
             if "reason" in r:
                 r["reason_general"] = general_reason(r["reason"], work)
             if r.get("command"):  # temporary model copies are gone with the folder: name them by row
-                r["command"] = [x.replace(work + os.sep, "<tmp>/") for x in r["command"]]
+                r["command"] = [x.replace(work + os.sep, "<tmp>/").replace(ROOT + os.sep, "") for x in r["command"]]
             kind, value, how = measured_of(r["row"])
             r["measured"] = {"kind": kind, "value": value, "how": how}
             plan = r.get("plan")
