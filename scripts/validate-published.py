@@ -278,12 +278,12 @@ def gpu_for(row, mapping):
         if key in upper:
             return [name]
     if "H100" in upper:
-        size = re.search(r"(9[5-6])\s*GB", upper)
-        if size:
+        if re.search(r"9[5-6]\s*GB", upper):
             # torchtitan's Grand Teton H100s: 96 GB HBM2e at 500 W (the 2024 page says 95 GB). The
-            # table's h100 is the 80 GB SXM part: its memory is overridden, its speed is not.
-            mapping.notes.append(f"{text}: h100 with --memory-limit {size.group(1)}GB (HBM2e part, lower power)")
-            return ["h100", "--memory-limit", f"{size.group(1)}GB"]
+            # table's h100 is the 80 GB SXM part (79.65 GiB reported): the memory is overridden,
+            # taken as 95 GiB by the same naming; the lower clock of a 500 W part is not modelled.
+            mapping.notes.append(f"{text}: h100 with --memory-limit 95GiB (HBM2e part, its lower power not modelled)")
+            return ["h100", "--memory-limit", "95GiB"]
         return ["h100"]
     if "A100" in upper:
         if "40GB" in upper:
@@ -330,6 +330,11 @@ def precision_flags(row, gpu, mapping):
 
 def recompute_flag(row, mapping):
     text = (row.get("recompute") or "").lower()
+    if not text and row["source"] == "megatron_lm_a100_2021":
+        # Narayanan et al. (SC 2021) ran with full activation recomputation, which their FLOP count
+        # (and so the measured TFLOP/s) includes.
+        mapping.notes.append("full recompute, as the SC21 runs (their FLOP count includes it)")
+        return ["--recompute", "full"]
     if not text:
         return []
     if "selective layer" in text:
