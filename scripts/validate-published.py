@@ -437,6 +437,8 @@ def map_row(row, models_dir, work):
         flags += ["--no-flash-attention"]
     if dp is None:
         m.notes.append(f"tp {tp} x pp {pp} x cp {cp} does not divide the {gpus} GPUs printed")
+    elif row.get("dp") and int(row["dp"]) != dp:
+        m.notes.append(f"the source prints dp {row['dp']}, but its {gpus} GPUs over tp x pp x cp give {dp}: GPUs kept")
     m.flags = flags + ["--top", "1", "--json", "--threads", "1"]
     m.fixed = {"tp": tp, "pp": pp, "cp": cp, "vp": vp, "ep": int(ep or 1)}
     return m, diffs
