@@ -1,0 +1,889 @@
+#!/usr/bin/env python3
+"""Judge `pipeplan plan` against published pre-training runs.
+
+For every row of a runs file (the JSON described in docs/validation.md, "Published pre-training
+runs"), build the `pipeplan plan` command that fixes the row's published configuration (model,
+GPU and count, precision, sequence, global and micro-batch, tp, pp, cp, vp, ep, etp, sharding,
+recompute, schedule), run it, and record whether the row was planned within memory, over memory or
+refused (with pipeplan's own message). Then compare the predicted throughput with the measured one
+and, where the source gives it, the peak memory. Output: a Markdown report (stdout or -o FILE) and,
+with --json FILE, every row's outcome.
+
+Python 3 standard library only. Nothing here is fitted: the mapping from a row to flags is fixed
+by the rules below, each one stated in the row's notes when it assumes something.
+"""
+
+import argparse
+import collections
+import concurrent.futures
+import datetime
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DEFAULT_RUNS = os.path.join(os.path.dirname(ROOT), "shared", "reference", "published-runs", "runs.json")
+DEFAULT_MODELS = os.path.join(ROOT, "profiles", "models")
+
+# Row model names (their base, before a parenthesised remark such as "(tokendrop)") -> the Hub
+# config.json kept in profiles/models/ (profiles/models/README.md says where each comes from).
+# None: no Hub config exists; the script writes one from the row's hf_like_config (SYNTHESISED).
+MODEL_FILES = {
+    "GPT3-5B": None,
+    "GPT3-20B": None,
+    "GPT3-175B": None,
+    "LLAMA2-7B": "llama-2-7b.json",
+    "LLAMA2-13B": "llama-2-13b.json",
+    "LLAMA2-70B": "llama-2-70b.json",
+    "Llama 2 13B": "llama-2-13b.json",
+    "Llama 2 70B": "llama-2-70b.json",
+    "LLAMA3-8B": "llama-3-8b.json",
+    "LLAMA3_8B": "llama-3-8b.json",
+    "Llama 3 8B": "llama-3-8b.json",
+    "Llama 3.1 8B": "llama-3.1-8b.json",
+    "LLAMA3-70B": "llama-3-70b.json",
+    "LLAMA3_70B": "llama-3-70b.json",
+    "Llama 3 70B": "llama-3-70b.json",
+    "Llama 3.1 70B": "llama-3.1-70b.json",
+    "LLAMA3-405B": "llama-3.1-405b.json",
+    "LLAMA3.1_405B": "llama-3.1-405b.json",
+    "Llama 3.1 405B": "llama-3.1-405b.json",
+    "Mixtral-8x7B": "mixtral-8x7b.json",
+    "Mixtral-8x22B": "mixtral-8x22b.json",
+    "Nemotron-8B": None,
+    "Nemotron-15B": None,
+    "Nemotron-22B": None,
+    "Nemotron-340B": None,
+    "DeepSeekV3": "deepseek-v3.json",
+    "Kimi_K2": "kimi-k2.json",
+    "GPT OSS 120B": "gpt-oss-120b.json",
+    "Qwen3_30B_a3B": "qwen3-30b-a3b.json",
+    "Qwen3_235B_a22B": "qwen3-235b-a22b.json",
+    "BLOOM 176B": "bloom-176b.json",
+}
+
+# The family whose Hub key names a synthesised config uses, by the row's activation.
+SYNTH_FAMILY = {"gelu": "gpt2", "squared-relu": "nemotron"}
+
+
+def base_model_name(model):
+    return re.sub(r"\s*\(.*\)\s*$", "", model).strip()
+
+
+def is_fp4(row):
+    return "FP4" in (row.get("precision") or "").upper()
+
+
+def is_hybrid_mamba(row):
+    # NVIDIA's Nemotron 3 (Nano, Super, Ultra, 3.5) and Nemotron-H interleave Mamba-2 layers.
+    name = row["model"]
+    return name.startswith("Nemotron_3") or "Nemotron-H" in name or "mamba" in name.lower()
+
+
+class Mapping:
+    """The flags of one row, and every assumption made to get them."""
+
+    def __init__(self):
+        self.flags = []
+        self.notes = []
+        self.unstated = None  # why the row cannot be fixed from what the source states
+        self.missing = None  # a config this repository should hold and does not
+        self.model_source = None
+        self.fixed = {}  # tp, pp, cp, vp, ep as passed
+
+
+# ---------------------------------------------------------------------------------------------
+# Model configs
+
+
+def config_value(config, *keys, default=None):
+    text = config.get("text_config") if isinstance(config.get("text_config"), dict) else None
+    for source in (config, text or {}):
+        for key in keys:
+            if key in source and source[key] is not None:
+                return source[key]
+    return default
+
+
+def shape_of(config):
+    """The shape a runs row's hf_like_config names, read from a Hub config."""
+    hidden = config_value(config, "hidden_size", "n_embd", "n_embed", "d_model")
+    heads = config_value(config, "num_attention_heads", "n_head")
+    experts = config_value(config, "num_local_experts", "num_experts", "n_routed_experts")
+    moe_ffn = None
+    if experts:
+        moe_ffn = config_value(config, "moe_intermediate_size")
+        if moe_ffn is None:  # Mixtral and GPT-OSS size their experts with intermediate_size
+            moe_ffn = config_value(config, "intermediate_size")
+    ffn = config_value(config, "intermediate_size", "n_inner", "ffn_hidden_size")
+    if ffn is None and hidden:
+        ffn = 4 * hidden
+    if experts and config_value(config, "moe_intermediate_size") is None:
+        ffn = None  # every layer is a mixture: no dense FFN width
+    return {
+        "hidden_size": hidden,
+        "num_layers": config_value(config, "num_hidden_layers", "n_layer", "num_layers"),
+        "num_heads": heads,
+        "num_kv_heads": config_value(config, "num_key_value_heads", default=heads),
+        "ffn_hidden_size": ffn,
+        "vocab_size": config_value(config, "vocab_size", "padded_vocab_size"),
+        "num_experts": experts,
+        "top_k": config_value(config, "num_experts_per_tok", "experts_per_token"),
+        "moe_ffn_hidden_size": moe_ffn,
+        "first_k_dense_layers": config_value(config, "first_k_dense_replace"),
+    }
+
+
+def disagreements(config, hf_like):
+    """Keys where the Hub config and the row's hf_like_config differ."""
+    if not hf_like:
+        return []
+    have = shape_of(config)
+    out = []
+    for key, value in have.items():
+        stated = hf_like.get(key)
+        if stated is None or value is None:
+            continue
+        if key == "ffn_hidden_size" and hf_like.get("num_experts"):
+            continue  # a mixture's dense width (first_k dense layers) is compared where both give it
+        if int(stated) != int(value):
+            out.append(f"{key}: runs.json {stated}, config.json {value}")
+    return out
+
+
+def synthesise(hf_like, seq):
+    """A config.json in the nearest family's Hub key names, from the row's stated shape."""
+    activation = (hf_like.get("activation") or "").split()[0]
+    family = SYNTH_FAMILY.get(activation)
+    if family == "gpt2":
+        return family, {
+            "architectures": ["GPT2LMHeadModel"],
+            "model_type": "gpt2",
+            "n_embd": hf_like["hidden_size"],
+            "n_layer": hf_like["num_layers"],
+            "n_head": hf_like["num_heads"],
+            "n_inner": hf_like["ffn_hidden_size"],
+            "n_positions": seq,
+            "vocab_size": hf_like["vocab_size"],
+            # Megatron-LM's and NeMo's GPT defaults: dropout 0.1 on attention and hidden states.
+            "attn_pdrop": 0.1,
+            "resid_pdrop": 0.1,
+            "embd_pdrop": 0.1,
+            "tie_word_embeddings": bool(hf_like.get("tied_embeddings", False)),
+        }
+    if family == "nemotron":
+        return family, {
+            "architectures": ["NemotronForCausalLM"],
+            "model_type": "nemotron",
+            "hidden_size": hf_like["hidden_size"],
+            "intermediate_size": hf_like["ffn_hidden_size"],
+            "num_hidden_layers": hf_like["num_layers"],
+            "num_attention_heads": hf_like["num_heads"],
+            "num_key_value_heads": hf_like["num_kv_heads"],
+            "hidden_act": "relu2",
+            "vocab_size": hf_like["vocab_size"],
+            "max_position_embeddings": seq,
+            "partial_rotary_factor": 0.5,
+            "norm_eps": 1e-05,
+            "attention_bias": False,
+            "mlp_bias": False,
+            "tie_word_embeddings": False,
+        }
+    return None, None
+
+
+def layers_run(row):
+    for source in (row, row.get("hf_like_config") or {}):
+        value = source.get("num_layers_run")
+        if value:
+            return int(value)
+    return None
+
+
+def set_layers(config, layers):
+    config = json.loads(json.dumps(config))
+    target = config.get("text_config") if isinstance(config.get("text_config"), dict) else config
+    for key in ("num_hidden_layers", "n_layer", "num_layers"):
+        if key in target:
+            target[key] = layers
+            return config
+    target["num_hidden_layers"] = layers
+    return config
+
+
+def model_for(row, models_dir, work, mapping):
+    """The --model file of a row: the Hub config, a copy cut to the layers run, or a synthesis."""
+    name = base_model_name(row["model"])
+    hf_like = row.get("hf_like_config")
+    if name.startswith("Megatron GPT"):
+        file_name = None  # Megatron-LM's own GPT shapes: never published as a Hub model
+    elif name in MODEL_FILES:
+        file_name = MODEL_FILES[name]
+    else:
+        mapping.unstated = f"no config.json is known for '{row['model']}'"
+        return None, []
+    config = None
+    if file_name:
+        path = os.path.join(models_dir, file_name)
+        if not os.path.exists(path):
+            mapping.missing = f"{display_path(path)} is missing"
+            return None, []
+        with open(path, encoding="utf-8") as f:
+            config = json.load(f)
+        mapping.model_source = f"profiles/models/{file_name}"
+        diffs = disagreements(config, hf_like)
+    else:
+        if not hf_like:
+            mapping.unstated = f"the source states no shape for '{row['model']}'"
+            return None, []
+        family, config = synthesise(hf_like, row.get("seq") or 2048)
+        if config is None:
+            mapping.unstated = f"no family to synthesise '{row['model']}' ({hf_like.get('activation')}) from"
+            return None, []
+        mapping.model_source = f"synthesised from hf_like_config in {family}'s Hub keys"
+        mapping.notes.append(f"config.json synthesised from the row's hf_like_config with {family}'s key names")
+        diffs = []
+    changed = False
+    if "w/o MTP" in row["model"] and config_value(config, "num_nextn_predict_layers"):
+        config = json.loads(json.dumps(config))
+        config["num_nextn_predict_layers"] = 0
+        mapping.notes.append("run without multi-token prediction: num_nextn_predict_layers 0")
+        changed = True
+    run_layers = layers_run(row)
+    if run_layers and run_layers != config_value(config, "num_hidden_layers", "n_layer", "num_layers"):
+        config = set_layers(config, run_layers)
+        mapping.notes.append(f"cut to the {run_layers} layers run")
+        changed = True
+    if file_name and not changed:
+        return os.path.join(models_dir, file_name), diffs
+    path = os.path.join(work, re.sub(r"[^A-Za-z0-9_.-]+", "_", row["row_id"]) + ".json")
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(config, f, indent=2)
+    return path, diffs
+
+
+# ---------------------------------------------------------------------------------------------
+# Row -> flags
+
+
+def gpu_for(row, mapping):
+    text = row.get("gpu") or ""
+    upper = text.upper()
+    for key, name in (("GB300", "gb300"), ("GB200", "gb200"), ("B300", "b300"), ("B200", "b200"), ("H800", "h800"),
+                      ("H200", "h200")):
+        if key in upper:
+            return [name]
+    if "H100" in upper:
+        if re.search(r"9[5-6]\s*GB", upper):
+            # torchtitan's Grand Teton H100s: 96 GB HBM2e at 500 W (the 2024 page says 95 GB). The
+            # table's h100 is the 80 GB SXM part (79.65 GiB reported): the memory is overridden,
+            # taken as 95 GiB by the same naming; the lower clock of a 500 W part is not modelled.
+            mapping.notes.append(f"{text}: h100 with --memory-limit 95GiB (HBM2e part, its lower power not modelled)")
+            return ["h100", "--memory-limit", "95GiB"]
+        return ["h100"]
+    if "A100" in upper:
+        if "40GB" in upper:
+            return ["a100-40gb"]
+        if "80GB" not in upper:
+            mapping.notes.append(f"'{text}': a100-80gb assumed")
+        return ["a100-80gb"]
+    mapping.unstated = f"GPU '{text}' has no entry in the table's names"
+    return None
+
+
+def precision_flags(row, gpu, mapping):
+    text = row.get("precision") or ""
+    upper = text.upper()
+    if upper.startswith("FP16"):
+        return ["--dtype", "fp16"]
+    if upper.startswith("BF16"):
+        if "INFERRED" in upper:
+            mapping.notes.append(f"precision '{text}'")
+        return ["--dtype", "bf16"]
+    if "NOT STATED" in upper:
+        mapping.notes.append(f"precision '{text}': bf16 assumed")
+        return ["--dtype", "bf16"]
+    if "MXFP8" in upper or "FP8-MX" in upper:
+        return ["--dtype", "fp8", "--fp8-recipe", "mxfp8"]
+    if "FP8-CS" in upper:
+        return ["--dtype", "fp8", "--fp8-recipe", "tensorwise"]
+    if upper.startswith("ALTERNATIVE FP8"):
+        # Megatron-Bridge 25.09's footnote: 32x32 MXFP8-style blocks on B200/GB200, DeepSeek-style
+        # blocks (128x128 weights, 1x128 activations) on H100.
+        recipe = "blockwise" if gpu == "h100" else "mxfp8"
+        mapping.notes.append(f"alternative FP8 recipe on {gpu}: {recipe}")
+        return ["--dtype", "fp8", "--fp8-recipe", recipe]
+    if "FLOAT8" in upper:
+        # torchao's Float8 linear layers scale each tensor dynamically by default.
+        return ["--dtype", "fp8", "--fp8-recipe", "tensorwise"]
+    if upper.startswith("FP8"):
+        if "ASSUMED" in upper:
+            mapping.notes.append("precision assumed FP8 by the transcriber")
+        return ["--dtype", "fp8"]  # the planner's default recipe
+    mapping.unstated = f"precision '{text}' has no flag"
+    return None
+
+
+def recompute_flag(row, mapping):
+    text = (row.get("recompute") or "").lower()
+    if not text and row["source"] == "megatron_lm_a100_2021":
+        # Narayanan et al. (SC 2021) ran with full activation recomputation, which their FLOP count
+        # (and so the measured TFLOP/s) includes.
+        mapping.notes.append("full recompute, as the SC21 runs (their FLOP count includes it)")
+        return ["--recompute", "full"]
+    if not text:
+        return []
+    if "selective layer" in text:
+        mapping.notes.append("torchtitan's per-layer selective checkpointing has no flag: recompute searched")
+        return []
+    if text.startswith("none") or text.endswith("none"):
+        return ["--recompute", "none"]
+    if "selective" in text:
+        return ["--recompute", "selective"]
+    if "full" in text:
+        return ["--recompute", "full"]
+    mapping.notes.append(f"recompute '{row.get('recompute')}' not mapped: searched")
+    return []
+
+
+def sharding_flag(row, dp, mapping):
+    source = row["source"]
+    fsdp = row.get("fsdp")
+    if source.startswith("torchtitan"):
+        if fsdp and int(fsdp) > 1:
+            return ["--sharding", "params"]
+        return ["--sharding", "none"] if dp == 1 else ["--sharding", "params"]
+    if source == "llama3_table4":
+        mapping.notes.append("Llama 3's FSDP shards optimizer states and gradients, not weights: gradients")
+        return ["--sharding", "gradients"]
+    if source == "bloom_176b":
+        return ["--sharding", "optimizer"]  # ZeRO-1
+    if source == "megatron_lm_a100_2021":
+        mapping.notes.append("Megatron-LM 2021 had no distributed optimizer: sharding none")
+        return ["--sharding", "none"]
+    if source in ("mbridge", "nemo_fw_2504") and fsdp is not None and int(fsdp) > 0:
+        return ["--sharding", "params"]  # Megatron-FSDP (nemo_fw_2504 prints 1 for on)
+    if dp == 1:
+        return []
+    mapping.notes.append("Megatron's distributed optimizer, as NeMo and Megatron-Bridge run by default: optimizer")
+    return ["--sharding", "optimizer"]
+
+
+def map_row(row, models_dir, work):
+    m = Mapping()
+    if row.get("gpus") is None or (row.get("tp") is None and not row.get("likely_tp_pp_from_paper")):
+        m.unstated = "the source states neither the GPU count nor tp and pp"
+        return m, []
+    model, diffs = model_for(row, models_dir, work, m)
+    if model is None:
+        return m, diffs
+    if m.missing:
+        return m, diffs
+    gpu = gpu_for(row, m)
+    if gpu is None:
+        return m, diffs
+    precision = precision_flags(row, gpu[0], m)
+    if precision is None:
+        return m, diffs
+    tp, pp = row.get("tp"), row.get("pp")
+    if tp is None:
+        tp, pp = row["likely_tp_pp_from_paper"]["tp"], row["likely_tp_pp_from_paper"]["pp"]
+        m.notes.append(f"tp {tp}, pp {pp} from the SC21 paper (the README gives tp x pp only)")
+    tp, pp = int(tp), int(pp or 1)
+    cp = int(row.get("cp") or 1)
+    gpus = int(row["gpus"])
+    dp = gpus // (tp * pp * cp) if gpus % (tp * pp * cp) == 0 else None
+    gbs = row.get("gbs")
+    if gbs is None and row.get("local_batch_size") and dp:
+        gbs = int(row["local_batch_size"]) * dp
+        m.notes.append(f"global batch {gbs} = local batch {row['local_batch_size']} x dp {dp}")
+    if gbs is None:
+        m.unstated = "the source states no global batch"
+        return m, diffs
+    if row.get("seq") is None:
+        m.unstated = "the source states no sequence length"
+        return m, diffs
+    flags = ["--model", model, "--gpu", gpu[0], *gpu[1:], "--gpus", str(gpus), *precision]
+    flags += ["--seq", str(row["seq"]), "--global-batch", str(gbs)]
+    if row.get("mbs"):
+        flags += ["--micro-batch", str(row["mbs"])]
+    else:
+        m.notes.append("micro-batch not stated: searched")
+    flags += ["--tp", str(tp), "--pp", str(pp)]
+    if cp > 1:
+        flags += ["--cp", str(cp)]
+    vp = int(row.get("vp") or 1)
+    schedule = (row.get("schedule") or "").lower()
+    if vp > 1:
+        flags += ["--chunks", str(vp), "--schedules", "interleaved"]
+    elif "interleaved" in schedule or (row["source"] == "llama3_table4" and pp > 1):
+        flags += ["--schedules", "interleaved"]
+        m.notes.append("interleaved with the chunks per device not stated: chunks searched")
+    else:
+        flags += ["--schedules", "1f1b"]
+    ep = row.get("ep")
+    if ep and int(ep) > 1:
+        flags += ["--ep", str(ep)]
+    etp = row.get("etp")
+    if etp and int(etp) > 1:
+        flags += ["--etp", str(etp)]
+    flags += sharding_flag(row, dp, m)
+    flags += recompute_flag(row, m)
+    if row["source"] == "megatron_lm_a100_2021":
+        flags += ["--no-flash-attention"]
+    if dp is None:
+        m.notes.append(f"tp {tp} x pp {pp} x cp {cp} does not divide the {gpus} GPUs printed")
+    elif row.get("dp") and int(row["dp"]) != dp:
+        m.notes.append(f"the source prints dp {row['dp']}, but its {gpus} GPUs over tp x pp x cp give {dp}: GPUs kept")
+    m.flags = flags + ["--top", "1", "--json", "--threads", "1"]
+    m.fixed = {"tp": tp, "pp": pp, "cp": cp, "vp": vp, "ep": int(ep or 1)}
+    return m, diffs
+
+
+# ---------------------------------------------------------------------------------------------
+# Measured values
+
+
+def megatron_flops_per_token(h, layers, seq, ffn, vocab, heads, kv, gated=False, experts_to=1):
+    """Megatron-LM's num_floating_point_operations (training.py, r0.8) over one token."""
+    attention = (1 + kv / heads + seq / h)
+    mlp = ffn / h * experts_to * (1.5 if gated else 1.0)
+    logit = vocab / (2 * layers * h)
+    return 12 * layers * h * h * (attention + mlp + logit)
+
+
+def measured_of(row):
+    """(kind, value, how): tokens/s per GPU measured, or derived from a step time or a FLOP rate
+    with the source's own FLOP count; None where the source's count is not known."""
+    m = row.get("measured") or {}
+    if m.get("tokens_per_s_per_gpu"):
+        return "tokens_per_s_per_gpu", float(m["tokens_per_s_per_gpu"]), "measured"
+    gpus, gbs, seq = row.get("gpus"), row.get("gbs"), row.get("seq")
+    if m.get("step_s") and gpus and gbs and seq:
+        return "tokens_per_s_per_gpu", gbs * seq / m["step_s"] / gpus, "from the step time"
+    hf = row.get("hf_like_config") or {}
+    tflops = m.get("tflops_per_gpu")
+    if not (tflops and hf and seq):
+        return None, None, "no throughput the model can be compared with"
+    h, layers, vocab = hf["hidden_size"], hf["num_layers"], hf["vocab_size"]
+    heads, kv, ffn = hf["num_heads"], hf["num_kv_heads"], hf["ffn_hidden_size"]
+    source = row["source"]
+    if source == "megatron_lm_h100":
+        per_token = megatron_flops_per_token(h, layers, seq, ffn, vocab, heads, kv)
+        how = "from TFLOP/s with Megatron-LM's FLOP count (training.py)"
+    elif source == "megatron_lm_a100_2021":
+        per_token = 96 * layers * h * h * (1 + seq / (6 * h) + vocab / (16 * layers * h)) / 1.0
+        how = "from TFLOP/s with Narayanan et al.'s count (with recompute)"
+    elif source == "nemo_longseq" and ffn:
+        # NeMo's llama FLOP formula (nemo/utils/flops_formulas.py): causal mask not discounted.
+        per_token = layers * h * h * (12 + 12 * kv / heads + 18 * ffn / h + 12 * seq / h + 6 * vocab / (layers * h))
+        how = "from TFLOP/s with NeMo's llama FLOP count"
+    else:
+        return None, None, "only a FLOP rate whose count the source does not give"
+    return "tokens_per_s_per_gpu", tflops * 1e12 / per_token, how
+
+
+# ---------------------------------------------------------------------------------------------
+# Running
+
+
+def first_error_line(stderr):
+    for line in stderr.splitlines():
+        if line.startswith("pipeplan: error: "):
+            return line[len("pipeplan: error: "):]
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    return lines[-1] if lines else ""
+
+
+def run_row(pipeplan, flags, timeout):
+    start = time.monotonic()
+    try:
+        proc = subprocess.run([pipeplan, "plan", *flags], capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"outcome": "refused", "reason": f"timed out after {timeout} s (this script's limit)",
+                "wall_s": round(time.monotonic() - start, 3)}
+    wall = round(time.monotonic() - start, 3)
+    out = {"wall_s": wall, "rc": proc.returncode}
+    plan = None
+    if proc.stdout.strip().startswith("{"):
+        try:
+            plan = json.loads(proc.stdout)
+        except json.JSONDecodeError:
+            plan = None
+    if plan is not None and plan.get("rows"):
+        best = plan["rows"][0]
+        out.update({"outcome": "planned", "plan": best})
+        return out
+    if plan is not None and plan.get("over_memory"):
+        # --json keeps the terminal report back; the text report says how close the nearest came.
+        try:
+            again = subprocess.run([pipeplan, "plan", *[f for f in flags if f != "--json"]], capture_output=True,
+                                   text=True, timeout=timeout)
+            said = again.stdout + again.stderr
+        except subprocess.TimeoutExpired:
+            said = ""
+        closest = re.search(r"needs( at least)? ([0-9.]+ [KMGT]iB) on its fullest device, the limit is ([0-9.]+ [KMGT]iB)",
+                            said)
+        reason = (f"the closest needs{closest.group(1) or ''} {closest.group(2)} (limit {closest.group(3)})" if closest
+                  else "over memory")
+        out.update({"outcome": "over_memory", "reason": reason})
+        return out
+    if plan is not None and plan.get("refused"):
+        reason = max(plan["refused"].items(), key=lambda kv: kv[1])[0]
+        out.update({"outcome": "refused", "reason": reason})
+        return out
+    out.update({"outcome": "refused", "reason": first_error_line(proc.stderr) or f"exit {proc.returncode}"})
+    return out
+
+
+def general_reason(reason, work):
+    """A refusal with the row's numbers and paths taken out, so that alike ones count together."""
+    text = re.sub(re.escape(work + os.sep) + r"[\w.-]+\.json", "MODEL", reason).replace(ROOT + os.sep, "")
+    text = re.sub(r" \(run 'pipeplan [^)]*\)", "", text)
+    text = re.sub(r" \('pipeplan gpus' lists them\)", "", text)
+    text = re.sub(r"; did you mean [^?]*\?", "", text)
+    text = re.sub(r"; pipeplan models decoder-only transformers: .*", "", text)
+    text = re.sub(r"--(global-batch|gpus|tp|pp|ep|chunks|micro-batch|seq) \d+", r"--\1 N", text)
+    return text
+
+
+# ---------------------------------------------------------------------------------------------
+# The report
+
+
+def pct(x):
+    return f"{100 * x:.1f}%"
+
+
+def row_group_keys(r):
+    row = r["row"]
+    moe = bool((row.get("hf_like_config") or {}).get("num_experts"))
+    precision = r["precision_class"]
+    cp = int(row.get("cp") or 1) > 1
+    return {
+        "source": row["source"],
+        "model kind": "MoE" if moe else "dense",
+        "precision": precision,
+        "context parallel": "with cp" if cp else "without cp",
+    }
+
+
+def precision_class(row):
+    upper = (row.get("precision") or "").upper()
+    if "FP4" in upper:
+        return "FP4"
+    if "FP8" in upper or "FLOAT8" in upper:
+        return "FP8"
+    if upper.startswith("FP16"):
+        return "FP16"
+    return "BF16"
+
+
+def report(results, args, meta):
+    out = []
+    w = out.append
+    w("# pipeplan against published pre-training runs")
+    w("")
+    w(f"Generated {meta['date']} by `scripts/validate-published.py` with `{meta['pipeplan_display']}` "
+      f"({meta['version']}, commit {meta['commit']}), runs file `{meta['runs_display']}` ({meta['total']} rows"
+      f"{', selected: ' + str(len(results)) if args.rows else ''}). Wall time {meta['wall_s']:.1f} s "
+      f"over {args.jobs} process(es).")
+    w("")
+    w("## Reach by source")
+    w("")
+    w("Excluded: FP4 (NVFP4) precision and hybrid Mamba models. Unstated: the source does not give "
+      "what a fixed configuration needs (GPU count, tp and pp, global batch or the model's shape). "
+      "Planned: pipeplan planned the published configuration within memory.")
+    w("")
+    w("| source | rows | excluded | unstated | plannable | planned and fitting | over memory | refused | reach |")
+    w("|---|---|---|---|---|---|---|---|---|")
+    by_source = collections.OrderedDict()
+    for r in results:
+        by_source.setdefault(r["row"]["source"], []).append(r)
+    totals = collections.Counter()
+    for source, rs in list(by_source.items()) + [("all", results)]:
+        c = collections.Counter(r["outcome"] for r in rs)
+        plannable = len(rs) - c["excluded"] - c["unstated"]
+        reach = pct(c["planned"] / plannable) if plannable else "-"
+        name = f"**{source}**" if source == "all" else source
+        w(f"| {name} | {len(rs)} | {c['excluded']} | {c['unstated']} | {plannable} | {c['planned']} | "
+          f"{c['over_memory']} | {c['refused']} | {reach} |")
+        if source == "all":
+            totals = c
+    w("")
+    reasons = collections.Counter(r["reason_general"] for r in results if r["outcome"] == "refused")
+    if reasons:
+        w("Most common refusals (pipeplan's message, first line; the row's numbers and file names taken out):")
+        w("")
+        w("| rows | message |")
+        w("|---|---|")
+        for reason, count in reasons.most_common(12):
+            short = reason if len(reason) <= 200 else reason[:197] + "..."
+            w(f"| {count} | {short.replace('|', '/')} |")
+        w("")
+    over = [r for r in results if r["outcome"] == "over_memory"]
+    if over:
+        w("Over memory (they ran, so the planner charges too much or the mapping is wrong):")
+        w("")
+        for r in over[:15]:
+            w(f"- {r['row']['row_id']} ({r['row']['model']}, {r['row']['gpus']} x {r['row']['gpu']}): {r['reason']}")
+        if len(over) > 15:
+            w(f"- ... and {len(over) - 15} more (see --json)")
+        w("")
+    unstated = collections.Counter(re.sub(r" for '.*'", "", r["reason"]) for r in results
+                                   if r["outcome"] == "unstated")
+    if unstated:
+        w("Unstated: " + "; ".join(f"{n} rows: {reason}" for reason, n in unstated.most_common()) + ".")
+        w("")
+
+    compared = [r for r in results if r.get("ratio") is not None]
+    w("## Fidelity: predicted against measured throughput")
+    w("")
+    w("Tokens per second per GPU, predicted (the plan's row with the published configuration) over "
+      "measured; where a source gives only a step time or a FLOP rate the measured tokens/s is derived "
+      "with the source's own count (the row's `measured.how` in the JSON). Error = predicted / measured - 1: "
+      "positive is optimistic. Only planned rows are compared.")
+    w("")
+    if not compared:
+        w("No planned row has a comparable measurement yet.")
+        w("")
+    else:
+        w("| group | rows | mean abs. error | signed mean | min ratio | max ratio |")
+        w("|---|---|---|---|---|---|")
+        groups = collections.OrderedDict()
+        groups[("all", "")] = compared
+        for r in compared:
+            for kind, value in row_group_keys(r).items():
+                groups.setdefault((kind, value), []).append(r)
+        for (kind, value), rs in sorted(groups.items(), key=lambda kv: (kv[0][0] != "all", kv[0])):
+            errors = [x["ratio"] - 1 for x in rs]
+            label = "**all**" if kind == "all" else f"{kind}: {value}"
+            w(f"| {label} | {len(rs)} | {pct(sum(abs(e) for e in errors) / len(errors))} | "
+              f"{pct(sum(errors) / len(errors)):>6} | {min(x['ratio'] for x in rs):.2f} | "
+              f"{max(x['ratio'] for x in rs):.2f} |")
+        w("")
+        w("### The worst ten")
+        w("")
+        w("| row | model | GPUs | precision | tp/pp/cp/vp/ep | measured tok/s/GPU | predicted | ratio | schedule, mb, recompute, sharding |")
+        w("|---|---|---|---|---|---|---|---|---|")
+        for r in sorted(compared, key=lambda x: -abs(x["ratio"] - 1))[:10]:
+            row, plan = r["row"], r["plan"]
+            par = "/".join(str(r["fixed"].get(k, 1)) for k in ("tp", "pp", "cp", "vp", "ep"))
+            w(f"| {row['row_id']} | {row['model']} | {row['gpus']} x {r['gpu']} | {r['precision_class']} | {par} | "
+              f"{r['measured']['value']:.0f} | {plan['tokens_per_s_per_gpu']:.0f} | {r['ratio']:.2f} | "
+              f"{plan['schedule']} V{plan.get('chunks', 1)}, mb {plan.get('micro_batch')}, {plan.get('recompute')}, "
+              f"{plan.get('sharding')} |")
+        w("")
+    memory = [r for r in results if r.get("memory_ratio") is not None]
+    w("## Peak memory against the published value")
+    w("")
+    if not memory:
+        w("No planned row has a published peak memory yet (torchtitan's rows give one).")
+    else:
+        w("Predicted: the fullest device's simulated peak. Published: the source's maximum over GPUs (GiB).")
+        w("")
+        w("| row | model | measured GiB | predicted GiB | ratio |")
+        w("|---|---|---|---|---|")
+        for r in memory:
+            w(f"| {r['row']['row_id']} | {r['row']['model']} | {r['row']['measured']['memory_gib']:.1f} | "
+              f"{r['predicted_memory_gib']:.1f} | {r['memory_ratio']:.2f} |")
+        errors = [abs(r["memory_ratio"] - 1) for r in memory]
+        w("")
+        w(f"Mean absolute error {pct(sum(errors) / len(errors))} over {len(memory)} rows.")
+    w("")
+    diffs = [(r["row"]["row_id"], d) for r in results for d in r.get("config_disagreements", [])]
+    w("## The row's hf_like_config against the Hub's config.json")
+    w("")
+    if not diffs:
+        w("Hidden size, layers, heads, key-value heads, FFN and expert widths, experts, top-k and vocabulary: "
+          "every Hub config used agrees with the rows' hf_like_config.")
+        w("")
+    else:
+        w("The Hub's config is what is planned; where they disagree, once per model:")
+        w("")
+        seen = set()
+        for row_id, d in diffs:
+            model = next(r["row"]["model"] for r in results if r["row"]["row_id"] == row_id)
+            key = (base_model_name(model), d)
+            if key in seen:
+                continue
+            seen.add(key)
+            w(f"- {base_model_name(model)}: {d}")
+        w("")
+    synth = collections.defaultdict(set)
+    for r in results:
+        found = re.match(r"synthesised from hf_like_config in (\w+)'s", r.get("model_source") or "")
+        if found:
+            synth[found.group(1)].add(base_model_name(r["row"]["model"]))
+    if synth:
+        w("Synthesised from the row's hf_like_config (no Hub config.json exists): " +
+          "; ".join(f"in {family}'s key names: {', '.join(sorted(names))}" for family, names in sorted(synth.items())) +
+          ".")
+        w("")
+    return "\n".join(out)
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def git_commit():
+    try:
+        return subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                              check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def pipeplan_version(pipeplan):
+    try:
+        proc = subprocess.run([pipeplan, "--version"], capture_output=True, text=True, timeout=10)
+        return (proc.stdout or proc.stderr).strip().splitlines()[0]
+    except (OSError, subprocess.SubprocessError, IndexError):
+        return "version unknown"
+
+
+def display_path(path):
+    path = os.path.abspath(path)
+    for base, label in ((ROOT, ""), (os.path.dirname(ROOT), "../")):
+        if path.startswith(base + os.sep):
+            return label + os.path.relpath(path, base)
+    return path
+
+
+def main(argv):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--runs", default=os.environ.get("PIPEPLAN_PUBLISHED_RUNS", DEFAULT_RUNS),
+                   help="the runs file (default: $PIPEPLAN_PUBLISHED_RUNS or ../shared/reference/published-runs/runs.json)")
+    p.add_argument("--pipeplan", default=os.path.join(ROOT, "build", "pipeplan"), help="the binary (default build/pipeplan)")
+    p.add_argument("--models", default=DEFAULT_MODELS, help="where the Hub configs are (default profiles/models)")
+    p.add_argument("--rows", help="only these row ids, comma-separated")
+    p.add_argument("--jobs", type=int, default=2, help="pipeplan processes at once (1 or 2; default 2)")
+    p.add_argument("--timeout", type=float, default=120, help="seconds one row may take before it counts as refused")
+    p.add_argument("-o", "--output", help="write the Markdown report here instead of stdout")
+    p.add_argument("--json", dest="json_out", help="write every row's outcome here")
+    p.add_argument("--require-reach", type=float, metavar="F",
+                   help="exit 1 unless at least fraction F of the plannable rows are planned within memory")
+    args = p.parse_args(argv)
+    if args.jobs not in (1, 2):
+        p.error("--jobs: 1 or 2 (the machine is shared)")
+    if args.require_reach is not None and not 0 <= args.require_reach <= 1:
+        p.error("--require-reach: a fraction between 0 and 1")
+    if not os.access(args.pipeplan, os.X_OK):
+        p.error(f"--pipeplan {args.pipeplan}: not an executable (build it with scripts/build.sh)")
+    try:
+        with open(args.runs, encoding="utf-8") as f:
+            runs = json.load(f)
+    except (OSError, json.JSONDecodeError) as e:
+        p.error(f"--runs {args.runs}: {e}")
+    rows = runs.get("rows") if isinstance(runs, dict) else None
+    if not isinstance(rows, list):
+        p.error(f"--runs {args.runs}: expected an object with 'rows'")
+    if args.rows:
+        wanted = [x.strip() for x in args.rows.split(",") if x.strip()]
+        known = {r["row_id"] for r in rows}
+        missing = [x for x in wanted if x not in known]
+        if missing:
+            p.error(f"--rows: not in {args.runs}: {', '.join(missing)}")
+        rows = [r for r in rows if r["row_id"] in set(wanted)]
+
+    start = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="validate-published-") as work:
+        results = []
+        jobs = []
+        for row in rows:
+            r = {"row": row, "precision_class": precision_class(row), "notes": []}
+            results.append(r)
+            if is_fp4(row) or is_hybrid_mamba(row):
+                r["outcome"] = "excluded"
+                r["reason"] = "FP4 precision" if is_fp4(row) else "hybrid Mamba model"
+                continue
+            mapping, diffs = map_row(row, args.models, work)
+            r["notes"] = mapping.notes
+            r["config_disagreements"] = diffs
+            r["model_source"] = mapping.model_source
+            if mapping.unstated:
+                r["outcome"] = "unstated"
+                r["reason"] = mapping.unstated
+                continue
+            if mapping.missing:
+                r["outcome"] = "refused"
+                r["reason"] = mapping.missing
+                continue
+            r["command"] = ["pipeplan", "plan", *mapping.flags]
+            r["fixed"] = mapping.fixed
+            r["gpu"] = mapping.flags[mapping.flags.index("--gpu") + 1]
+            jobs.append((r, mapping.flags))
+        with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+            futures = {pool.submit(run_row, args.pipeplan, flags, args.timeout): r for r, flags in jobs}
+            for future in concurrent.futures.as_completed(futures):
+                futures[future].update(future.result())
+        for r in results:
+            if "reason" in r:
+                r["reason_general"] = general_reason(r["reason"], work)
+            if r.get("command"):  # temporary model copies are gone with the folder: name them by row
+                r["command"] = [x.replace(work + os.sep, "<tmp>/").replace(ROOT + os.sep, "") for x in r["command"]]
+            kind, value, how = measured_of(r["row"])
+            r["measured"] = {"kind": kind, "value": value, "how": how}
+            plan = r.get("plan")
+            if plan and value:
+                r["ratio"] = plan["tokens_per_s_per_gpu"] / value
+            memory = (r["row"].get("measured") or {}).get("memory_gib")
+            if plan and memory and plan.get("peak_memory_bytes"):
+                r["predicted_memory_gib"] = max(plan["peak_memory_bytes"]) / 2**30
+                r["memory_ratio"] = r["predicted_memory_gib"] / memory
+    wall = time.monotonic() - start
+
+    meta = {
+        "date": datetime.date.today().isoformat(),
+        "commit": git_commit(),
+        "version": pipeplan_version(args.pipeplan),
+        "pipeplan_display": display_path(args.pipeplan),
+        "runs_display": display_path(args.runs),
+        "total": len(runs["rows"]),
+        "wall_s": wall,
+    }
+    text = report(results, args, meta)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as f:
+            f.write(text + "\n")
+    else:
+        print(text)
+    if args.json_out:
+        doc = {
+            "format": "pipeplan.published-validation",
+            "schema_version": 1,
+            "date": meta["date"],
+            "commit": meta["commit"],
+            "pipeplan": meta["version"],
+            "runs": meta["runs_display"],
+            "wall_s": round(wall, 3),
+            "rows": [
+                {
+                    "row_id": r["row"]["row_id"],
+                    "source": r["row"]["source"],
+                    "model": r["row"]["model"],
+                    **{k: v for k, v in r.items() if k not in ("row",)},
+                }
+                for r in results
+            ],
+        }
+        with open(args.json_out, "w", encoding="utf-8") as f:
+            json.dump(doc, f, indent=1)
+            f.write("\n")
+    if args.require_reach is not None:
+        c = collections.Counter(r["outcome"] for r in results)
+        plannable = len(results) - c["excluded"] - c["unstated"]
+        reach = c["planned"] / plannable if plannable else 1.0
+        if reach < args.require_reach:
+            print(f"validate-published: reach {reach:.3f} ({c['planned']} of {plannable} plannable rows) is below "
+                  f"--require-reach {args.require_reach}", file=sys.stderr)
+            return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
