@@ -189,5 +189,15 @@ TEST_CASE("match_card tells the SXM cards of the table from PCIe and NVL ones") 
     CHECK(c.note.find("give --gpu") != std::string::npos);
   }
   CHECK(match_card("NVIDIA H100 PCIe", 80 * gib, "h100").spec->name == "h100");  // --gpu wins
+  // Blackwell and H800 by the names nvidia-smi gives them (docs/costs.md, "GPUs"); "GB200"
+  // holds "B200", so the rack's GPU must not be taken for the HGX board's.
+  constexpr std::size_t mib = std::size_t{1} << 20;
+  CHECK(match_card("NVIDIA B200", 183359 * mib, "").spec->name == "b200");
+  CHECK(match_card("NVIDIA GB200", 189471 * mib, "").spec->name == "gb200");
+  CHECK(match_card("NVIDIA B300 SXM6 AC", 275040 * mib, "").spec->name == "b300");
+  CHECK(match_card("NVIDIA GB300", 284208 * mib, "").spec->name == "gb300");
+  CHECK(match_card("NVIDIA H800", 81559 * mib, "").spec->name == "h800");
+  CHECK(match_card("NVIDIA GB300", 256703 * mib, "").spec == nullptr);  // the DGX Station's GB300
+  CHECK(match_card("NVIDIA H800 PCIe", 81559 * mib, "").spec == nullptr);
   CHECK(match_card("NVIDIA L4", 24 * gib, "").spec == nullptr);
 }

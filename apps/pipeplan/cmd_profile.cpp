@@ -92,7 +92,7 @@ Runner add_profile(CLI::App& sub) {
       throw UsageError("--placement: expected loop or vee, got '" + o->placement + "'");
     }
     const int stages = o->stages * o->chunks;
-    const int per_node = o->model.gpus_per_node > 0 ? o->model.gpus_per_node : in.gpu->gpus_per_node;
+    const int per_node = o->model.gpus_per_node > 0 ? o->model.gpus_per_node : in.gpu->nvlink_domain;
     if (o->data_parallel % in.training.ep != 0) {  // analytic_profile's words, before the links need it
       throw Error(fmt::format("--ep {}: expert parallelism must divide the data-parallel replicas ({})", in.training.ep,
                               o->data_parallel));

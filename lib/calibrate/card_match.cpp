@@ -24,6 +24,15 @@ CardMatch match_card(const std::string& device_name, std::size_t memory_bytes, c
     return CardMatch{nullptr, device_name + " is not the table's " + entry +
                                   " (an SXM card): its peaks and links differ; give --gpu to use an entry anyway"};
   };
+  // Blackwell: "GB" first, since "NVIDIA GB200" holds "B200". The DGX Station's GB300 reports
+  // about 251 GiB where the NVL72's reports 277.5 GiB, and has no 72-GPU NVLink domain.
+  if (has(device_name, "GB300")) {
+    return memory_bytes < (std::size_t{270} << 30) ? unlike("gb300") : CardMatch{&gpu_named("gb300"), ""};
+  }
+  if (has(device_name, "GB200")) return {&gpu_named("gb200"), ""};
+  if (has(device_name, "B300")) return pcie_or_nvl(device_name) ? unlike("b300") : CardMatch{&gpu_named("b300"), ""};
+  if (has(device_name, "B200")) return pcie_or_nvl(device_name) ? unlike("b200") : CardMatch{&gpu_named("b200"), ""};
+  if (has(device_name, "H800")) return pcie_or_nvl(device_name) ? unlike("h800") : CardMatch{&gpu_named("h800"), ""};
   if (has(device_name, "GH200")) return unlike("h200");
   if (has(device_name, "H200")) return pcie_or_nvl(device_name) ? unlike("h200") : CardMatch{&gpu_named("h200"), ""};
   if (has(device_name, "H100")) return pcie_or_nvl(device_name) ? unlike("h100") : CardMatch{&gpu_named("h100"), ""};

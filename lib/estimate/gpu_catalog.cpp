@@ -12,28 +12,198 @@ namespace {
 
 constexpr Bytes kMiB = Bytes{1} << 20;
 
-// Peaks are NVIDIA's data-sheet figures without sparsity; memory is what nvidia-smi reports as
-// the total; links are nominal per-direction rates; SM counts are the data sheets' and
-// whitepapers' (docs/costs.md lists the sources).
+// Peaks are NVIDIA's data-sheet figures without sparsity (half the sheets' "with sparsity" ones
+// where they give only those), per GPU (a board's or rack's totals divided by its GPUs); memory
+// is what nvidia-smi reports as the total; links are nominal per-direction rates; SM counts are
+// the whitepapers' or, for Blackwell, what the CUDA runtime reports (docs/costs.md, "GPUs").
 constexpr LinkSpec kNvlink3{"NVLink 3 (600 GB/s both ways)", 300.0, 0.01};
 constexpr LinkSpec kNvlink4{"NVLink 4 (900 GB/s both ways)", 450.0, 0.01};
+constexpr LinkSpec kNvlink4H800{"NVLink 4 as the H800 has it (400 GB/s both ways)", 200.0, 0.01};
+constexpr LinkSpec kNvlink5{"NVLink 5 (1.8 TB/s both ways)", 900.0, 0.01};
 // GeForce cards have no peer access: a transfer is staged through host memory, so it reaches
 // about half of PCIe 4.0 x16's 25 GB/s.
 constexpr LinkSpec kPcieHost{"PCIe 4.0 x16 through host memory (no peer access)", 10.0, 0.03};
 constexpr LinkSpec kHdr{"InfiniBand HDR, one 200 Gb/s NIC per GPU", 25.0, 0.02};
-constexpr LinkSpec kNdr{"InfiniBand NDR, one 400 Gb/s NIC per GPU", 50.0, 0.02};
+constexpr LinkSpec kNdr{"InfiniBand NDR (ConnectX-7), one 400 Gb/s NIC per GPU", 50.0, 0.02};
+constexpr LinkSpec kXdr{"ConnectX-8 SuperNIC, one 800 Gb/s NIC per GPU", 100.0, 0.02};
 constexpr LinkSpec kEthernet{"100 Gb/s Ethernet per node", 12.5, 0.05};
 
-const std::array<GpuSpec, 6> kGpus = {{
-    {"a100-40gb", "NVIDIA A100 SXM4 40GB", 312.0, 312.0, 19.5, 40960 * kMiB, 1555.0, 8, kNvlink3, kHdr, 108},
-    {"a100-80gb", "NVIDIA A100 SXM4 80GB", 312.0, 312.0, 19.5, 81920 * kMiB, 2039.0, 8, kNvlink3, kHdr, 108},
-    {"h100", "NVIDIA H100 SXM5 80GB", 989.4, 989.4, 66.9, 81559 * kMiB, 3350.0, 8, kNvlink4, kNdr, 132},
-    {"h200", "NVIDIA H200 SXM 141GB", 989.4, 989.4, 66.9, 143771 * kMiB, 4800.0, 8, kNvlink4, kNdr, 132},
-    {"rtx3090", "NVIDIA GeForce RTX 3090 24GB", 71.0, 71.0, 35.6, 24576 * kMiB, 936.0, 4, kPcieHost, kEthernet, 82},
-    {"rtx4090", "NVIDIA GeForce RTX 4090 24GB", 165.2, 165.2, 82.6, 24564 * kMiB, 1008.0, 4, kPcieHost, kEthernet, 128},
+const std::array<GpuSpec, 11> kGpus = {{
+    {.name = "a100-40gb",
+     .description = "NVIDIA A100 SXM4 40GB",
+     .tflops_bf16 = 312.0,
+     .tflops_fp16 = 312.0,
+     .tflops_fp32 = 19.5,
+     .memory_bytes = 40960 * kMiB,
+     .memory_gb_per_s = 1555.0,
+     .nvlink_domain = 8,
+     .intra_node = kNvlink3,
+     .inter_node = kHdr,
+     .sms = 108,
+     .architecture = Architecture::Ampere,
+     .gpus_per_board = 8},
+    {.name = "a100-80gb",
+     .description = "NVIDIA A100 SXM4 80GB",
+     .tflops_bf16 = 312.0,
+     .tflops_fp16 = 312.0,
+     .tflops_fp32 = 19.5,
+     .memory_bytes = 81920 * kMiB,
+     .memory_gb_per_s = 2039.0,
+     .nvlink_domain = 8,
+     .intra_node = kNvlink3,
+     .inter_node = kHdr,
+     .sms = 108,
+     .architecture = Architecture::Ampere,
+     .gpus_per_board = 8},
+    {.name = "h100",
+     .description = "NVIDIA H100 SXM5 80GB",
+     .tflops_bf16 = 989.4,
+     .tflops_fp16 = 989.4,
+     .tflops_fp32 = 66.9,
+     .memory_bytes = 81559 * kMiB,
+     .memory_gb_per_s = 3350.0,
+     .nvlink_domain = 8,
+     .intra_node = kNvlink4,
+     .inter_node = kNdr,
+     .sms = 132,
+     .tflops_fp8 = 1978.9,
+     .architecture = Architecture::Hopper,
+     .gpus_per_board = 8},
+    // DeepSeek's card: the H100's chip and memory, NVLink cut to 400 GB/s both ways.
+    {.name = "h800",
+     .description = "NVIDIA H800 SXM5 80GB",
+     .tflops_bf16 = 989.4,
+     .tflops_fp16 = 989.4,
+     .tflops_fp32 = 66.9,
+     .memory_bytes = 81559 * kMiB,
+     .memory_gb_per_s = 3350.0,
+     .nvlink_domain = 8,
+     .intra_node = kNvlink4H800,
+     .inter_node = kNdr,
+     .sms = 132,
+     .tflops_fp8 = 1978.9,
+     .architecture = Architecture::Hopper,
+     .gpus_per_board = 8},
+    {.name = "h200",
+     .description = "NVIDIA H200 SXM 141GB",
+     .tflops_bf16 = 989.4,
+     .tflops_fp16 = 989.4,
+     .tflops_fp32 = 66.9,
+     .memory_bytes = 143771 * kMiB,
+     .memory_gb_per_s = 4800.0,
+     .nvlink_domain = 8,
+     .intra_node = kNvlink4,
+     .inter_node = kNdr,
+     .sms = 132,
+     .tflops_fp8 = 1978.9,
+     .architecture = Architecture::Hopper,
+     .gpus_per_board = 8},
+    {.name = "b200",
+     .description = "NVIDIA B200 SXM 180GB (HGX B200)",
+     .tflops_bf16 = 2250.0,
+     .tflops_fp16 = 2250.0,
+     .tflops_fp32 = 75.0,
+     .memory_bytes = 183359 * kMiB,
+     .memory_gb_per_s = 8000.0,
+     .nvlink_domain = 8,
+     .intra_node = kNvlink5,
+     .inter_node = kNdr,
+     .sms = 148,
+     .tflops_fp8 = 4500.0,
+     .tflops_fp4 = 9000.0,
+     .architecture = Architecture::Blackwell,
+     .gpus_per_board = 8},
+    // One GPU of the rack: 72 in one NVLink domain, 4 on a compute tray.
+    {.name = "gb200",
+     .description = "NVIDIA GB200 NVL72, one Blackwell GPU of 72",
+     .tflops_bf16 = 2500.0,
+     .tflops_fp16 = 2500.0,
+     .tflops_fp32 = 80.0,
+     .memory_bytes = 189471 * kMiB,
+     .memory_gb_per_s = 8000.0,
+     .nvlink_domain = 72,
+     .intra_node = kNvlink5,
+     .inter_node = kNdr,
+     .sms = 152,
+     .tflops_fp8 = 5000.0,
+     .tflops_fp4 = 10000.0,
+     .architecture = Architecture::Blackwell,
+     .gpus_per_board = 4},
+    {.name = "b300",
+     .description = "NVIDIA B300 SXM 288GB (HGX B300, Blackwell Ultra)",
+     .tflops_bf16 = 2250.0,
+     .tflops_fp16 = 2250.0,
+     .tflops_fp32 = 75.0,
+     .memory_bytes = 275040 * kMiB,
+     .memory_gb_per_s = 8000.0,
+     .nvlink_domain = 8,
+     .intra_node = kNvlink5,
+     .inter_node = kXdr,
+     .sms = 148,
+     .tflops_fp8 = 4500.0,
+     .tflops_fp4 = 13500.0,
+     .architecture = Architecture::Blackwell,
+     .gpus_per_board = 8},
+    {.name = "gb300",
+     .description = "NVIDIA GB300 NVL72, one Blackwell Ultra GPU of 72",
+     .tflops_bf16 = 2500.0,
+     .tflops_fp16 = 2500.0,
+     .tflops_fp32 = 80.0,
+     .memory_bytes = 284208 * kMiB,
+     .memory_gb_per_s = 8000.0,
+     .nvlink_domain = 72,
+     .intra_node = kNvlink5,
+     .inter_node = kXdr,
+     .sms = 152,
+     .tflops_fp8 = 5000.0,
+     .tflops_fp4 = 15000.0,
+     .architecture = Architecture::Blackwell,
+     .gpus_per_board = 4},
+    {.name = "rtx3090",
+     .description = "NVIDIA GeForce RTX 3090 24GB",
+     .tflops_bf16 = 71.0,
+     .tflops_fp16 = 71.0,
+     .tflops_fp32 = 35.6,
+     .memory_bytes = 24576 * kMiB,
+     .memory_gb_per_s = 936.0,
+     .nvlink_domain = 4,
+     .intra_node = kPcieHost,
+     .inter_node = kEthernet,
+     .sms = 82,
+     .architecture = Architecture::Ampere,
+     .gpus_per_board = 4},
+    // FP8 with fp32 accumulation, as Transformer Engine runs it (the fp16-accumulate rate is twice).
+    {.name = "rtx4090",
+     .description = "NVIDIA GeForce RTX 4090 24GB",
+     .tflops_bf16 = 165.2,
+     .tflops_fp16 = 165.2,
+     .tflops_fp32 = 82.6,
+     .memory_bytes = 24564 * kMiB,
+     .memory_gb_per_s = 1008.0,
+     .nvlink_domain = 4,
+     .intra_node = kPcieHost,
+     .inter_node = kEthernet,
+     .sms = 128,
+     .tflops_fp8 = 330.3,
+     .architecture = Architecture::Ada,
+     .gpus_per_board = 4},
 }};
 
 }  // namespace
+
+std::string_view architecture_name(Architecture architecture) {
+  switch (architecture) {
+    case Architecture::Ampere:
+      return "ampere";
+    case Architecture::Ada:
+      return "ada";
+    case Architecture::Hopper:
+      return "hopper";
+    case Architecture::Blackwell:
+      return "blackwell";
+  }
+  return "ampere";
+}
 
 double GpuSpec::peak_flops(DType dtype) const {
   switch (dtype) {

@@ -18,21 +18,44 @@ struct LinkSpec {
   double latency_ms;
 };
 
+/// The generation of a card's tensor cores: which FP8 recipes it runs and how (fp8_recipe.hpp).
+enum class Architecture : unsigned char {
+  Ampere,     ///< sm80/sm86: no FP8
+  Ada,        ///< sm89: FP8 GEMMs in the TN layout only
+  Hopper,     ///< sm90: FP8 GEMMs in the TN layout only
+  Blackwell,  ///< sm100/sm103: FP8 in every layout, MXFP8 and FP4 block scaling
+};
+
+/// "ampere", "ada", "hopper", "blackwell".
+[[nodiscard]] std::string_view architecture_name(Architecture architecture);
+
+/// One card's facts, each from its data sheet or whitepaper (docs/costs.md lists the sources).
+/// Fields are in this order so that the table's rows read alike; tests build cards of round
+/// numbers with the first eleven.
 struct GpuSpec {
   std::string_view name;  ///< the name `--gpu` takes
   std::string_view description;
   double tflops_bf16;  ///< dense tensor-core peak with fp32 accumulation
   double tflops_fp16;
-  double tflops_fp32;  ///< plain fp32 (TF32 off, as PyTorch's default for matmul)
-  Bytes memory_bytes;
+  double tflops_fp32;      ///< plain fp32 (TF32 off, as PyTorch's default for matmul)
+  Bytes memory_bytes;      ///< what nvidia-smi reports as the total where known, else the data sheet's
   double memory_gb_per_s;  ///< memory bandwidth
-  int gpus_per_node;       ///< the usual server: beyond it, traffic takes the network
-  LinkSpec intra_node;     ///< between GPUs of one node
-  LinkSpec inter_node;     ///< between nodes
-  int sms;                 ///< streaming multiprocessors: a GEMM's tiles run in waves of this many (0: not modelled)
+  /// GPUs one NVLink (or, for GeForce cards, PCIe) domain joins: 8 on an HGX board, 72 in a
+  /// GB200/GB300 NVL72 rack. Groups within it take `intra_node`, beyond it `inter_node`; the
+  /// rank grid calls it gpus_per_node, and `--gpus-per-node` overrides it.
+  int nvlink_domain;
+  LinkSpec intra_node;    ///< between GPUs of one NVLink domain
+  LinkSpec inter_node;    ///< between domains: the network, one NIC's share per GPU
+  int sms;                ///< streaming multiprocessors: a GEMM's tiles run in waves of this many (0: not modelled)
+  double tflops_fp8 = 0;  ///< dense FP8 (E4M3/E5M2) tensor-core peak with fp32 accumulation; 0: no FP8
+  double tflops_fp4 = 0;  ///< dense FP4 (NVFP4/MXFP4) tensor-core peak; 0: no FP4 (listed, not yet used)
+  Architecture architecture = Architecture::Ampere;
+  int gpus_per_board = 0;  ///< GPUs of one server board or compute tray (8 HGX, 4 NVL72 tray); 0: as the domain
 
   /// The dense peak for `dtype`, in FLOP/s.
   [[nodiscard]] double peak_flops(DType dtype) const;
+  /// The dense FP8 peak in FLOP/s; 0 for a card without FP8.
+  [[nodiscard]] double fp8_flops() const { return tflops_fp8 * 1e12; }
 };
 
 /// Every built-in GPU, in a fixed order.

@@ -16,7 +16,7 @@ namespace pipeplan {
 namespace {
 
 int gpus_per_node(const PlanRequest& r) {
-  return r.gpus_per_node > 0 ? r.gpus_per_node : r.gpu->gpus_per_node;
+  return r.gpus_per_node > 0 ? r.gpus_per_node : r.gpu->nvlink_domain;
 }
 // What the model's tensors may take: the limit (the card's memory unless given) less the reserve.
 Bytes memory_limit(const PlanRequest& r) {

@@ -22,7 +22,8 @@ inline constexpr Bytes kRuntimeMemoryReserve = Bytes{1} << 30;
 
 /// Which settings the planner searches; the others stay at the request's TrainingSettings.
 struct SearchedSettings {
-  bool tp = true;           ///< every t dividing the GPUs, the heads, the key-value heads and the FFN, within a node
+  bool tp =
+      true;  ///< every t dividing the GPUs, the heads, the key-value heads and the FFN, up to min(NVLink domain, 8)
   bool micro_batch = true;  ///< 1, 2, 4, ... up to max_micro_batch, dividing the global batch
   bool recompute = true;    ///< none, full (and selective without flash attention, where it differs from none)
   bool sharding = true;     ///< the distributed optimizer, and the gradients sharded when memory is short
@@ -36,7 +37,7 @@ struct PlanRequest {
   const GpuSpec* gpu = nullptr;
   Efficiency efficiency;
   int gpus = 1;           ///< every GPU of the job: pipeline x data x tensor parallelism
-  int gpus_per_node = 0;  ///< 0: the GPU table's
+  int gpus_per_node = 0;  ///< GPUs of one NVLink domain; 0: the GPU table's nvlink_domain
   /// How ranks are numbered onto nodes (rank_placement.hpp); nullopt: both orders are tried for
   /// each configuration where they give different links, and the faster kept.
   std::optional<RankOrder> rank_order;

@@ -12,9 +12,14 @@ namespace pipeplan {
 
 namespace {
 
+// The GPUs of one NVLink domain: --gpus-per-node, or the card's (72 on an NVL72 rack).
 int node_gpus(const PlanRequest& r) {
-  return r.gpus_per_node > 0 ? r.gpus_per_node : r.gpu->gpus_per_node;
+  return r.gpus_per_node > 0 ? r.gpus_per_node : r.gpu->nvlink_domain;
 }
+
+// The largest tensor parallelism searched, however large the NVLink domain: beyond 8 its
+// collectives outgrow its GEMMs (docs/costs.md, "The planner"); --tp fixes a larger one.
+constexpr int kMaxSearchedTensorParallel = 8;
 
 // The chunk counts worth trying for a generator: its only one, or 2 up to max_chunks (1 too for
 // an automatic schedule, whose single chunk is not another generator's schedule).
@@ -79,7 +84,7 @@ std::vector<int> tp_choices(const PlanRequest& r) {
   if (!r.search.tp) return {r.training.tp};
   std::vector<int> out;
   const ModelConfig& m = r.model;
-  for (int t = 1; t <= std::min(r.gpus, node_gpus(r)); ++t) {
+  for (int t = 1; t <= std::min({r.gpus, node_gpus(r), kMaxSearchedTensorParallel}); ++t) {
     // A mixture of experts' MLPs are its experts (moe_work.cpp); intermediate_size may be unused.
     const bool mlp_split = m.is_moe() ? m.moe.ffn % t == 0 && m.moe.shared_ffn % t == 0 : m.ffn % t == 0;
     if (r.gpus % t == 0 && m.heads % t == 0 && m.kv_heads % t == 0 && mlp_split) out.push_back(t);
@@ -121,10 +126,11 @@ std::vector<PlanJob> plan_jobs(const PlanRequest& r, std::map<std::string, int>&
   }
   const std::vector<int> tps = tp_choices(r);
   if (tps.empty()) {
-    throw Error("--gpus " + std::to_string(r.gpus) + ": no tensor-parallel degree up to a node's " +
-                std::to_string(node_gpus(r)) + " GPUs divides it and the model's heads (" +
-                std::to_string(r.model.heads) + "), key-value heads (" + std::to_string(r.model.kv_heads) +
-                ") and FFN width");
+    throw Error("--gpus " + std::to_string(r.gpus) + ": no tensor-parallel degree up to " +
+                std::to_string(std::min(node_gpus(r), kMaxSearchedTensorParallel)) +
+                " (the NVLink domain's GPUs, at most " + std::to_string(kMaxSearchedTensorParallel) +
+                ") divides it and the model's heads (" + std::to_string(r.model.heads) + "), key-value heads (" +
+                std::to_string(r.model.kv_heads) + ") and FFN width");
   }
   if (r.pp > 0 && std::none_of(tps.begin(), tps.end(), [&](int tp) { return (r.gpus / tp) % r.pp == 0; })) {
     throw Error("--pp " + std::to_string(r.pp) + ": no tensor-parallel degree tried leaves a multiple of " +

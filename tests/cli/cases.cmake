@@ -287,7 +287,8 @@ pipeplan_cli_test(interleaved_zb_round_rule --exit 1 --absent @TMP@/z.json
                   -- generate --schedule interleaved-zb --stages 4 --microbatches 9 --chunks 2 -o @TMP@/z.json)
 
 # ---- The planner (issue 5): gpus, profile, plan.
-pipeplan_cli_test(gpus_table --out "^h100 +989.4 +66.9 +79.65 GiB" --out "^rtx3090 " -- gpus)
+pipeplan_cli_test(gpus_table --out "^h100 +989.4 +1978.9 +- +66.9 +79.65 GiB +3350  hopper +8 +8 " --out "^rtx3090 +71.0 +- +- " -- gpus)
+pipeplan_cli_test(gpus_blackwell --out "^b200 +2250.0 +4500.0 +9000.0 +75.0 +179.06 GiB +8000  blackwell +8 +8  NVLink 5" --out "^gb200 +2500.0 +5000.0 +10000.0 .* blackwell +72 +4 " --out "^gb300 .* +15000.0 .* +72 +4 .*800 Gb/s" --out "^h800 +989.4 +1978.9 .* hopper .*400 GB/s both ways. 200.0" -- gpus)
 # The seed's case: one layer per stage, fp32, no flash attention; the transfer is one
 # micro-batch's 2048 x 4096 fp32 activation, 33554432 bytes, over PCIe through the host.
 pipeplan_cli_test(profile_seed
@@ -352,7 +353,7 @@ pipeplan_cli_test(plan_winner_resimulated
                      --json --emit-schedule @TMP@/w -o @TMP@/plan.json)
 pipeplan_cli_test(plan_nothing_fits --exit 1 --out "no configuration fits in memory" --out "closest over memory: "
                   -- plan --model profiles/models/llama-3-70b.json --gpu rtx3090 --gpus 4 --global-batch 8 --schedules 1f1b,zbh1)
-pipeplan_cli_test(plan_unknown_gpu --exit 2 --err "--gpu: unknown GPU 'h10'. did you mean 'h100', 'h200'"
+pipeplan_cli_test(plan_unknown_gpu --exit 2 --err "--gpu: unknown GPU 'h10'. did you mean 'h100', 'h800', 'h200'"
                   -- plan --model tests/data/models/tiny-llama.json --gpu h10 --gpus 4 --global-batch 8)
 pipeplan_cli_test(plan_bad_dtype --exit 2 --err "--dtype: expected bf16, fp16 or fp32, got 'bf32'"
                   -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 8 --dtype bf32)
