@@ -62,6 +62,10 @@ MeasuredPieces measured_pieces(const std::string& path, ModelInput& in, Searched
   if (searched.micro_batch) in.training.micro_batch = m.micro_batch;
   searched.tp = searched.micro_batch = searched.recompute = false;
   const TrainingSettings& p = in.training;
+  if (p.fp8) {  // calibrate times bf16, fp16 or fp32 products only
+    throw UsageError("--calibration " + path + ": measured with " + std::string(dtype_name(m.dtype)) +
+                     " GEMMs; --dtype fp8 would take their times for FP8 ones (give no --calibration)");
+  }
   if (m.seq != p.seq || m.micro_batch != p.micro_batch || m.dtype != p.dtype || m.tp != p.tp ||
       m.flash_attention != p.flash_attention) {
     throw UsageError(

@@ -4,6 +4,7 @@
 
 #include "command.hpp"
 #include "enum_flags.hpp"
+#include "estimate/fp8_recipe.hpp"
 #include "estimate/moe_work.hpp"
 #include "estimate/piece_work.hpp"
 #include "file_roles.hpp"
@@ -12,6 +13,37 @@
 #include "model/error.hpp"
 
 namespace pipeplan::cli {
+
+namespace {
+
+// What --dtype takes: the storage types, and fp8 (GEMMs in FP8, storage in bf16).
+constexpr std::string_view kFp8DType = "fp8";
+
+std::string dtype_choices() {
+  std::string out;
+  for (const auto& row : kDTypes) out += std::string(row.name) + ", ";
+  out.resize(out.size() - 2);
+  return out + " or " + std::string(kFp8DType);
+}
+
+// --dtype fp8's recipe: --fp8-recipe's, or the card's default; UsageError naming the flag and
+// the card when the card cannot run it (fp8_recipe.hpp).
+Fp8Recipe fp8_recipe_for(const ModelFlags& f, const GpuSpec& gpu) {
+  std::optional<Fp8Recipe> recipe = default_fp8_recipe(gpu);
+  if (!f.fp8_recipe.empty()) {
+    recipe = fp8_recipe_named(f.fp8_recipe);
+    if (!recipe) {
+      throw UsageError("--fp8-recipe: expected " + enum_choices(kFp8Recipes) + ", got '" + f.fp8_recipe + "'");
+    }
+  }
+  if (!recipe) throw UsageError("--dtype fp8: " + *fp8_refusal(Fp8Recipe::Tensorwise, gpu));
+  if (std::optional<std::string> refusal = fp8_refusal(*recipe, gpu)) {
+    throw UsageError((f.fp8_recipe.empty() ? "--dtype fp8: " : "--fp8-recipe " + f.fp8_recipe + ": ") + *refusal);
+  }
+  return *recipe;
+}
+
+}  // namespace
 
 void add_model_options(CLI::App& sub, ModelFlags& f, bool global_batch_required) {
   TrainingSettings& t = f.training;
@@ -37,9 +69,15 @@ void add_model_options(CLI::App& sub, ModelFlags& f, bool global_batch_required)
           ->check(CLI::Range(1, 1 << 24));
   if (global_batch_required) global->required();
   sub.add_option("--dtype", f.dtype,
-                 "Activation and weight type: " + enum_choices(kDTypes) + " (Adam keeps fp32 masters)")
+                 "Activation and weight type: " + dtype_choices() +
+                     " (Adam keeps fp32 masters; fp8: the linear layers' GEMMs in FP8, weights and activations "
+                     "in bf16, as Transformer Engine trains)")
       ->type_name("TYPE")
       ->capture_default_str();
+  sub.add_option("--fp8-recipe", f.fp8_recipe,
+                 "With --dtype fp8, how tensors are scaled: " + enum_help(kFp8Recipes) +
+                     " (default: mxfp8 on Blackwell, tensorwise on Hopper and Ada)")
+      ->type_name("RECIPE");
   f.tp_option =
       sub.add_option("--tp", t.tp, "Tensor parallelism, with sequence parallelism (plan: searched unless given)")
           ->type_name("T")
@@ -87,7 +125,9 @@ void add_model_options(CLI::App& sub, ModelFlags& f, bool global_batch_required)
       ->type_name("X")
       ->check(CLI::Range(0.01, 1.0))
       ->capture_default_str();
-  sub.add_option("--gpus-per-node", f.gpus_per_node, "GPUs one node links directly (default: the GPU table's)")
+  sub.add_option("--gpus-per-node", f.gpus_per_node,
+                 "GPUs of one NVLink domain, which link directly; beyond it the network (default: the GPU table's "
+                 "domain: 8 on HGX boards, 72 on GB200/GB300 NVL72)")
       ->type_name("N")
       ->check(CLI::Range(1, 1024));
   f.rank_order_option =
@@ -104,9 +144,20 @@ ModelInput read_model_input(const ModelFlags& f) {
   ModelInput in;
   in.training = f.training;
   in.efficiency = f.efficiency;
-  auto dtype = dtype_named(f.dtype);
-  if (!dtype) throw UsageError("--dtype: expected " + enum_choices(kDTypes) + ", got '" + f.dtype + "'");
+  try {
+    in.gpu = &gpu_named(f.gpu);
+  } catch (const Error& e) {
+    throw UsageError(std::string("--gpu: ") + e.what());
+  }
+  // fp8 keeps bf16 storage and puts the recipe beside it (training.hpp).
+  const bool fp8 = same_name(f.dtype, kFp8DType);
+  auto dtype = fp8 ? std::optional<DType>(DType::BF16) : dtype_named(f.dtype);
+  if (!dtype) throw UsageError("--dtype: expected " + dtype_choices() + ", got '" + f.dtype + "'");
   in.training.dtype = *dtype;
+  if (!fp8 && !f.fp8_recipe.empty()) {
+    throw UsageError("--fp8-recipe " + f.fp8_recipe + ": needs --dtype fp8 (--dtype is " + f.dtype + ")");
+  }
+  if (fp8) in.training.fp8 = fp8_recipe_for(f, *in.gpu);
   auto recompute = recompute_named(f.recompute);
   if (!recompute)
     throw UsageError("--recompute: expected " + enum_choices(kRecomputes) + ", got '" + f.recompute + "'");
@@ -124,11 +175,6 @@ ModelInput read_model_input(const ModelFlags& f) {
   // The flag's choices are the table's names, so the table parses whatever it kept.
   in.rank_order = rank_order_named(f.rank_order).value_or(RankOrder::TpDpPp);
   in.rank_order_given = f.rank_order_option != nullptr && f.rank_order_option->count() > 0;
-  try {
-    in.gpu = &gpu_named(f.gpu);
-  } catch (const Error& e) {
-    throw UsageError(std::string("--gpu: ") + e.what());
-  }
   in.model = read_model_config_file(f.model);
   if (!in.model.is_moe() && in.training.ep > 1) {
     throw Error("--ep " + std::to_string(in.training.ep) + ": " + f.model + " has no experts to spread");
@@ -164,10 +210,14 @@ std::string describe_input(const ModelInput& in, const SearchedSettings* searche
   const bool moe = in.model.is_moe();
   const std::string active = moe ? ", " + parameter_count(active_parameters(in.model)) + " active" : "";
   const std::string ep = moe ? ", ep " + value(s.ep, std::to_string(t.ep)) : "";
+  // FP8: the recipe, and that storage stays bf16.
+  const std::string dtype =
+      t.fp8 ? fmt::format("fp8 ({} recipe, {} weights and activations)", fp8_recipe_name(*t.fp8), dtype_name(t.dtype))
+            : std::string(dtype_name(t.dtype));
   std::string text =
       fmt::format("{} ({} parameters{}, {} layers) on {}, {}, seq {}, micro-batch {}, tp {}{}, recompute {}",
                   printable(in.model.name), parameter_count(model_parameters(in.model)), active, in.model.layers,
-                  in.gpu->name, dtype_name(t.dtype), t.seq, value(s.micro_batch, std::to_string(t.micro_batch)),
+                  in.gpu->name, dtype, t.seq, value(s.micro_batch, std::to_string(t.micro_batch)),
                   value(s.tp, std::to_string(t.tp)), ep, value(s.recompute, std::string(recompute_name(t.recompute))));
   if (searched != nullptr || t.sharding != Sharding::None)
     text += ", sharding " + value(s.sharding, std::string(sharding_name(t.sharding)));

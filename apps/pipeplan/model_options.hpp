@@ -1,6 +1,6 @@
 #pragma once
 // The flags that describe a model, how it is trained and on which GPU, shared by `profile` and
-// `plan`: --model FILE --gpu NAME --seq --micro-batch --global-batch --dtype --tp --recompute
+// `plan`: --model FILE --gpu NAME --seq --micro-batch --global-batch --dtype --fp8-recipe --tp --recompute
 // --sharding --ep --flash-attention/--no-flash-attention --gemm-efficiency --memory-efficiency
 // --gpus-per-node --rank-order.
 #include <CLI/CLI.hpp>
@@ -19,6 +19,7 @@ struct ModelFlags {
   std::string model;
   std::string gpu;
   std::string dtype = "bf16";
+  std::string fp8_recipe;  ///< --fp8-recipe; "" for the card's default under --dtype fp8
   std::string recompute = "none";
   std::string sharding = "none";
   TrainingSettings training;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "estimate/fp8_recipe.hpp"
 #include "estimate/layer_kinds.hpp"
 #include "estimate/moe_work.hpp"
 #include "model/error.hpp"
@@ -174,7 +175,10 @@ StageCost piece_cost(const PieceWork& w, const PhaseGemms& gemms, const GpuSpec&
 std::vector<PieceWork> stage_work(const ModelConfig& model, const TrainingSettings& training, const Layout& layout) {
   const LayerKinds kinds = layer_kinds(model);
   std::vector<PieceWork> layers;
-  for (const LayerKind& k : kinds.kinds) layers.push_back(layer_work(model, training, k));
+  for (const LayerKind& k : kinds.kinds) {
+    layers.push_back(layer_work(model, training, k));
+    apply_fp8_memory(layers.back(), layer_linear_gemms(model, training, k), training);  // FP8's saved tensors
+  }
   const PieceWork embedding = embedding_work(model, training);
   const PieceWork head = head_work(model, training);
   std::vector<PieceWork> stages;
@@ -220,7 +224,10 @@ PieceTimes piece_times(const ModelConfig& model, const TrainingSettings& tr, con
     return t;
   }
   for (const LayerKind& k : t.layers.kinds) {
-    t.kinds.push_back(piece_cost(layer_work(model, tr, k), layer_linear_gemms(model, tr, k), gpu, e, tr, links));
+    PieceWork layer = layer_work(model, tr, k);
+    PhaseGemms gemms = layer_linear_gemms(model, tr, k);
+    apply_fp8(layer, gemms, tr, gpu);  // the layer's linear products in FP8 under --dtype fp8
+    t.kinds.push_back(piece_cost(layer, gemms, gpu, e, tr, links));
   }
   t.head = piece_cost(head_work(model, tr), head_linear_gemms(model, tr), gpu, e, tr, links);
   t.embedding = piece_cost(embedding_work(model, tr), gpu, e, tr, links);
@@ -278,6 +285,12 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
   std::vector<std::int64_t> device_params(static_cast<std::size_t>(where.devices), 0);
   std::vector<std::int64_t> device_expert_params(device_params.size(), 0);
   std::size_t next_layer = 0;
+  // FP8 training's weight copies: per layer, the linear weights its recipe quantises.
+  std::vector<double> fp8_kind_weights;
+  for (const LayerKind& k : times.layers.kinds) {
+    fp8_kind_weights.push_back(tr.fp8 ? fp8_weight_elements(layer_linear_gemms(model, tr, k)) : 0.0);
+  }
+  std::vector<double> device_fp8_weights(device_params.size(), 0.0);
   for (std::size_t s = 0; s < work.size(); ++s) {
     // Memory from the stage's work; times the sums of its pieces', estimated or measured.
     out.costs.stages.push_back(piece_cost(work[s], gpu, e, tr, &links));
@@ -301,6 +314,9 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
     if (device < 0 || device >= where.devices) throw Error("the placement names a device out of range");
     device_params[static_cast<std::size_t>(device)] += work[s].params - work[s].expert_params;
     device_expert_params[static_cast<std::size_t>(device)] += work[s].expert_params;
+    for (std::size_t i = first_layer; i < next_layer && i < times.layers.of_layer.size(); ++i) {
+      device_fp8_weights[static_cast<std::size_t>(device)] += fp8_kind_weights[std::size_t(times.layers.of_layer[i])];
+    }
   }
   // Gradients are reduced in fp32 over the data-parallel replicas of each pipeline device, the
   // experts' over the replicas holding the same experts: over the network when the rank order
@@ -337,6 +353,13 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
       c.gather_ms += x.gather_ms;
     }
     d.optimizer_ms += exposed_ms(c.reduce_ms, c.gather_ms, backward_ms[device], tr);
+    if (tr.fp8) {
+      // The FP8 weight copies beside the BF16 weights, made once a step from the stepped weights.
+      const double weights = device_fp8_weights[device];
+      static_bytes += weights * fp8_weight_copy_bytes(*tr.fp8, gpu.architecture);
+      d.optimizer_ms += ms_for_bytes(weights * fp8_cast_bytes(*tr.fp8, gpu.architecture, Fp8Operand::Weight),
+                                     gpu.memory_gb_per_s, e.memory);
+    }
     d.static_memory_bytes = static_cast<Bytes>(static_bytes + 0.5);
     out.costs.devices.push_back(d);
   }

@@ -18,10 +18,10 @@ namespace pipeplan {
 /// Where the pipeline runs: its stages' devices, the data parallelism beside it, and how the
 /// ranks are numbered onto nodes (rank_placement.hpp), which decides each group's link.
 struct Deployment {
-  std::span<const int> placement;  ///< device of each stage of the layout
-  int devices = 1;                 ///< pipeline degree P
-  int data_parallel = 1;           ///< replicas of the pipeline, whose gradients are all-reduced
-  int gpus_per_node = 8;
+  std::span<const int> placement;       ///< device of each stage of the layout
+  int devices = 1;                      ///< pipeline degree P
+  int data_parallel = 1;                ///< replicas of the pipeline, whose gradients are all-reduced
+  int gpus_per_node = 8;                ///< GPUs of one NVLink domain (GpuSpec::nvlink_domain unless overridden)
   RankOrder order = RankOrder::TpDpPp;  ///< Megatron-LM's default unless told otherwise
 };
 
@@ -90,8 +90,10 @@ struct AnalyticProfile {
 /// rank order places it (docs/costs.md, "Placing ranks on nodes"). A mixture of
 /// experts' expert weights are replicated over data_parallel / training.ep replicas only, and
 /// when every device holds two stages each stage's FB op overlaps the all-to-alls (DualPipe).
-/// With `measured`, each stage's times are the sums of its pieces' measured times. Throws Error
-/// when the placement does not match the layout.
+/// With `measured`, each stage's times are the sums of its pieces' measured times. Under FP8
+/// training (training.fp8) the layers' linear products run in FP8 with the recipe's casts, and
+/// each device keeps the FP8 weight copies and makes them once a step (fp8_recipe.hpp). Throws
+/// Error when the placement does not match the layout, or the recipe cannot run on `gpu`.
 [[nodiscard]] AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSettings& training,
                                                const GpuSpec& gpu, const Efficiency& efficiency, const Layout& layout,
                                                const Deployment& deployment, const MeasuredPieces* measured = nullptr);

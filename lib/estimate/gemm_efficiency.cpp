@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+
+#include "model/error.hpp"
 
 namespace pipeplan {
 
@@ -11,9 +14,16 @@ double ceil_div(std::int64_t a, std::int64_t b) {
   return double((a + b - 1) / b);
 }
 
+// The product's peak: the FP8 one for an FP8 product.
+double peak_of(const GemmShape& g, const GpuSpec& gpu, DType dtype) {
+  if (!g.fp8) return gpu.peak_flops(dtype);
+  if (gpu.fp8_flops() <= 0) throw Error(std::string(gpu.name) + " has no FP8 tensor cores");
+  return gpu.fp8_flops();
+}
+
 // FLOPs at the rate a large, well-shaped product reaches, in milliseconds.
-double large_gemm_ms(double flops, const GpuSpec& gpu, const Efficiency& e, DType dtype) {
-  return flops / (gpu.peak_flops(dtype) * e.gemm) * 1e3;
+double large_gemm_ms(const GemmShape& g, const GpuSpec& gpu, const Efficiency& e, DType dtype) {
+  return g.flops() / (peak_of(g, gpu, dtype) * e.gemm) * 1e3;
 }
 
 }  // namespace
@@ -24,8 +34,9 @@ double GemmShape::flops() const {
 
 double GemmShape::bytes(DType dtype) const {
   const double e = element_bytes(dtype);
+  const double in = fp8 ? 1.0 : e;
   const double c = accumulates_fp32 ? 8.0 : e;  // fp32 read and written back, or written once
-  return double(batch) * (e * double(m) * double(k) + e * double(k) * double(n) + c * double(m) * double(n));
+  return double(batch) * (in * double(m) * double(k) + in * double(k) * double(n) + c * double(m) * double(n));
 }
 
 double quantisation_efficiency(const GemmShape& g, int sms) {
@@ -38,14 +49,14 @@ double quantisation_efficiency(const GemmShape& g, int sms) {
 }
 
 double gemm_ms(const GemmShape& g, const GpuSpec& gpu, const Efficiency& e, DType dtype) {
-  const double compute = large_gemm_ms(g.flops(), gpu, e, dtype) / quantisation_efficiency(g, gpu.sms);
+  const double compute = large_gemm_ms(g, gpu, e, dtype) / quantisation_efficiency(g, gpu.sms);
   const double memory = g.bytes(dtype) / (gpu.memory_gb_per_s * 1e9 * e.memory) * 1e3;
   return std::max(compute, memory);
 }
 
 double shape_efficiency(const GemmShape& g, const GpuSpec& gpu, const Efficiency& e, DType dtype) {
   const double ms = gemm_ms(g, gpu, e, dtype);
-  return ms > 0 ? large_gemm_ms(g.flops(), gpu, e, dtype) / ms : 1.0;
+  return ms > 0 ? large_gemm_ms(g, gpu, e, dtype) / ms : 1.0;
 }
 
 }  // namespace pipeplan

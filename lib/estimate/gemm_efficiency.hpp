@@ -18,6 +18,9 @@ struct GemmShape {
   /// C is read and written in fp32 as well (a weight gradient accumulated into Megatron-LM's
   /// fp32 main gradient, `--gradient-accumulation-fusion`), instead of written once in `dtype`.
   bool accumulates_fp32 = false;
+  /// A and B in FP8, one byte an element (their scales are the recipe's traffic, fp8_recipe.hpp),
+  /// at the card's FP8 peak; C still in `dtype` (or fp32, above).
+  bool fp8 = false;
 
   [[nodiscard]] double flops() const;
   /// Bytes the product moves through memory at least: A and B read, C written (or accumulated).
@@ -34,8 +37,9 @@ inline constexpr std::int64_t kTileN = 128;
 /// tiles; 1 when `sms` is 0 (a card without the count: no quantisation modelled).
 [[nodiscard]] double quantisation_efficiency(const GemmShape& gemm, int sms);
 
-/// The product's time in milliseconds: its FLOPs at the peak times `gemm` efficiency times its
-/// quantisation, or its bytes at the bandwidth times `memory` efficiency, whichever is longer.
+/// The product's time in milliseconds: its FLOPs at the peak (the FP8 one for an fp8 product)
+/// times `gemm` efficiency times its quantisation, or its bytes at the bandwidth times `memory`
+/// efficiency, whichever is longer. Throws Error for an fp8 product on a card without FP8.
 [[nodiscard]] double gemm_ms(const GemmShape& gemm, const GpuSpec& gpu, const Efficiency& efficiency, DType dtype);
 
 /// The fraction of `efficiency.gemm` the shape keeps, min(quantisation, roofline): the time a

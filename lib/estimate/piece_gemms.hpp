@@ -15,8 +15,22 @@ namespace pipeplan {
 /// For a linear layer Y = X W^T over T tokens, X of T x in and W of out x in: F is T x out x in,
 /// B (the input gradient dX = dY W) T x in x out, W (the weight gradient dW = dY^T X)
 /// out x in x T, accumulated into the fp32 gradient.
+/// One linear layer's tensors on one rank as the rank holds them (the sequence split t ways
+/// before a column-parallel layer's gather and after a row-parallel layer's scatter): what an FP8
+/// recipe quantises and keeps (fp8_recipe.hpp). Each is the whole layer's count over t.
+struct LinearTensors {
+  double input = 0;     ///< elements of X, T x in / t
+  double gradient = 0;  ///< elements of dY, T x out / t
+  double weight = 0;    ///< elements of W, in x out / t
+  /// X stays in 16 bits anyway for another kernel's backward (the attention output that the
+  /// output projection reads is kept for flash attention's): an FP8 copy of it adds to the
+  /// activations instead of replacing it.
+  bool input_kept = false;
+};
+
 struct PhaseGemms {
   std::vector<GemmShape> f, b, w;
+  std::vector<LinearTensors> linears;  ///< the layers behind the products (empty: none given)
 };
 
 /// The attention's linears (attention_shape.hpp), the MLP's first matrices (SwiGLU's gate and up
@@ -24,7 +38,7 @@ struct PhaseGemms {
 /// parallelism: the sequence gathered whole, the columns or rows split by t. A layer with
 /// experts lists its shared expert's MLP only. Under full recompute B also holds F's and W's
 /// products (W runs inside B, docs/costs.md). Tensor parallelism must divide what it splits
-/// (layer_work checks it).
+/// (layer_work checks it). `linears` names the layers' tensors (what an FP8 recipe casts).
 [[nodiscard]] PhaseGemms layer_linear_gemms(const ModelConfig& model, const TrainingSettings& training,
                                             const LayerKind& kind);
 

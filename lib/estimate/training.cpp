@@ -26,6 +26,14 @@ std::string_view sharding_name(Sharding sharding) {
   return enum_name(kShardings, sharding);
 }
 
+std::optional<Fp8Recipe> fp8_recipe_named(std::string_view name) {
+  return enum_named(kFp8Recipes, name);
+}
+
+std::string_view fp8_recipe_name(Fp8Recipe recipe) {
+  return enum_name(kFp8Recipes, recipe);
+}
+
 int element_bytes(DType dtype) {
   return dtype == DType::FP32 ? 4 : 2;
 }

@@ -22,6 +22,15 @@ enum class Sharding : unsigned char {
   Gradients,  ///< those and the fp32 gradients (ZeRO-2), reduce-scattered as each W makes them
 };
 
+/// How FP8 training scales its tensors (docs/costs.md, "FP8"): the linear layers' GEMMs run in
+/// FP8 under it while weights and the activations between kernels stay 16-bit.
+enum class Fp8Recipe : unsigned char {
+  Tensorwise,  ///< one fp32 scale per tensor from its current amax: TE Float8CurrentScaling, torchao tensorwise
+  Delayed,     ///< one scale per tensor from an amax history: TE DelayedScaling
+  Blockwise,   ///< DeepSeek-V3's 1x128 activation and 128x128 weight blocks: TE Float8BlockScaling
+  Mxfp8,       ///< 32-element blocks with E8M0 scales, Blackwell's tensor cores: TE MXFP8BlockScaling
+};
+
 inline constexpr EnumTable<DType, 3> kDTypes = {{
     {"bf16", DType::BF16, "bfloat16"},
     {"fp16", DType::FP16, "IEEE half precision"},
@@ -38,6 +47,13 @@ inline constexpr EnumTable<Sharding, 3> kShardings = {{
     {"gradients", Sharding::Gradients, "also the fp32 gradients (ZeRO-2)"},
 }};
 
+inline constexpr EnumTable<Fp8Recipe, 4> kFp8Recipes = {{
+    {"tensorwise", Fp8Recipe::Tensorwise, "one scale per tensor from its current amax (TE Float8CurrentScaling)"},
+    {"delayed", Fp8Recipe::Delayed, "one scale per tensor from an amax history (TE DelayedScaling)"},
+    {"blockwise", Fp8Recipe::Blockwise, "DeepSeek-V3's 1x128 and 128x128 blocks (TE Float8BlockScaling)"},
+    {"mxfp8", Fp8Recipe::Mxfp8, "32-element blocks, E8M0 scales, Blackwell only (TE MXFP8BlockScaling)"},
+}};
+
 /// "bf16", "fp16", "fp32" / "none", "selective", "full" / "none", "optimizer", "gradients", and
 /// back; nullopt for other names.
 [[nodiscard]] std::optional<DType> dtype_named(std::string_view name);
@@ -46,15 +62,21 @@ inline constexpr EnumTable<Sharding, 3> kShardings = {{
 [[nodiscard]] std::string_view recompute_name(Recompute recompute);
 [[nodiscard]] std::optional<Sharding> sharding_named(std::string_view name);
 [[nodiscard]] std::string_view sharding_name(Sharding sharding);
+/// "tensorwise", "delayed", "blockwise", "mxfp8", and back; nullopt for other names.
+[[nodiscard]] std::optional<Fp8Recipe> fp8_recipe_named(std::string_view name);
+[[nodiscard]] std::string_view fp8_recipe_name(Fp8Recipe recipe);
 
 /// Bytes of one activation or weight element in `dtype`.
 [[nodiscard]] int element_bytes(DType dtype);
 
 struct TrainingSettings {
-  int seq = 2048;        ///< tokens per sequence
-  int micro_batch = 1;   ///< sequences per micro-batch
-  int global_batch = 0;  ///< sequences per step, over data parallelism (the planner needs it)
-  DType dtype = DType::BF16;
+  int seq = 2048;             ///< tokens per sequence
+  int micro_batch = 1;        ///< sequences per micro-batch
+  int global_batch = 0;       ///< sequences per step, over data parallelism (the planner needs it)
+  DType dtype = DType::BF16;  ///< weights and activations as stored; BF16 under FP8 training
+  /// FP8 training (`--dtype fp8`): the linear layers' GEMMs in FP8 under this recipe, everything
+  /// else in `dtype` (fp8_recipe.hpp); nullopt: every GEMM in `dtype`.
+  std::optional<Fp8Recipe> fp8;
   int tp = 1;  ///< tensor parallelism, with sequence parallelism (Megatron-LM)
   int ep = 1;  ///< expert parallelism: a mixture of experts' experts spread over ep data-parallel ranks
   Recompute recompute = Recompute::None;

@@ -355,7 +355,7 @@ pipeplan_cli_test(plan_nothing_fits --exit 1 --out "no configuration fits in mem
                   -- plan --model profiles/models/llama-3-70b.json --gpu rtx3090 --gpus 4 --global-batch 8 --schedules 1f1b,zbh1)
 pipeplan_cli_test(plan_unknown_gpu --exit 2 --err "--gpu: unknown GPU 'h10'. did you mean 'h100', 'h800', 'h200'"
                   -- plan --model tests/data/models/tiny-llama.json --gpu h10 --gpus 4 --global-batch 8)
-pipeplan_cli_test(plan_bad_dtype --exit 2 --err "--dtype: expected bf16, fp16 or fp32, got 'bf32'"
+pipeplan_cli_test(plan_bad_dtype --exit 2 --err "--dtype: expected bf16, fp16, fp32 or fp8, got 'bf32'"
                   -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 8 --dtype bf32)
 pipeplan_cli_test(plan_bad_layout --exit 2 --err "--layout 'E,t.3.t.4,H': the stages hold 7 layers, the model has 8"
                   -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 8 --layout "E,t*3|t*4,H")
@@ -552,9 +552,14 @@ pipeplan_cli_test(plan_mixtral --out "mixtral \\(46\\.70 B parameters, 12\\.88 B
 pipeplan_cli_test(plan_mixtral_ep_json --out "\"ep\": 4"
                   -- plan --model profiles/models/mixtral-8x7b.json --gpu h100 --gpus 16 --global-batch 64 --seq 4096
                      --tp 2 --ep 4 --micro-batch 1 --recompute none --sharding optimizer --schedules zbv --json)
-pipeplan_cli_test(plan_refuses_deepseek_v3 --exit 1
-                  --err "kv_lora_rank: 512: DeepSeek's multi-head latent attention \\(q_lora_rank, kv_lora_rank\\) is not modelled"
+# DeepSeek-V3 is read (its 671B, 37B active, hand-derived in model_families_test) and does not fit on 8 H100.
+pipeplan_cli_test(plan_deepseek_v3_over_memory --exit 1
+                  --out "deepseek_v3 \\(671.03 B parameters, 37.55 B active, 61 layers\\)"
                   -- plan --model tests/data/models/deepseek-v3.json --gpu h100 --gpus 8 --global-batch 8)
+# Latent attention under a family without it is refused by name.
+pipeplan_cli_test(plan_refuses_latent_attention_under_llama --exit 1
+                  --err "kv_lora_rank: 512: multi-head latent attention \\(q_lora_rank, kv_lora_rank\\) under model_type 'llama'"
+                  -- plan --model tests/data/models/latent-under-llama.json --gpu h100 --gpus 8 --global-batch 8)
 pipeplan_cli_test(plan_ep_needs_experts --exit 1 --err "--ep 2: .*tiny-llama.json has no experts to spread"
                   -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16 --ep 2)
 pipeplan_cli_test(plan_megatron_layout --out "\"megatron_layout\": \"Et\\*4\\|t\\*4L\""
@@ -571,3 +576,31 @@ pipeplan_cli_test(plan_megatron_39b --out "interleaved +2 +32 +8 +tp-dp-pp +4 +4
                   -- plan --model profiles/models/megatron-gpt-39.1b.json --gpu a100-80gb --gpus 512 --tp 8
                      --micro-batch 1 --recompute full --sharding none --no-flash-attention --schedules interleaved
                      --seq 2048 --global-batch 1536 --top 10 --no-overlap-grad-reduce)
+# FP8 training (issue 24): the linear GEMMs at the card's FP8 rate, the rest in bf16. On B200
+# the default recipe is MXFP8; a layer's forward comes out faster than bf16's but not twice
+# (attention, element-wise kernels and the casts stay at bf16's speed), and the profile's
+# description says the recipe.
+pipeplan_cli_test(profile_fp8_b200
+                  --before "$PIPEPLAN profile --model $SOURCE_DIR/profiles/models/llama-2-7b.json --gpu b200 --stages 4 --layout even --seq 4096 -o bf16.json"
+                  --then "python3 -c \"assert (lambda a, b: a['f_ms'] / 2 < b['f_ms'] < a['f_ms'] and b['b_ms'] < a['b_ms'] and b['activation_bytes'] < a['activation_bytes'])(*[__import__('json').load(open(f))['stages'][1] for f in ('bf16.json', 'fp8.json')])\" && grep -q 'on b200, fp8 (mxfp8 recipe, bf16 weights and activations)' fp8.json"
+                  -- profile --model profiles/models/llama-2-7b.json --gpu b200 --stages 4 --layout even --seq 4096
+                     --dtype fp8 -o @TMP@/fp8.json)
+pipeplan_cli_test(profile_fp8_recipe_named --out "fp8 \\(delayed recipe"
+                  -- profile --model tests/data/models/tiny-llama.json --gpu h100 --stages 2 --dtype fp8 --fp8-recipe delayed)
+pipeplan_cli_test(profile_fp8_a100_refused --exit 2
+                  --err "--dtype fp8: a100-80gb \\(ampere\\) has no FP8 tensor cores. FP8 training needs Ada, Hopper or Blackwell"
+                  -- profile --model tests/data/models/tiny-llama.json --gpu a100-80gb --stages 2 --dtype fp8)
+pipeplan_cli_test(profile_mxfp8_h100_refused --exit 2
+                  --err "--fp8-recipe mxfp8: mxfp8 needs Blackwell's block-scaled tensor cores, which h100 \\(hopper\\) lacks"
+                  -- profile --model tests/data/models/tiny-llama.json --gpu h100 --stages 2 --dtype fp8 --fp8-recipe mxfp8)
+pipeplan_cli_test(plan_fp8_recipe_without_fp8_refused --exit 2
+                  --err "--fp8-recipe tensorwise: needs --dtype fp8 \\(--dtype is bf16\\)"
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 8 --global-batch 32
+                     --fp8-recipe tensorwise)
+pipeplan_cli_test(plan_fp8_recipe_unknown --exit 2
+                  --err "--fp8-recipe: expected tensorwise, delayed, blockwise or mxfp8, got 'nvfp4'"
+                  -- plan --model tests/data/models/tiny-llama.json --gpu b200 --gpus 8 --global-batch 32
+                     --dtype fp8 --fp8-recipe nvfp4)
+pipeplan_cli_test(plan_fp8_h100 --out "on h100, fp8 \\(tensorwise recipe, bf16 weights and activations\\)"
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 8 --global-batch 32 --seq 256
+                     --dtype fp8 --top 1)
