@@ -47,7 +47,9 @@ Fp8Recipe fp8_recipe_for(const ModelFlags& f, const GpuSpec& gpu) {
 
 void add_model_options(CLI::App& sub, ModelFlags& f, bool global_batch_required) {
   TrainingSettings& t = f.training;
-  sub.add_option("--model", f.model, "Hugging Face config.json of the model (docs/costs.md lists the families: Llama, Qwen3, DeepSeek-V3, GPT-OSS, Llama 4, ...)")
+  sub.add_option("--model", f.model,
+                 "Hugging Face config.json of the model (docs/costs.md lists the families: Llama, Qwen3, DeepSeek-V3, "
+                 "GPT-OSS, Llama 4, ...)")
       ->type_name("FILE")
       ->check(file_name())
       ->required();
