@@ -361,6 +361,32 @@ void BM_Planner(benchmark::State& state) {
 }
 BENCHMARK(BM_Planner)->Args({64, 0})->Args({512, 0})->Unit(benchmark::kMillisecond)->UseRealTime();
 
+// The planner on DeepSeek-V3 as DeepSeek trained it (DeepSeek-V3 report, section 3: 2048 H800,
+// FP8 with 1x128 / 128x128 blocks, sequences of 4096 tokens, a batch of 15360 sequences),
+// searching tensor, pipeline and expert parallelism, micro-batch size, recompute, sharding,
+// chunks and the default schedules. Items are configurations.
+void BM_PlannerDeepSeekV3(benchmark::State& state) {
+  PlanRequest r;
+  r.model = read_model_config_file(PIPEPLAN_SOURCE_DIR "/profiles/models/deepseek-v3.json");
+  r.training.seq = 4096;
+  r.training.dtype = DType::BF16;
+  r.training.fp8 = Fp8Recipe::Blockwise;
+  r.gpu = &gpu_named("h800");
+  r.gpus = 2048;
+  r.training.global_batch = 15360;
+  r.schedules = default_plan_schedules();
+  r.top = 5;
+  std::size_t configurations = 0;
+  for (auto _ : state) {
+    PlanOutcome out = plan(r);
+    configurations = static_cast<std::size_t>(out.considered);
+    benchmark::DoNotOptimize(out.rows.data());
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(configurations));
+  state.counters["configurations"] = static_cast<double>(configurations);
+}
+BENCHMARK(BM_PlannerDeepSeekV3)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
+
 }  // namespace
 
 // Runs the benchmarks in a process set up as the pipeplan command sets itself up: freed memory is
