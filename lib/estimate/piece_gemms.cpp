@@ -1,5 +1,7 @@
 #include "estimate/piece_gemms.hpp"
 
+#include "estimate/context_parallel.hpp"
+
 namespace pipeplan {
 
 namespace {
@@ -22,7 +24,7 @@ void fold_for_full_recompute(PhaseGemms& g, const TrainingSettings& tr, bool rep
 
 PhaseGemms layer_linear_gemms(const ModelConfig& m, const TrainingSettings& tr) {
   const std::int64_t t = tr.tp;
-  const std::int64_t tokens = std::int64_t{tr.seq} * tr.micro_batch;
+  const std::int64_t tokens = context_tokens(tr);  // a context-parallel rank's
   const std::int64_t h = m.hidden, hk = m.kv_hidden(), f = m.ffn;
   PhaseGemms g;
   linear(g, tokens, h, (h + 2 * hk) / t);               // QKV, column-parallel
@@ -35,7 +37,7 @@ PhaseGemms layer_linear_gemms(const ModelConfig& m, const TrainingSettings& tr) 
 
 PhaseGemms head_linear_gemms(const ModelConfig& m, const TrainingSettings& tr) {
   PhaseGemms g;
-  linear(g, std::int64_t{tr.seq} * tr.micro_batch, m.hidden, m.vocab / tr.tp);
+  linear(g, context_tokens(tr), m.hidden, m.vocab / tr.tp);
   fold_for_full_recompute(g, tr, false);  // the head keeps its inputs: no forward again (piece_work)
   return g;
 }
