@@ -4,6 +4,7 @@
 
 #include "command.hpp"
 #include "enum_flags.hpp"
+#include "estimate/context_parallel.hpp"
 #include "estimate/moe_work.hpp"
 #include "estimate/piece_work.hpp"
 #include "file_roles.hpp"
@@ -57,11 +58,22 @@ void add_model_options(CLI::App& sub, ModelFlags& f, bool global_batch_required)
           ->capture_default_str();
   f.ep_option =
       sub.add_option("--ep", t.ep,
-                     "Expert parallelism of a mixture of experts: its experts spread over E data-parallel ranks "
-                     "(plan: searched unless given)")
+                     "Expert parallelism of a mixture of experts: its experts spread over E ranks, the expert groups "
+                     "folded over each stage's tp x cp x dp ranks as Megatron does (plan: searched unless given)")
           ->type_name("E")
           ->check(CLI::Range(1, 1 << 16))
           ->capture_default_str();
+  f.etp_option = sub.add_option("--etp", t.etp,
+                                "Expert tensor parallelism (Megatron's --expert-tensor-parallel-size): each expert's "
+                                "widths split over T ranks (default: --tp, Megatron's default)")
+                     ->type_name("T")
+                     ->check(CLI::Range(1, 1024));
+  f.cp_option = sub.add_option("--cp", t.cp,
+                               "Context parallelism: each sequence split over C ranks, Megatron's ring attention "
+                               "(GPUs = tp x cp x pp x dp; plan: searched unless given)")
+                    ->type_name("C")
+                    ->check(CLI::Range(1, 1 << 16))
+                    ->capture_default_str();
   sub.add_flag("--flash-attention,!--no-flash-attention", t.flash_attention,
                "Fused attention that keeps no s x s scores (default on)");
   t.overlap_grad_reduce = true;
@@ -112,7 +124,7 @@ ModelInput read_model_input(const ModelFlags& f) {
     throw UsageError("--recompute: expected " + enum_choices(kRecomputes) + ", got '" + f.recompute + "'");
   in.training.recompute = *recompute;
   auto sharding = sharding_named(f.sharding);
-  if (!sharding) throw UsageError("--sharding: expected none, optimizer or gradients, got '" + f.sharding + "'");
+  if (!sharding) throw UsageError("--sharding: expected " + enum_choices(kShardings) + ", got '" + f.sharding + "'");
   in.training.sharding = *sharding;
   const bool sharding_given = f.sharding_option != nullptr && f.sharding_option->count() > 0;
   const bool gather_given = f.overlap_param_gather_option != nullptr && f.overlap_param_gather_option->count() > 0;
@@ -133,6 +145,10 @@ ModelInput read_model_input(const ModelFlags& f) {
   if (!in.model.is_moe() && in.training.ep > 1) {
     throw Error("--ep " + std::to_string(in.training.ep) + ": " + f.model + " has no experts to spread");
   }
+  if (!in.model.is_moe() && in.training.etp > 0) {
+    throw Error("--etp " + std::to_string(in.training.etp) + ": " + f.model + " has no experts to split");
+  }
+  check_context_parallel(in.training);
   return in;
 }
 
@@ -149,8 +165,8 @@ std::string parameter_count(std::int64_t n) {
 
 SearchedSettings searched_settings(const ModelFlags& f) {
   const auto absent = [](const CLI::Option* o) { return o == nullptr || o->count() == 0; };
-  return {absent(f.tp_option), absent(f.micro_batch_option), absent(f.recompute_option), absent(f.sharding_option),
-          absent(f.ep_option)};
+  return {absent(f.tp_option),       absent(f.micro_batch_option), absent(f.recompute_option),
+          absent(f.sharding_option), absent(f.ep_option),          absent(f.cp_option)};
 }
 
 std::string describe_input(const ModelInput& in, const SearchedSettings* searched) {
@@ -158,17 +174,20 @@ std::string describe_input(const ModelInput& in, const SearchedSettings* searche
   const auto value = [&](bool search, const std::string& fixed) {
     return searched != nullptr && search ? std::string("searched") : fixed;
   };
-  const SearchedSettings none{false, false, false, false, false};
+  const SearchedSettings none{false, false, false, false, false, false};
   const SearchedSettings& s = searched != nullptr ? *searched : none;
   // A mixture of experts: how many of its parameters a token passes through, and the experts' spread.
   const bool moe = in.model.is_moe();
   const std::string active = moe ? ", " + parameter_count(active_parameters(in.model)) + " active" : "";
-  const std::string ep = moe ? ", ep " + value(s.ep, std::to_string(t.ep)) : "";
+  const std::string ep = moe ? ", ep " + value(s.ep, std::to_string(t.ep)) + ", etp " +
+                                   (t.etp > 0 ? std::to_string(t.etp) : std::string("as tp"))
+                             : "";
   std::string text =
-      fmt::format("{} ({} parameters{}, {} layers) on {}, {}, seq {}, micro-batch {}, tp {}{}, recompute {}",
+      fmt::format("{} ({} parameters{}, {} layers) on {}, {}, seq {}, micro-batch {}, tp {}, cp {}{}, recompute {}",
                   printable(in.model.name), parameter_count(model_parameters(in.model)), active, in.model.layers,
                   in.gpu->name, dtype_name(t.dtype), t.seq, value(s.micro_batch, std::to_string(t.micro_batch)),
-                  value(s.tp, std::to_string(t.tp)), ep, value(s.recompute, std::string(recompute_name(t.recompute))));
+                  value(s.tp, std::to_string(t.tp)), value(s.cp, std::to_string(t.cp)), ep,
+                  value(s.recompute, std::string(recompute_name(t.recompute))));
   if (searched != nullptr || t.sharding != Sharding::None)
     text += ", sharding " + value(s.sharding, std::string(sharding_name(t.sharding)));
   text += t.flash_attention ? ", flash attention" : ", no flash attention";
