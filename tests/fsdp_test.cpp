@@ -81,9 +81,9 @@ TEST_CASE("FSDP alone (pp 1): static memory, exposed gathers in F and B, no step
   const auto b_exposed = [&](double params, const StageCost& c) {
     return std::max(0.0, gather(params) + reduce(params) - c.b_ms - c.w_ms);
   };
-  CHECK(p.costs.stages[0].b_ms == doctest::Approx(8 * layer.b_ms + embedding.b_ms + head.b_ms +
-                                                  8 * b_exposed(36992, layer) + b_exposed(6400, embedding) +
-                                                  b_exposed(6464, head)));
+  CHECK(p.costs.stages[0].b_ms ==
+        doctest::Approx(8 * layer.b_ms + embedding.b_ms + head.b_ms + 8 * b_exposed(36992, layer) +
+                        b_exposed(6400, embedding) + b_exposed(6464, head)));
 }
 
 TEST_CASE("FSDP beside pipeline parallelism: gathered weights and whole gradients all step, one collective each") {

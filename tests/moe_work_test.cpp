@@ -271,3 +271,26 @@ TEST_CASE("expert tensor parallelism: the routed tokens gathered over etp, the p
   routed_only.moe.shared_gate = false;
   CHECK(layer_work(routed_only, t).f_collectives == 2);
 }
+
+TEST_CASE("a capacity factor: every expert takes cf times its balanced share, padded or dropped to it") {
+  // Megatron's --moe-expert-capacity-factor with --moe-pad-expert-input-to-capacity: capacity =
+  // cf x T·k/E rows an expert. Under balanced routing the rank's 64 routed copies become 80 at cf
+  // 1.25 (padding) and 32 at 0.5 (half dropped): the expert products, the all-to-all's bytes and
+  // the experts' activations scale with them; the router and the shared expert do not.
+  const ModelConfig m = tiny_moe();
+  TrainingSettings t = tiny_training(2);
+  const PieceWork dropless = layer_work(m, t);
+  t.moe_capacity_factor = 1.25;
+  const PieceWork padded = layer_work(m, t);
+  t.moe_capacity_factor = 0.5;
+  const PieceWork dropped = layer_work(m, t);
+  // The experts' products: 6 x rows x 64 x 32, 786,432 at 64 rows (the test above).
+  CHECK(padded.f_flops - dropless.f_flops == doctest::Approx(0.25 * 786'432));
+  CHECK(dropless.f_flops - dropped.f_flops == doctest::Approx(0.5 * 786'432));
+  CHECK(padded.all_to_all_bytes == doctest::Approx(1.25 * dropless.all_to_all_bytes));
+  // a_F's routed part: the experts' inputs and outputs 2 x rows x 64 x 2 and their SwiGLU
+  // intermediates 4 x rows x 32 x 2: 512 bytes a row, 16 more rows at cf 1.25.
+  CHECK(padded.activation_bytes - dropless.activation_bytes == 16 * 512);
+  t.moe_capacity_factor = -1;
+  CHECK(test::error_of([&] { (void)layer_work(m, t); }).starts_with("--moe-capacity-factor"));
+}

@@ -68,6 +68,12 @@ void add_model_options(CLI::App& sub, ModelFlags& f, bool global_batch_required)
                                 "widths split over T ranks (default: --tp, Megatron's default)")
                      ->type_name("T")
                      ->check(CLI::Range(1, 1024));
+  f.capacity_option = sub.add_option("--moe-capacity-factor", t.moe_capacity_factor,
+                                     "Megatron's --moe-expert-capacity-factor with --moe-pad-expert-input-to-capacity: "
+                                     "every expert takes X times its balanced share of tokens, padded or dropped to it "
+                                     "(default: dropless)")
+                          ->type_name("X")
+                          ->check(CLI::Range(0.01, 64.0));
   f.cp_option = sub.add_option("--cp", t.cp,
                                "Context parallelism: each sequence split over C ranks, Megatron's ring attention "
                                "(GPUs = tp x cp x pp x dp; plan: searched unless given)")
@@ -145,6 +151,9 @@ ModelInput read_model_input(const ModelFlags& f) {
   if (!in.model.is_moe() && in.training.ep > 1) {
     throw Error("--ep " + std::to_string(in.training.ep) + ": " + f.model + " has no experts to spread");
   }
+  if (!in.model.is_moe() && in.training.moe_capacity_factor > 0) {
+    throw Error("--moe-capacity-factor: " + f.model + " has no experts to route to");
+  }
   if (!in.model.is_moe() && in.training.etp > 0) {
     throw Error("--etp " + std::to_string(in.training.etp) + ": " + f.model + " has no experts to split");
   }
@@ -179,8 +188,10 @@ std::string describe_input(const ModelInput& in, const SearchedSettings* searche
   // A mixture of experts: how many of its parameters a token passes through, and the experts' spread.
   const bool moe = in.model.is_moe();
   const std::string active = moe ? ", " + parameter_count(active_parameters(in.model)) + " active" : "";
+  const std::string capacity =
+      t.moe_capacity_factor > 0 ? fmt::format(", capacity factor {}", t.moe_capacity_factor) : ", dropless";
   const std::string ep = moe ? ", ep " + value(s.ep, std::to_string(t.ep)) + ", etp " +
-                                   (t.etp > 0 ? std::to_string(t.etp) : std::string("as tp"))
+                                   (t.etp > 0 ? std::to_string(t.etp) : std::string("as tp")) + capacity
                              : "";
   std::string text =
       fmt::format("{} ({} parameters{}, {} layers) on {}, {}, seq {}, micro-batch {}, tp {}, cp {}{}, recompute {}",

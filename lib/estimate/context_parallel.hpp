@@ -27,10 +27,10 @@ void check_context_parallel(const TrainingSettings& training);
 
 /// One layer's ring on one rank: what each step sends and the attention it hides under.
 struct ContextRing {
-  int steps = 0;              ///< cp - 1 transfers a ring makes (0 without context parallelism)
-  double kv_bytes = 0;        ///< this rank's K and V (its s/cp tokens, its heads): what one forward step sends
-  double f_core_flops = 0;    ///< the forward's attention core on this rank, over all cp steps
-  double b_core_flops = 0;    ///< the backward's (its recompute of Q·K^T included)
+  int steps = 0;               ///< cp - 1 transfers a ring makes (0 without context parallelism)
+  double kv_bytes = 0;         ///< this rank's K and V (its s/cp tokens, its heads): what one forward step sends
+  double f_core_flops = 0;     ///< the forward's attention core on this rank, over all cp steps
+  double b_core_flops = 0;     ///< the backward's (its recompute of Q·K^T included)
   bool forward_again = false;  ///< full recompute: the backward runs the forward's ring once more
   /// Element-wise bytes the ring adds on this rank: F merges each later step's partial output
   /// into the running one (read both, write one: Transformer Engine's output correction), B adds
@@ -52,7 +52,6 @@ struct ContextRing {
 struct RingMs {
   double f_ms = 0, b_ms = 0;
 };
-[[nodiscard]] RingMs ring_exposed_ms(const ContextRing& ring, double f_core_ms, double b_core_ms,
-                                     const LinkSpec& link);
+[[nodiscard]] RingMs ring_exposed_ms(const ContextRing& ring, double f_core_ms, double b_core_ms, const LinkSpec& link);
 
 }  // namespace pipeplan

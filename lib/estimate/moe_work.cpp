@@ -19,6 +19,10 @@ void check_divisions(const ModelConfig& m, const TrainingSettings& tr) {
   divides(m.moe.experts, tr.ep, "--ep", "the experts");
   divides(m.moe.ffn, tr.expert_tp(), tr.etp > 0 ? "--etp" : "--tp", "each expert's FFN width");
   if (m.moe.shared_ffn > 0) divides(m.moe.shared_ffn, tr.tp, "--tp", "the shared expert's FFN width");
+  if (tr.moe_capacity_factor < 0) {
+    throw Error("--moe-capacity-factor " + std::to_string(tr.moe_capacity_factor) +
+                ": must be positive (0 or absent: dropless)");
+  }
 }
 
 }  // namespace
@@ -33,8 +37,11 @@ PieceWork moe_mlp_work(const ModelConfig& m, const TrainingSettings& tr) {
   const double t = tr.tp, etp = tr.expert_tp();
   const double tl = double(context_tokens(tr)) / t, h = m.hidden, e = element_bytes(tr.dtype);
   const double E = m.moe.experts, k = m.moe.per_token, fe = m.moe.ffn, fs = m.moe.shared_ffn, ep = tr.ep;
-  const double routed = tl * k;          // copies this rank routes
-  const double gathered = etp * routed;  // h-wide rows its experts see
+  // With a capacity factor every expert takes exactly cf times its balanced share, padded (cf > 1)
+  // or dropping the rest (cf < 1): the rows dispatched, computed and kept scale by cf.
+  const double capacity = tr.moe_capacity_factor > 0 ? tr.moe_capacity_factor : 1.0;
+  const double routed = tl * k * capacity;  // copies this rank routes
+  const double gathered = etp * routed;     // h-wide rows its experts see
   PieceWork w;
   // GEMMs (2 FLOPs a multiply-add), each once in F, B and W: the router's h x E logits, each
   // routed copy through one SwiGLU expert (gate, up, down), every token through the shared

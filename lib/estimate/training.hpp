@@ -63,6 +63,10 @@ struct TrainingSettings {
   /// Expert tensor parallelism (Megatron's --expert-tensor-parallel-size); 0: equal to tp, Megatron's default.
   int etp = 0;
   [[nodiscard]] int expert_tp() const { return etp > 0 ? etp : tp; }
+  /// Megatron's --moe-expert-capacity-factor with --moe-pad-expert-input-to-capacity: every
+  /// expert processes capacity_factor x its balanced share of routed tokens, padded or dropped
+  /// to it; 0: dropless (moe_work.hpp).
+  double moe_capacity_factor = 0;
   Recompute recompute = Recompute::None;
   Sharding sharding = Sharding::None;  ///< over the dp·cp data-parallel ranks; nothing to shard without them
   bool flash_attention = true;

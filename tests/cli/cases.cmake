@@ -615,3 +615,10 @@ pipeplan_cli_test(profile_etp_not_folding --exit 1 --err "--etp 2 x --ep 8: must
                   -- profile --model profiles/models/mixtral-8x7b.json --gpu h100 --stages 1 --dp 2 --tp 2 --ep 8)
 pipeplan_cli_test(plan_etp_needs_experts --exit 1 --err "--etp 2: .*tiny-llama.json has no experts to split"
                   -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16 --etp 2)
+# Token dropping with a capacity factor beside dropless; a dense model has no experts to route to.
+pipeplan_cli_test(profile_capacity_factor --out "capacity factor 1.25"
+                  -- profile --model tests/data/models/tiny-qwen-moe.json --gpu h100 --stages 1 --seq 256 --dp 2 --ep 2
+                     --moe-capacity-factor 1.25)
+pipeplan_cli_test(plan_capacity_needs_experts --exit 1 --err "--moe-capacity-factor: .*tiny-llama.json has no experts"
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16
+                     --moe-capacity-factor 1.25)
