@@ -622,3 +622,9 @@ pipeplan_cli_test(profile_capacity_factor --out "capacity factor 1.25"
 pipeplan_cli_test(plan_capacity_needs_experts --exit 1 --err "--moe-capacity-factor: .*tiny-llama.json has no experts"
                   -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16
                      --moe-capacity-factor 1.25)
+# docs/costs.md, "FSDP": torchtitan's Llama 2 13B on 64 A100 80GB (FSDP2 over 64, seq 4096, global
+# batch 128, local batch 2, no activation checkpointing) measured 2162 tokens/s/GPU; FSDP fits it
+# without recompute at 1958.7.
+pipeplan_cli_test(plan_torchtitan_llama2_13b_fsdp --out " none +params +4182\\.426 .* 1958\\.7 "
+                  -- plan --model profiles/models/llama-2-13b.json --gpu a100-80gb --gpus 64 --global-batch 128
+                     --seq 4096 --tp 1 --pp 1 --cp 1 --micro-batch 2 --recompute none --sharding params --top 1)
