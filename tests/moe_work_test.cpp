@@ -136,7 +136,9 @@ TEST_CASE("expert weights are sharded over dp / ep replicas, the rest over dp; t
   CHECK(p.costs.devices[0].static_memory_bytes == 57'024 * 9 + 24'576 * 12);
   CHECK(test::error_of([&] {
           (void)analytic_profile(m, t, h100, {}, parse_layout("E,t*2,H", 2, "test"), {one, 1, 3, 8});
-        }) == "--ep 2: expert parallelism must divide the data-parallel replicas (3)");
+        }) ==
+        "--etp 1 x --ep 2: must divide tp x cp x dp = 3, the ranks of a pipeline stage the expert groups fold "
+        "over");
   // On the V (pp 2, 2 stages a device) each stage's FB pairs its forward with the device's other
   // stage's backward and costs less than the two apart; a dense model's FB is left to the simulator.
   ModelConfig four = m;
@@ -213,4 +215,82 @@ TEST_CASE("DualPipe's overlap is applied once, from the stages' final times") {
                               all_to_all_ms(work[other], links.experts));
     CHECK(*p.costs.stages[s].f_and_b_ms == doctest::Approx(*once));
   }
+}
+
+TEST_CASE("parallel folding: ep 32 over tp 2 x dp 16 at etp 1, the experts unreplicated (edp 1)") {
+  // Qwen3-235B-A22B's layout (tp 2, pp 8 on 256 H100: dp 16, ep 32 at expert tensor parallelism
+  // 1) on the tiny model given 32 experts: each stage's 32 ranks hold one expert each.
+  ModelConfig m = tiny_moe();
+  m.moe.experts = 32;
+  TrainingSettings t = tiny_training(32);
+  t.tp = 2;
+  t.etp = 1;
+  t.sharding = Sharding::Optimizer;
+  const GpuSpec& h100 = gpu_named("h100");
+  const std::vector<int> one{0};
+  const Layout layout = parse_layout("E,t*2,H", 2, "test");
+  const AnalyticProfile p = analytic_profile(m, t, h100, {}, layout, {one, 1, 16, 8});
+  // Per layer and rank: one expert of 3 x 64 x 32 = 6,144 whole (etp 1); the attention's 12,288
+  // and Qwen2's Q, K and V biases 128 over tp 2, the router 64 x 32 = 2,048, the shared expert
+  // 9,216 / 2, its gate 64 and the norms 128: 13,056. Embedding 100 x 64 / 2 = 3,200, head 3,200 + 64. The experts are
+  // held once (edp = 2 x 16 / (1 x 32) = 1): 18 bytes; the rest over dp 16: 6 + 12/16.
+  const double dense = 3200 + 2 * 13056 + 3264, expert = 2 * 6144;
+  CHECK(p.costs.devices[0].static_memory_bytes == Bytes(dense * (6 + 12.0 / 16) + expert * 18));
+  // At Megatron's default etp (= tp 2) the 64 ranks an expert group needs do not fit the stage's 32.
+  t.etp = 0;
+  CHECK(test::error_of([&] {
+          (void)analytic_profile(m, t, h100, {}, layout, {one, 1, 16, 8});
+        }) ==
+        "--etp 2 x --ep 32: must divide tp x cp x dp = 32, the ranks of a pipeline stage the expert groups fold over");
+}
+
+TEST_CASE("expert tensor parallelism: the routed tokens gathered over etp, the products the same per rank") {
+  // tp 2, s 16 x b 2: each rank routes its 16 tokens' 32 copies (k 2). At etp 2 the pair gathers
+  // 64 rows of h 64 for experts split two ways; at etp 1 each rank keeps its 32 for whole experts.
+  const ModelConfig m = tiny_moe();
+  TrainingSettings t = tiny_training(2);
+  t.tp = 2;
+  const PieceWork two = layer_work(m, t);  // etp = tp = 2
+  t.etp = 1;
+  const PieceWork one = layer_work(m, t);
+  // The all-to-all: 32 copies x 64 x 2 bytes, half to the other rank: 2,048. The gather beside it:
+  // (etp - 1)/etp of the 64 gathered rows x 64 x 2 bytes = 4,096 at etp 2, none at etp 1.
+  CHECK(two.all_to_all_bytes == 2048);
+  CHECK(two.expert_gather_bytes == 4096);
+  CHECK(one.expert_gather_bytes == 0);
+  // The expert products are 6 x 32 x 64 x 32 per rank either way; the parameters differ by etp.
+  CHECK(two.f_flops == one.f_flops);
+  CHECK(one.expert_params == 2 * two.expert_params);
+  // F keeps the experts' gathered inputs, 64 (etp 2) or 32 rows of 64 x 2 bytes.
+  CHECK(two.activation_bytes - one.activation_bytes == (64 - 32) * 64 * 2);
+  // The attention keeps its two collectives each way; the routed block's replace the MLP's, but
+  // this model's shared expert, a tensor-parallel MLP, keeps them: 4 in F.
+  CHECK(two.f_collectives == 4);
+  ModelConfig routed_only = m;
+  routed_only.moe.shared_ffn = 0;
+  routed_only.moe.shared_gate = false;
+  CHECK(layer_work(routed_only, t).f_collectives == 2);
+}
+
+TEST_CASE("a capacity factor: every expert takes cf times its balanced share, padded or dropped to it") {
+  // Megatron's --moe-expert-capacity-factor with --moe-pad-expert-input-to-capacity: capacity =
+  // cf x T·k/E rows an expert. Under balanced routing the rank's 64 routed copies become 80 at cf
+  // 1.25 (padding) and 32 at 0.5 (half dropped): the expert products, the all-to-all's bytes and
+  // the experts' activations scale with them; the router and the shared expert do not.
+  const ModelConfig m = tiny_moe();
+  TrainingSettings t = tiny_training(2);
+  const PieceWork dropless = layer_work(m, t);
+  t.moe_capacity_factor = 1.25;
+  const PieceWork padded = layer_work(m, t);
+  t.moe_capacity_factor = 0.5;
+  const PieceWork dropped = layer_work(m, t);
+  // The experts' products: 6 x rows x 64 x 32, 786,432 at 64 rows (the test above).
+  CHECK(padded.f_flops - dropless.f_flops == doctest::Approx(0.25 * 786'432));
+  CHECK(dropless.f_flops - dropped.f_flops == doctest::Approx(0.5 * 786'432));
+  CHECK(padded.all_to_all_bytes == doctest::Approx(1.25 * dropless.all_to_all_bytes));
+  // a_F's routed part: the experts' inputs and outputs 2 x rows x 64 x 2 and their SwiGLU
+  // intermediates 4 x rows x 32 x 2: 512 bytes a row, 16 more rows at cf 1.25.
+  CHECK(padded.activation_bytes - dropless.activation_bytes == 16 * 512);
+  t.moe_capacity_factor = -1;
+  CHECK(test::error_of([&] { (void)layer_work(m, t); }).starts_with("--moe-capacity-factor"));
 }

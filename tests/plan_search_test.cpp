@@ -4,7 +4,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
+#include <string>
 #include <tuple>
 
 #include "io/model_config_json.hpp"
@@ -64,9 +66,9 @@ TEST_CASE("the search covers tp, micro-batch, recompute and sharding; a fixed se
   for (const PlanRow& row : out.rows) {
     tps.insert(row.tp);
     micro_batches.insert(row.micro_batch);
-    CHECK(row.pp * row.dp * row.tp == 4);
+    CHECK(row.pp * row.dp * row.tp * row.cp == 4);
     CHECK(row.microbatches * row.dp * row.micro_batch == 16);
-    CHECK((row.dp > 1) == (row.sharding != Sharding::None));  // nothing to shard without replicas
+    CHECK((row.dp * row.cp > 1) == (row.sharding != Sharding::None));  // nothing to shard without replicas
   }
   CHECK(tps == std::set<int>{1, 2});
   CHECK(micro_batches == std::set<int>{1, 2, 4, 8});
@@ -108,9 +110,9 @@ TEST_CASE("--pp and --chunks keep the configurations with that pipeline degree a
   // 1f1b runs one chunk per device, so only the others can have two.
   CHECK(schedules.count("1f1b") == 0);
   CHECK(schedules.count("interleaved") == 1);
-  r.pp = 3;  // 4 GPUs: no tensor-parallel degree leaves a multiple of 3
+  r.pp = 3;  // 4 GPUs: no tensor- and context-parallel degrees leave a multiple of 3
   CHECK(test::error_of([&] { (void)plan(r); }) ==
-        "--pp 3: no tensor-parallel degree tried leaves a multiple of 3 of the 4 GPUs");
+        "--pp 3: no tensor- and context-parallel degrees tried leave a multiple of 3 of the 4 GPUs");
   r.pp = 0;
   r.chunks = 3;
   r.schedules = {"1f1b", "zbh1"};
@@ -131,9 +133,11 @@ TEST_CASE("pruning by the step's lower bound leaves the top rows as an exhaustiv
 
 TEST_CASE("identical rows are shown once: pp 1 under every schedule") {
   const PlanOutcome out = plan(tiny_search());
-  std::set<std::tuple<int, int, int, int>> seen;
+  std::set<std::tuple<int, int, int, int, int>> seen;
   for (const PlanRow& row : out.rows) {
-    if (row.pp == 1) CHECK(seen.insert({row.tp, row.micro_batch, int(row.recompute), int(row.sharding)}).second);
+    if (row.pp == 1) {
+      CHECK(seen.insert({row.tp, row.cp, row.micro_batch, int(row.recompute), int(row.sharding)}).second);
+    }
   }
   CHECK(out.merged > 0);
 }
@@ -180,12 +184,14 @@ TEST_CASE("every schedule, zb included, takes the fastest of its layouts that fi
   CHECK(balanced.step_ms == fastest);
 }
 
-TEST_CASE("Llama-3-70B on 64 H100: the search chooses tensor parallelism of 4 or more") {
-  // With tp 1 nothing better than pp 64 at a 46% bubble fits (issue 14); tp 4 or 8 splits the
-  // 70.6e9 parameters' 18 bytes (or 6 + 12/d sharded) over more GPUs per stage.
+TEST_CASE("Llama-3-70B on 64 H100: the search splits each sequence over 4 or more ranks") {
+  // With tp 1 nothing better than pp 64 at a 46% bubble fits (issue 14); tp 4 or 8, or tp 2
+  // with cp 2, split the 70.6e9 parameters' 18 bytes (or 6 + 12/d sharded) and the activations
+  // over more GPUs per stage. tp 2 x cp 2 x pp 8 leads tp 4 x pp 4 by 3%: the ring's transfers
+  // hide under the attention of 2048-token chunks, tp 4's collectives do not overlap compute.
   const PlanOutcome out = plan(model_on("llama-3-70b.json", "h100", 64, 256));
   REQUIRE(!out.rows.empty());
-  CHECK(out.rows.front().tp >= 4);
+  CHECK(out.rows.front().tp * out.rows.front().cp >= 4);
   CHECK(out.rows.front().bubble_rate < 0.2);
   const std::string text = plan_text(out, 3);
   CHECK(text.find("  mb recompute sharding ") != std::string::npos);
@@ -262,7 +268,7 @@ PlanRequest two_nodes() {
 
 // A row's configuration without its rank order and layout.
 std::string configuration(const PlanRow& row) {
-  return fmt::format("{} {} {} {} {} {} {} {}", row.schedule, row.pp, row.chunks, row.dp, row.micro_batch,
+  return fmt::format("{} {} {} {} {} {} {} {} {}", row.schedule, row.pp, row.chunks, row.dp, row.cp, row.micro_batch,
                      row.microbatches, int(row.recompute), int(row.sharding));
 }
 
@@ -287,8 +293,13 @@ TEST_CASE("the planner keeps the faster rank order per configuration, and a fixe
     };
     const auto a = same(megatron), b = same(stages);
     if (a == megatron.rows.end() || b == stages.rows.end()) continue;
-    ++both;
     INFO(plan_row_title(row));
+    if (row.cp > 1) {  // Megatron runs context parallelism in its default order only
+      CHECK(row.rank_order == RankOrder::TpDpPp);
+      CHECK(row.step_ms == a->step_ms);
+      continue;
+    }
+    ++both;
     CHECK(row.step_ms == std::min(a->step_ms, b->step_ms));
     CHECK(row.rank_order == (b->step_ms < a->step_ms ? RankOrder::TpPpDp : RankOrder::TpDpPp));
   }
@@ -359,4 +370,80 @@ TEST_CASE("a smaller search budget ranks; the rows shown are what the default bu
   for (std::size_t i = 1; i < out.rows.size() && i < 3; ++i) {
     CHECK(out.rows[i - 1].tokens_per_s_per_gpu >= out.rows[i].tokens_per_s_per_gpu);
   }
+}
+
+TEST_CASE("the context-parallel degrees: powers of two dividing the GPUs over tp, 2·cp dividing the sequence") {
+  PlanRequest r = model_on("llama-3-70b.json", "h100", 64, 256);
+  CHECK(cp_choices(r, 4) == std::vector<int>{1, 2, 4, 8, 16});  // 16 ranks over tp 4; 4096 / 32 chunks
+  r.training.seq = 4100;                                        // 4100 = 4 x 1025: 2 x 2 chunks, not 2 x 4
+  CHECK(cp_choices(r, 4) == std::vector<int>{1, 2});
+  r.training.flash_attention = false;  // Megatron's ring needs the fused attention
+  CHECK(cp_choices(r, 4) == std::vector<int>{1});
+  r.search.cp = false;
+  r.training.cp = 2;
+  CHECK(cp_choices(r, 4) == std::vector<int>{2});
+  CHECK(cp_choices(r, 64).empty());  // one rank over tp 64 cannot hold cp 2
+}
+
+TEST_CASE("every job's GPUs are tp x cp x pp x dp; cp > 1 is tried at micro-batch 1 when both are searched") {
+  PlanRequest r = model_on("llama-3-70b.json", "h100", 64, 256);
+  std::map<std::string, int> refused;
+  const std::vector<PlanJob> jobs = plan_jobs(r, refused);
+  std::set<int> cps;
+  for (const PlanJob& j : jobs) {
+    CHECK(j.tp * j.cp * j.pp * j.dp == 64);
+    // (2c, 2b) holds on each rank what (c, b) holds, with twice c's data parallelism, and rings
+    // more steps: never faster, never lighter.
+    if (j.cp > 1) CHECK(j.micro_batch == 1);
+    cps.insert(j.cp);
+  }
+  CHECK(cps == std::set<int>{1, 2, 4, 8, 16, 32, 64});
+  // With the micro-batch fixed, cp is tried beside it.
+  r.search.micro_batch = false;
+  r.training.micro_batch = 2;
+  const std::vector<PlanJob> fixed = plan_jobs(r, refused);
+  CHECK(std::any_of(fixed.begin(), fixed.end(), [](const PlanJob& j) { return j.cp > 1 && j.micro_batch == 2; }));
+}
+
+TEST_CASE("the (2c, 2b) job the search leaves out is the (c, b) job with a longer ring: never ahead") {
+  // Llama-3-70B, seq 8192, tp 8, pp 4 on 64 H100: cp 2 at micro-batch 2 against cp 1 at 1, both M 32.
+  PlanRequest r = model_on("llama-3-70b.json", "h100", 64, 64);
+  r.training.seq = 8192;
+  r.search = {false, false, false, false, false, false};
+  r.training.tp = 8;
+  r.training.sharding = Sharding::Optimizer;
+  r.pp = 4;
+  r.schedules = {"1f1b"};
+  r.training.micro_batch = 1;
+  r.training.cp = 1;
+  const PlanOutcome a = plan(r);
+  r.training.micro_batch = 2;
+  r.training.cp = 2;
+  const PlanOutcome b = plan(r);
+  REQUIRE(!a.rows.empty());
+  REQUIRE(!b.rows.empty());
+  CHECK(a.rows.front().microbatches == b.rows.front().microbatches);
+  CHECK(a.rows.front().max_peak() == b.rows.front().max_peak());
+  CHECK(a.rows.front().step_ms <= b.rows.front().step_ms);
+}
+
+TEST_CASE("expert parallelism is searched over the folded range: ep may exceed dp") {
+  // Mixtral's 8 experts at tp 2 on 8 GPUs, pp 2: dp 2, but the stage's 4 ranks hold ep 4 at etp 1.
+  PlanRequest r = model_on("mixtral-8x7b.json", "h100", 8, 16);
+  r.search.tp = false;
+  r.training.tp = 2;
+  r.training.etp = 1;
+  r.pp = 2;
+  r.search.cp = false;
+  std::map<std::string, int> refused;
+  std::set<int> eps;
+  for (const PlanJob& j : plan_jobs(r, refused)) {
+    CHECK(j.dp == 2);
+    eps.insert(j.ep);
+  }
+  CHECK(eps == std::set<int>{1, 2, 4});
+  r.training.etp = 0;  // etp = tp 2: 2 x ep must divide the 4 ranks
+  eps.clear();
+  for (const PlanJob& j : plan_jobs(r, refused)) eps.insert(j.ep);
+  CHECK(eps == std::set<int>{1, 2});
 }

@@ -24,8 +24,8 @@ PlanRequest tiny_request() {
   r.gpus = 4;
   r.schedules = {"1f1b", "zbh1", "interleaved", "zbv", "zb"};
   r.threads = 2;
-  r.search = {false, false, false,
-              false};  // tp 1, micro-batch 1, no recompute, no sharding (plan_search_test searches them)
+  // tp 1, micro-batch 1, no recompute, no sharding, cp 1 (plan_search_test searches them); ep searched.
+  r.search = {false, false, false, false, true, false};
   return r;
 }
 
@@ -176,8 +176,9 @@ TEST_CASE("a mixture of experts is planned with expert parallelism searched, and
   CHECK(out.experts);
   bool spread = false;
   for (const PlanRow& row : out.rows) {
-    CHECK(row.dp % row.ep == 0);  // the experts are spread over ep of the data-parallel ranks
-    CHECK(4 % row.ep == 0);       // and divide evenly among them
+    // The expert groups fold over the stage's tp·cp·dp ranks (here tp 1, cp 1: the dp ranks).
+    CHECK((row.tp * row.cp * row.dp) % (row.etp * row.ep) == 0);
+    CHECK(4 % row.ep == 0);  // and divide evenly among them
     spread = spread || row.ep > 1;
   }
   CHECK(spread);
@@ -186,7 +187,7 @@ TEST_CASE("a mixture of experts is planned with expert parallelism searched, and
   // three, pp 4 (dp 1) only 1F1B (the V needs 8 stages).
   CHECK(out.considered == 3 * 3 + 3 * 2 + 1);
   const std::string text = plan_text(out, 3);
-  CHECK(text.find(" tp  ep ranks     V ") != std::string::npos);
+  CHECK(text.find(" tp  cp  ep etp ranks     V ") != std::string::npos);
   CHECK(plan_to_json(out)["rows"][0].contains("ep"));
   CHECK(plan_to_json(out)["rows"][0]["rank_order"] == "tp-dp-pp");  // one node: Megatron's order
   // A dense model's table has no ep column.

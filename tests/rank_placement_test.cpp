@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <utility>
 #include <vector>
 
 #include "estimate/rank_placement.hpp"
@@ -30,10 +31,15 @@ bool all_within_node_by_hand(const RankGrid& g, RankGroup group) {
         const int e = d % g.ep, q = d / g.ep;  // data-parallel rank d = e + ep·q
         switch (group) {
           case RankGroup::Tensor:
+          case RankGroup::ExpertTensor:  // etp = tp here
             for (int i = 0; i < g.tp; ++i) members.push_back(rank_by_hand(g, i, d, p));
             break;
           case RankGroup::Data:
+          case RankGroup::DataContext:  // cp 1 here
             for (int i = 0; i < g.dp; ++i) members.push_back(rank_by_hand(g, t, i, p));
+            break;
+          case RankGroup::Context:  // cp 1: the rank alone
+            members.push_back(rank_by_hand(g, t, d, p));
             break;
           case RankGroup::Expert:
             for (int i = 0; i < g.ep; ++i) members.push_back(rank_by_hand(g, t, i + g.ep * q, p));
@@ -197,5 +203,95 @@ TEST_CASE("the closed forms agree with every rank enumerated, over small grids")
   CHECK(grids > 1000);
   CHECK(test::error_of([] {
           (void)within_node(grid(1, 1, 4, 8, RankOrder::TpDpPp, 3), RankGroup::Data);
-        }).starts_with("a rank grid needs"));
+        }).starts_with("--etp 1 x --ep 3: must divide the tp x cp x dp = 4 ranks"));
+}
+
+TEST_CASE("tp 2, cp 2, dp 2, pp 2: every group enumerated, as Megatron's tp-cp-ep-dp-pp numbers them") {
+  // rank = t + 2c + 4d + 8p (Megatron's RankGenerator, order "tp-cp-ep-dp-pp" with ep 1): 16 ranks.
+  RankGrid g = grid(2, 2, 2, 16, RankOrder::TpDpPp);
+  g.cp = 2;
+  CHECK(g.world() == 16);
+  CHECK(rank_of(g, 1, 1, 1, 1) == 1 + 2 + 4 + 8);
+  using Ranks = std::vector<long>;
+  // Rank 5 is t 1, c 0, d 1, p 0.
+  CHECK(group_members(g, RankGroup::Tensor, 5) == Ranks{4, 5});
+  CHECK(group_members(g, RankGroup::Context, 5) == Ranks{5, 7});
+  CHECK(group_members(g, RankGroup::Data, 5) == Ranks{1, 5});
+  CHECK(group_members(g, RankGroup::DataContext, 5) == Ranks{1, 3, 5, 7});  // the gradients' reduction
+  CHECK(group_members(g, RankGroup::Tensor, 10) == Ranks{10, 11});
+  CHECK(group_members(g, RankGroup::Context, 10) == Ranks{8, 10});
+  CHECK(group_members(g, RankGroup::DataContext, 10) == Ranks{8, 10, 12, 14});
+  // The experts fold over each stage's 8 ranks, etp (= tp 2) innermost, then ep 2, then edp 2:
+  // expert rank = et + 2e + 4ed + 8p.
+  g.ep = 2;
+  CHECK(group_members(g, RankGroup::ExpertTensor, 5) == Ranks{4, 5});
+  CHECK(group_members(g, RankGroup::Expert, 5) == Ranks{5, 7});
+  CHECK(group_members(g, RankGroup::ExpertData, 5) == Ranks{1, 5});
+  // On 4-GPU nodes the cp pairs {c0, c1} stay in a node, the dp·cp quartets {0, 2, 4, 6} do not.
+  g.gpus_per_node = 4;
+  CHECK(within_node(g, RankGroup::Context));
+  CHECK_FALSE(within_node(g, RankGroup::DataContext));
+  CHECK(within_node(g, RankGroup::Expert));
+  CHECK_FALSE(within_node(g, RankGroup::ExpertData));
+  // Under tp-pp-dp (rank = t + 2c + 4p + 8d) the dp·cp group of rank 0 is {0, 2, 8, 10}.
+  RankGrid s = grid(2, 2, 2, 16, RankOrder::TpPpDp);
+  s.cp = 2;
+  CHECK(group_members(s, RankGroup::DataContext, 0) == Ranks{0, 2, 8, 10});
+  CHECK(rank_of(s, 0, 0, 0, 1) == 4);
+  s.gpus_per_node = 8;
+  CHECK_FALSE(within_node(s, RankGroup::DataContext));
+  CHECK(within_node(s, RankGroup::Context));
+}
+
+TEST_CASE("within_node's closed form agrees with every group enumerated, context and folded experts included") {
+  for (RankOrder order : {RankOrder::TpDpPp, RankOrder::TpPpDp}) {
+    for (int tp = 1; tp <= 2; ++tp) {
+      for (int cp = 1; cp <= 3; ++cp) {
+        for (int pp = 1; pp <= 3; ++pp) {
+          for (int dp = 1; dp <= 4; ++dp) {
+            for (int etp = 1; etp <= 2; ++etp) {
+              for (int ep = 1; ep <= 4; ++ep) {
+                RankGrid g = grid(tp, pp, dp, 1, order, ep);
+                g.cp = cp;
+                g.etp = etp;
+                if ((long(tp) * cp * dp) % (etp * ep) != 0) continue;
+                if (order == RankOrder::TpPpDp && ep > 1 && (cp > 1 || etp != tp || dp % ep != 0)) continue;
+                for (RankGroup kind : kRankGroups) {
+                  // Each group's least and greatest rank, from its members enumerated.
+                  std::vector<std::pair<long, long>> spans;
+                  for (long r = 0; r < g.world(); ++r) {
+                    const std::vector<long> m = group_members(g, kind, r);
+                    spans.emplace_back(m.front(), m.back());
+                  }
+                  for (int node = 1; node <= 8; ++node) {
+                    g.gpus_per_node = node;
+                    bool inside = true;
+                    for (const auto& [lo, hi] : spans) inside = inside && lo / node == hi / node;
+                    CHECK_MESSAGE(within_node(g, kind) == inside, "tp ", tp, " cp ", cp, " pp ", pp, " dp ", dp,
+                                  " etp ", etp, " ep ", ep, " node ", node, " kind ", int(kind));
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("folding refuses what it cannot lay out, by name") {
+  RankGrid g = grid(2, 8, 16, 8, RankOrder::TpDpPp, 32);  // Qwen3-235B-A22B: tp 2, pp 8, dp 16, ep 32
+  CHECK(test::error_of([&] { check_rank_grid(g); }) ==
+        "--etp 2 x --ep 32: must divide the tp x cp x dp = 32 ranks of a pipeline stage, over which the expert "
+        "groups are folded");
+  g.etp = 1;  // as it runs: etp 1, ep 32 over the stage's 32 ranks, edp 1
+  check_rank_grid(g);
+  CHECK(g.expert_dp() == 1);
+  CHECK(group_members(g, RankGroup::Expert, 33).size() == 32);
+  CHECK(group_members(g, RankGroup::Expert, 33).front() == 32);  // stage 1's ranks 32..63
+  CHECK_FALSE(within_node(g, RankGroup::Expert));                // 32 ranks: four 8-GPU nodes
+  RankGrid s = grid(2, 2, 4, 8, RankOrder::TpPpDp, 2);
+  s.cp = 2;
+  CHECK(test::error_of([&] { check_rank_grid(s); }).starts_with("--rank-order tp-pp-dp: expert parallelism"));
 }

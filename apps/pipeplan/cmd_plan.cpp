@@ -60,7 +60,11 @@ MeasuredPieces measured_pieces(const std::string& path, ModelInput& in, Searched
   const TrainingSettings& m = cal.training;
   if (searched.tp) in.training.tp = m.tp;
   if (searched.micro_batch) in.training.micro_batch = m.micro_batch;
-  searched.tp = searched.micro_batch = searched.recompute = false;
+  if (in.training.cp > 1) {
+    throw UsageError("--calibration " + path + ": measured without context parallelism; --cp " +
+                     std::to_string(in.training.cp) + " is not what was measured");
+  }
+  searched.tp = searched.micro_batch = searched.recompute = searched.cp = false;
   const TrainingSettings& p = in.training;
   if (p.fp8) {  // calibrate times bf16, fp16 or fp32 products only
     throw UsageError("--calibration " + path + ": measured with " + std::string(dtype_name(m.dtype)) +
@@ -122,7 +126,7 @@ void write_winner(const PlanRequest& request, const PlanRow& row, const std::str
 Runner add_plan(CLI::App& sub) {
   auto o = std::make_shared<PlanOptions>();
   add_model_options(sub, o->model, true);
-  sub.add_option("--gpus", o->gpus, "GPUs of the job: pipeline x data x tensor parallelism")
+  sub.add_option("--gpus", o->gpus, "GPUs of the job: tensor x context x pipeline x data parallelism")
       ->type_name("N")
       ->required()
       ->check(CLI::Range(1, 1 << 20));
@@ -189,6 +193,9 @@ Runner add_plan(CLI::App& sub) {
     SearchedSettings searched = searched_settings(o->model);
     if (!searched.tp && o->gpus % in.training.tp != 0) {  // flags that contradict each other: a usage error
       throw UsageError(fmt::format("--gpus {}: must be a multiple of --tp {}", o->gpus, in.training.tp));
+    }
+    if (!searched.cp && o->gpus % in.training.cp != 0) {
+      throw UsageError(fmt::format("--gpus {}: must be a multiple of --cp {}", o->gpus, in.training.cp));
     }
     PlanRequest request;
     if (!o->calibration.empty()) {

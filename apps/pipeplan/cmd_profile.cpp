@@ -7,6 +7,7 @@
 #include "command.hpp"
 #include "estimate/analytic_profile.hpp"
 #include "estimate/megatron_layout.hpp"
+#include "estimate/moe_work.hpp"
 #include "file_roles.hpp"
 #include "io/analytic_profile_json.hpp"
 #include "model/error.hpp"
@@ -68,7 +69,8 @@ Runner add_profile(CLI::App& sub) {
          "or 'even' / 'padded' (Megatron's splits; default: balanced by cost)")
       ->type_name("LAYOUT");
   sub.add_option("--dp", o->data_parallel,
-                 "Data-parallel replicas whose gradient all-reduce the optimizer time includes")
+                 "Data-parallel replicas whose gradient all-reduce the optimizer time includes (each of tp x cp "
+                 "ranks a stage)")
       ->type_name("D")
       ->check(CLI::Range(1, 1 << 20))
       ->capture_default_str();
@@ -93,12 +95,9 @@ Runner add_profile(CLI::App& sub) {
     }
     const int stages = o->stages * o->chunks;
     const int per_node = o->model.gpus_per_node > 0 ? o->model.gpus_per_node : in.gpu->nvlink_domain;
-    if (o->data_parallel % in.training.ep != 0) {  // analytic_profile's words, before the links need it
-      throw Error(fmt::format("--ep {}: expert parallelism must divide the data-parallel replicas ({})", in.training.ep,
-                              o->data_parallel));
-    }
-    const GroupLinks links =
-        group_links(*in.gpu, {in.training.tp, o->stages, o->data_parallel, in.training.ep, per_node, in.rank_order});
+    check_expert_folding(in.model, in.training, o->data_parallel);  // analytic_profile's words, before the links
+    const GroupLinks links = group_links(*in.gpu, {in.training.tp, o->stages, o->data_parallel, in.training.ep,
+                                                   per_node, in.rank_order, in.training.cp, in.training.etp});
     const PieceTotals totals = piece_totals(in.model, in.training, *in.gpu, in.efficiency, nullptr, &links);
     const Layout layout = o->layout.empty() ? balanced_layout(stages, totals.embedding, totals.layers, totals.head)
                                             : layout_flag(o->layout, in.model.layers, stages);

@@ -4,6 +4,7 @@
 
 #include "command.hpp"
 #include "enum_flags.hpp"
+#include "estimate/context_parallel.hpp"
 #include "estimate/fp8_recipe.hpp"
 #include "estimate/moe_work.hpp"
 #include "estimate/piece_work.hpp"
@@ -97,11 +98,28 @@ void add_model_options(CLI::App& sub, ModelFlags& f, bool global_batch_required)
           ->capture_default_str();
   f.ep_option =
       sub.add_option("--ep", t.ep,
-                     "Expert parallelism of a mixture of experts: its experts spread over E data-parallel ranks "
-                     "(plan: searched unless given)")
+                     "Expert parallelism of a mixture of experts: its experts spread over E ranks, the expert groups "
+                     "folded over each stage's tp x cp x dp ranks as Megatron does (plan: searched unless given)")
           ->type_name("E")
           ->check(CLI::Range(1, 1 << 16))
           ->capture_default_str();
+  f.etp_option = sub.add_option("--etp", t.etp,
+                                "Expert tensor parallelism (Megatron's --expert-tensor-parallel-size): each expert's "
+                                "widths split over T ranks (default: --tp, Megatron's default)")
+                     ->type_name("T")
+                     ->check(CLI::Range(1, 1024));
+  f.capacity_option = sub.add_option("--moe-capacity-factor", t.moe_capacity_factor,
+                                     "Megatron's --moe-expert-capacity-factor with --moe-pad-expert-input-to-capacity: "
+                                     "every expert takes X times its balanced share of tokens, padded or dropped to it "
+                                     "(default: dropless)")
+                          ->type_name("X")
+                          ->check(CLI::Range(0.01, 64.0));
+  f.cp_option = sub.add_option("--cp", t.cp,
+                               "Context parallelism: each sequence split over C ranks, Megatron's ring attention "
+                               "(GPUs = tp x cp x pp x dp; plan: searched unless given)")
+                    ->type_name("C")
+                    ->check(CLI::Range(1, 1 << 16))
+                    ->capture_default_str();
   sub.add_flag("--flash-attention,!--no-flash-attention", t.flash_attention,
                "Fused attention that keeps no s x s scores (default on)");
   t.overlap_grad_reduce = true;
@@ -165,7 +183,7 @@ ModelInput read_model_input(const ModelFlags& f) {
     throw UsageError("--recompute: expected " + enum_choices(kRecomputes) + ", got '" + f.recompute + "'");
   in.training.recompute = *recompute;
   auto sharding = sharding_named(f.sharding);
-  if (!sharding) throw UsageError("--sharding: expected none, optimizer or gradients, got '" + f.sharding + "'");
+  if (!sharding) throw UsageError("--sharding: expected " + enum_choices(kShardings) + ", got '" + f.sharding + "'");
   in.training.sharding = *sharding;
   const bool sharding_given = f.sharding_option != nullptr && f.sharding_option->count() > 0;
   const bool gather_given = f.overlap_param_gather_option != nullptr && f.overlap_param_gather_option->count() > 0;
@@ -181,6 +199,13 @@ ModelInput read_model_input(const ModelFlags& f) {
   if (!in.model.is_moe() && in.training.ep > 1) {
     throw Error("--ep " + std::to_string(in.training.ep) + ": " + f.model + " has no experts to spread");
   }
+  if (!in.model.is_moe() && in.training.moe_capacity_factor > 0) {
+    throw Error("--moe-capacity-factor: " + f.model + " has no experts to route to");
+  }
+  if (!in.model.is_moe() && in.training.etp > 0) {
+    throw Error("--etp " + std::to_string(in.training.etp) + ": " + f.model + " has no experts to split");
+  }
+  check_context_parallel(in.training);
   return in;
 }
 
@@ -197,8 +222,8 @@ std::string parameter_count(std::int64_t n) {
 
 SearchedSettings searched_settings(const ModelFlags& f) {
   const auto absent = [](const CLI::Option* o) { return o == nullptr || o->count() == 0; };
-  return {absent(f.tp_option), absent(f.micro_batch_option), absent(f.recompute_option), absent(f.sharding_option),
-          absent(f.ep_option)};
+  return {absent(f.tp_option),       absent(f.micro_batch_option), absent(f.recompute_option),
+          absent(f.sharding_option), absent(f.ep_option),          absent(f.cp_option)};
 }
 
 std::string describe_input(const ModelInput& in, const SearchedSettings* searched) {
@@ -206,21 +231,25 @@ std::string describe_input(const ModelInput& in, const SearchedSettings* searche
   const auto value = [&](bool search, const std::string& fixed) {
     return searched != nullptr && search ? std::string("searched") : fixed;
   };
-  const SearchedSettings none{false, false, false, false, false};
+  const SearchedSettings none{false, false, false, false, false, false};
   const SearchedSettings& s = searched != nullptr ? *searched : none;
   // A mixture of experts: how many of its parameters a token passes through, and the experts' spread.
   const bool moe = in.model.is_moe();
   const std::string active = moe ? ", " + parameter_count(active_parameters(in.model)) + " active" : "";
-  const std::string ep = moe ? ", ep " + value(s.ep, std::to_string(t.ep)) : "";
+  const std::string capacity =
+      t.moe_capacity_factor > 0 ? fmt::format(", capacity factor {}", t.moe_capacity_factor) : ", dropless";
+  const std::string ep = moe ? ", ep " + value(s.ep, std::to_string(t.ep)) + ", etp " +
+                                   (t.etp > 0 ? std::to_string(t.etp) : std::string("as tp")) + capacity
+                             : "";
   // FP8: the recipe, and that storage stays bf16.
   const std::string dtype =
       t.fp8 ? fmt::format("fp8 ({} recipe, {} weights and activations)", fp8_recipe_name(*t.fp8), dtype_name(t.dtype))
             : std::string(dtype_name(t.dtype));
-  std::string text =
-      fmt::format("{} ({} parameters{}, {} layers) on {}, {}, seq {}, micro-batch {}, tp {}{}, recompute {}",
-                  printable(in.model.name), parameter_count(model_parameters(in.model)), active, in.model.layers,
-                  in.gpu->name, dtype, t.seq, value(s.micro_batch, std::to_string(t.micro_batch)),
-                  value(s.tp, std::to_string(t.tp)), ep, value(s.recompute, std::string(recompute_name(t.recompute))));
+  std::string text = fmt::format(
+      "{} ({} parameters{}, {} layers) on {}, {}, seq {}, micro-batch {}, tp {}, cp {}{}, recompute {}",
+      printable(in.model.name), parameter_count(model_parameters(in.model)), active, in.model.layers, in.gpu->name,
+      dtype, t.seq, value(s.micro_batch, std::to_string(t.micro_batch)), value(s.tp, std::to_string(t.tp)),
+      value(s.cp, std::to_string(t.cp)), ep, value(s.recompute, std::string(recompute_name(t.recompute))));
   if (searched != nullptr || t.sharding != Sharding::None)
     text += ", sharding " + value(s.sharding, std::string(sharding_name(t.sharding)));
   text += t.flash_attention ? ", flash attention" : ", no flash attention";

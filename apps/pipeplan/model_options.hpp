@@ -1,7 +1,8 @@
 #pragma once
 // The flags that describe a model, how it is trained and on which GPU, shared by `profile` and
 // `plan`: --model FILE --gpu NAME --seq --micro-batch --global-batch --dtype --fp8-recipe --tp --recompute
-// --sharding --ep --flash-attention/--no-flash-attention --gemm-efficiency --memory-efficiency
+// --sharding --ep --cp --etp --moe-capacity-factor --flash-attention/--no-flash-attention --gemm-efficiency
+// --memory-efficiency
 // --gpus-per-node --rank-order.
 #include <CLI/CLI.hpp>
 
@@ -29,6 +30,9 @@ struct ModelFlags {
   CLI::Option* recompute_option = nullptr;
   CLI::Option* sharding_option = nullptr;
   CLI::Option* ep_option = nullptr;
+  CLI::Option* cp_option = nullptr;
+  CLI::Option* etp_option = nullptr;
+  CLI::Option* capacity_option = nullptr;
   CLI::Option* overlap_grad_reduce_option = nullptr;
   CLI::Option* overlap_param_gather_option = nullptr;
   Efficiency efficiency;

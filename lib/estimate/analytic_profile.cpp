@@ -2,7 +2,9 @@
 
 #include <algorithm>
 
+#include "estimate/context_parallel.hpp"
 #include "estimate/fp8_recipe.hpp"
+#include "estimate/fsdp.hpp"
 #include "estimate/layer_kinds.hpp"
 #include "estimate/moe_work.hpp"
 #include "model/error.hpp"
@@ -29,12 +31,15 @@ const LinkSpec& link_for(bool within_node, const GpuSpec& gpu) {
   return within_node ? gpu.intra_node : gpu.inter_node;
 }
 
-// Weights kept by `count` data-parallel replicas, which shard them as `requested` says when
-// there are several: their static memory, Adam's step on the replica's shard, and the
-// collectives that keep the replicas equal (docs/costs.md, "Devices, optimizer and transfers").
+// Weights kept by `count` data-parallel ranks (dp·cp for the dense weights, edp for the
+// experts'), which shard them as `requested` says when there are several: their static memory,
+// Adam's step on the rank's shard, and the collectives that keep the ranks equal (docs/costs.md,
+// "Devices, optimizer and transfers" and "FSDP"). `pipelined`: beside pipeline parallelism, where
+// FSDP gathers once a step (fsdp.hpp).
 struct Replicas {
   int count = 1;
   Sharding requested = Sharding::None;
+  bool pipelined = false;
 
   [[nodiscard]] Sharding sharding() const { return count > 1 ? requested : Sharding::None; }
   [[nodiscard]] double ring() const { return (count - 1.0) / count; }
@@ -46,7 +51,8 @@ struct Replicas {
 
   // The data-parallel collectives of `params` parameters after the last op: the gradients'
   // reduction (an all-reduce, or a reduce-scatter under the distributed optimizer; under
-  // Sharding::Gradients each W did it) and the stepped weights' all-gather.
+  // Sharding::Gradients each W did it) and the stepped weights' all-gather. FSDP beside pipeline
+  // parallelism: its one reduce-scatter and gather a step; alone, its units did theirs.
   struct Collectives {
     double reduce_ms = 0, gather_ms = 0;
   };
@@ -61,20 +67,27 @@ struct Replicas {
                 ms_for_collectives(1, ring() * params * weight_bytes, link)};
       case Sharding::Gradients:
         return {0.0, ms_for_collectives(1, ring() * params * weight_bytes, link)};
+      case Sharding::Params: {
+        if (!pipelined) return {};
+        const FsdpUnitMs u = fsdp_unit_ms(params, dtype, count, link);
+        return {u.reduce_ms, u.gather_ms};
+      }
     }
     return {};
   }
 
-  // Adam's step on the replica's share; returns the collectives, which add_to's caller charges
+  // Adam's step on the rank's share; returns the collectives, which add_to's caller charges
   // (what of them the overlaps leave exposed).
   Collectives add_to(DeviceCost& d, double& static_bytes, double params, DType dtype, const GpuSpec& gpu,
                      const Efficiency& e, const LinkSpec& link) const {
     static_bytes += params * static_bytes_per_parameter(dtype, sharding(), count);
+    if (sharding() == Sharding::Params) static_bytes += params * fsdp_unsharded_bytes_per_parameter(dtype, pipelined);
     // Adam reads the gradient, master weight and both moments and writes all but the gradient
-    // back, plus the 16-bit weight copy: 28 bytes a parameter in fp32, 30 with 16-bit weights;
-    // sharded, each replica steps its 1/d of them.
+    // back, plus the 16-bit weight copy: 28 bytes a parameter in fp32, 30 with 16-bit weights
+    // (FSDP's fp32 sharded parameter is its own master: 28); sharded, each rank steps its 1/d.
     const double shard = sharding() == Sharding::None ? 1.0 : count;
-    d.optimizer_ms += ms_for_bytes(params * (dtype == DType::FP32 ? 28 : 30) / shard, gpu.memory_gb_per_s, e.memory);
+    const double adam = dtype == DType::FP32 || sharding() == Sharding::Params ? 28 : 30;
+    d.optimizer_ms += ms_for_bytes(params * adam / shard, gpu.memory_gb_per_s, e.memory);
     return collectives(params, dtype, link);
   }
 };
@@ -85,6 +98,7 @@ struct Replicas {
 // it showing; with --overlap-param-gather the all-gather runs under the next step's forward
 // (its first bucket's share, small, is not counted).
 double exposed_ms(double reduce_ms, double gather_ms, double backward_ms, const TrainingSettings& tr) {
+  if (tr.sharding == Sharding::Params) return 0;  // fsdp_step_exposed_ms: FSDP has rules of its own
   const double reduce = tr.overlap_grad_reduce ? std::max(0.0, reduce_ms - backward_ms) : reduce_ms;
   return reduce + (tr.overlap_param_gather ? 0.0 : gather_ms);
 }
@@ -92,7 +106,7 @@ double exposed_ms(double reduce_ms, double gather_ms, double backward_ms, const 
 // DualPipe runs each forward beside the backward of the device's other stage, one's
 // all-to-alls under the other's compute (moe_work.hpp): every stage's FB op, when each device
 // holds two stages (the V) and the model has all-to-alls to hide.
-void overlap_all_to_alls(CostModel& costs, const std::vector<PieceWork>& work, const LinkSpec& link,
+void overlap_all_to_alls(CostModel& costs, const std::vector<PieceWork>& work, const GroupLinks& links,
                          const Deployment& where) {
   std::vector<std::vector<std::size_t>> held(static_cast<std::size_t>(where.devices));
   for (std::size_t s = 0; s < work.size(); ++s) held[static_cast<std::size_t>(where.placement[s])].push_back(s);
@@ -102,8 +116,9 @@ void overlap_all_to_alls(CostModel& costs, const std::vector<PieceWork>& work, c
   for (const std::vector<std::size_t>& stages : held) {
     for (int i = 0; i < 2; ++i) {
       const std::size_t f = stages[std::size_t(i)], b = stages[std::size_t(1 - i)];
-      costs.stages[f].f_and_b_ms = overlapped_f_and_b_ms(costs.stages[f], all_to_all_ms(work[f], link), costs.stages[b],
-                                                         all_to_all_ms(work[b], link));
+      costs.stages[f].f_and_b_ms =
+          overlapped_f_and_b_ms(costs.stages[f], all_to_all_ms(work[f], links.experts, &links.expert_tensor),
+                                costs.stages[b], all_to_all_ms(work[b], links.experts, &links.expert_tensor));
     }
   }
 }
@@ -126,16 +141,20 @@ double static_bytes_per_parameter(DType dtype, Sharding sharding, int data_paral
       return weight + gradient + states / d;
     case Sharding::Gradients:
       return weight + (gradient + states) / d;
+    case Sharding::Params:
+      return fsdp_sharded_bytes_per_parameter(data_parallel);
   }
   return weight + gradient + states;
 }
 
 GroupLinks group_links(const GpuSpec& gpu, const RankGrid& grid) {
-  return {link_for(within_node(grid, RankGroup::Tensor), gpu), link_for(within_node(grid, RankGroup::Expert), gpu)};
+  return {link_for(within_node(grid, RankGroup::Tensor), gpu), link_for(within_node(grid, RankGroup::Expert), gpu),
+          link_for(within_node(grid, RankGroup::Context), gpu),
+          link_for(within_node(grid, RankGroup::ExpertTensor), gpu)};
 }
 
 GroupLinks node_links(const GpuSpec& gpu) {
-  return {gpu.intra_node, gpu.intra_node};
+  return {gpu.intra_node, gpu.intra_node, gpu.intra_node, gpu.intra_node};
 }
 
 StageCost piece_cost(const PieceWork& w, const GpuSpec& gpu, const Efficiency& e, const TrainingSettings& tr,
@@ -158,12 +177,19 @@ StageCost piece_cost(const PieceWork& w, const PhaseGemms& gemms, const GpuSpec&
     return ms + ms_for_flops(std::max(flops, 0.0), gpu, e, tr.dtype);
   };
   StageCost c;
-  const AllToAllMs a2a = all_to_all_ms(w, link.experts);  // a mixture of experts' dispatch and combine
+  // A mixture of experts' dispatch and combine, each with its expert-tensor-parallel gather.
+  const AllToAllMs a2a = all_to_all_ms(w, link.experts, &link.expert_tensor);
+  // Context parallelism's ring: what of its K and V transfers the attention core does not hide,
+  // the core priced as the phase's FLOPs outside the listed products are.
+  const RingMs ring = ring_exposed_ms(w.ring, ms_for_flops(w.ring.f_core_flops, gpu, e, tr.dtype),
+                                      ms_for_flops(w.ring.b_core_flops, gpu, e, tr.dtype), link.context);
   const LinkSpec& tp_link = link.tensor;
-  c.f_ms = flops_ms(w.f_flops, gemms.f) + ms_for_bytes(w.f_bytes, gpu.memory_gb_per_s, e.memory) +
-           ms_for_collectives(w.f_collectives, w.tp_bytes, tp_link) + a2a.f_ms;
-  c.b_ms = flops_ms(w.b_flops, gemms.b) + ms_for_bytes(w.b_bytes, gpu.memory_gb_per_s, e.memory) +
-           ms_for_collectives(w.b_collectives, w.tp_bytes, tp_link) + a2a.b_ms;
+  c.f_ms = flops_ms(w.f_flops, gemms.f) +
+           ms_for_bytes(w.f_bytes + w.ring.merge_f_bytes, gpu.memory_gb_per_s, e.memory) +
+           ms_for_collectives(w.f_collectives, w.tp_bytes, tp_link) + a2a.f_ms + ring.f_ms;
+  c.b_ms = flops_ms(w.b_flops, gemms.b) +
+           ms_for_bytes(w.b_bytes + w.ring.merge_b_bytes, gpu.memory_gb_per_s, e.memory) +
+           ms_for_collectives(w.b_collectives, w.tp_bytes, tp_link) + a2a.b_ms + ring.b_ms;
   c.w_ms = flops_ms(w.w_flops, gemms.w) + ms_for_bytes(w.w_bytes, gpu.memory_gb_per_s, e.memory);
   c.activation_bytes = w.activation_bytes;
   // The gradients B computes at the linear layers' outputs take the place of activations it
@@ -234,14 +260,27 @@ PieceTimes piece_times(const ModelConfig& model, const TrainingSettings& tr, con
   return t;
 }
 
-// One transfer of a micro-batch's hidden state, split over the tensor-parallel ranks (sequence
-// parallelism), over `link`.
+// One transfer of a micro-batch's hidden state, a context-parallel rank's tokens split over the
+// tensor-parallel ranks (sequence parallelism), over `link`.
 TransferCost transfer_over(const LinkSpec& link, const ModelConfig& model, const TrainingSettings& tr) {
   TransferCost t;
   t.latency_ms = link.latency_ms;
   t.bandwidth_gb_per_s = link.bandwidth_gb_per_s;
-  t.bytes = static_cast<Bytes>(std::int64_t{tr.seq} * tr.micro_batch * model.hidden * element_bytes(tr.dtype) / tr.tp);
+  t.bytes = static_cast<Bytes>(context_tokens(tr) * model.hidden * element_bytes(tr.dtype) / tr.tp);
   return t;
+}
+
+// FSDP without pipeline parallelism: every micro-batch each unit (a layer, the embedding, the
+// head) gathers its weights before F and B and reduce-scatters its gradients after, what
+// outlasts the neighbouring unit's compute added to the unit's F and B (fsdp.hpp).
+void add_fsdp_unit_exposure(StageCost& c, const FsdpUnitMs& unit) {
+  const FsdpExposedMs x = fsdp_exposed_per_unit(unit, c.f_ms, c.b_ms, c.w_ms);
+  c.f_ms += x.f_ms;
+  c.b_ms += x.b_ms;
+}
+
+FsdpUnitMs operator+(const FsdpUnitMs& a, const FsdpUnitMs& b) {
+  return {a.gather_ms + b.gather_ms, a.reduce_ms + b.reduce_ms};
 }
 
 }  // namespace
@@ -271,17 +310,37 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
   }
   AnalyticProfile out;
   const std::vector<PieceWork> work = stage_work(model, tr, layout);
-  if (tr.ep < 1 || where.data_parallel % tr.ep != 0) {
-    throw Error("--ep " + std::to_string(tr.ep) + ": expert parallelism must divide the data-parallel replicas (" +
-                std::to_string(where.data_parallel) + ")");
-  }
+  check_expert_folding(model, tr, where.data_parallel);
   // Where the ranks sit decides every group's link (rank_placement.hpp).
-  const RankGrid grid{tr.tp, where.devices, where.data_parallel, tr.ep, where.gpus_per_node, where.order};
+  const RankGrid grid{tr.tp, where.devices, where.data_parallel, tr.ep, where.gpus_per_node, where.order,
+                      tr.cp, tr.etp};
   const GroupLinks links = group_links(gpu, grid);
-  const PieceTimes times = piece_times(model, tr, gpu, e, measured, &links);
-  // Routed experts' weights are replicated over dp / ep replicas only (the ep ranks of an
+  // Gradients are reduced in fp32 over the data-parallel ranks of each pipeline device, dp·cp of
+  // them (context-parallel ranks hold the same weights: Megatron's data-parallel group with
+  // context parallelism), the experts' over the edp ranks holding the same experts: over the
+  // network when the rank order spreads such a group over nodes. A ring moves (d-1)/d of the
+  // data through each rank per reduce-scatter or all-gather, twice that for an all-reduce.
+  const LinkSpec& dp_link = link_for(within_node(grid, RankGroup::DataContext), gpu);
+  const LinkSpec& expert_dp_link = link_for(within_node(grid, RankGroup::ExpertData), gpu);
+  const bool pipelined = where.devices > 1;
+  const Replicas dense{where.data_parallel * tr.cp, tr.sharding, pipelined};
+  const Replicas experts{grid.expert_dp(), tr.sharding, pipelined};
+  const auto unit_ms = [&](const PieceWork& w) {
+    return fsdp_unit_ms(double(w.params - w.expert_params), tr.dtype, dense.count, dp_link) +
+           fsdp_unit_ms(double(w.expert_params), tr.dtype, experts.count, expert_dp_link);
+  };
+  const bool fsdp_units = dense.sharding() == Sharding::Params && !pipelined;
+  PieceTimes times = piece_times(model, tr, gpu, e, measured, &links);
+  if (fsdp_units) {
+    for (std::size_t k = 0; k < times.kinds.size(); ++k) {
+      add_fsdp_unit_exposure(times.kinds[k], unit_ms(layer_work(model, tr, times.layers.kinds[k])));
+    }
+    add_fsdp_unit_exposure(times.embedding, unit_ms(embedding_work(model, tr)));
+    add_fsdp_unit_exposure(times.head, unit_ms(head_work(model, tr)));
+  }
+  // Routed experts' weights are replicated over edp ranks only (the ep ranks of an
   // expert-parallel group hold different experts): their gradients are reduced, and their
-  // optimizer states sharded, over those; every other weight over all dp replicas.
+  // optimizer states sharded, over those; every other weight over all dp·cp ranks.
   std::vector<std::int64_t> device_params(static_cast<std::size_t>(where.devices), 0);
   std::vector<std::int64_t> device_expert_params(device_params.size(), 0);
   std::size_t next_layer = 0;
@@ -309,7 +368,7 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
     c.f_ms = sum(&StageCost::f_ms);
     c.b_ms = sum(&StageCost::b_ms);
     c.w_ms = sum(&StageCost::w_ms);
-    out.model_flops_per_microbatch += work[s].model_flops() * tr.tp;
+    out.model_flops_per_microbatch += work[s].model_flops() * tr.tp * tr.cp;
     const int device = where.placement[s];
     if (device < 0 || device >= where.devices) throw Error("the placement names a device out of range");
     device_params[static_cast<std::size_t>(device)] += work[s].params - work[s].expert_params;
@@ -318,14 +377,6 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
       device_fp8_weights[static_cast<std::size_t>(device)] += fp8_kind_weights[std::size_t(times.layers.of_layer[i])];
     }
   }
-  // Gradients are reduced in fp32 over the data-parallel replicas of each pipeline device, the
-  // experts' over the replicas holding the same experts: over the network when the rank order
-  // spreads such a group over nodes. A ring moves (d-1)/d of the data through each rank per
-  // reduce-scatter or all-gather, twice that for an all-reduce (which is the two in turn).
-  const LinkSpec& dp_link = link_for(within_node(grid, RankGroup::Data), gpu);
-  const LinkSpec& expert_dp_link = link_for(within_node(grid, RankGroup::ExpertData), gpu);
-  const Replicas dense{where.data_parallel, tr.sharding};
-  const Replicas experts{where.data_parallel / tr.ep, tr.sharding};
   if (tr.sharding == Sharding::Gradients) {
     // Each W reduce-scatters the gradients it made before the next micro-batch adds to them;
     // counted in W's time, not overlapped (an upper bound; under full recompute W is in B).
@@ -336,15 +387,25 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
       (tr.recompute == Recompute::Full ? c.b_ms : c.w_ms) += ms;
     }
   }
-  // One micro-batch's backward on each device (its stages' B and W): what an overlapped gradient
-  // reduction hides under.
-  std::vector<double> backward_ms(device_params.size(), 0.0);
+  // One micro-batch's forward and backward on each device (its stages' F, and B and W): what
+  // an overlapped weight gather and gradient reduction hide under.
+  std::vector<double> forward_ms(device_params.size(), 0.0), backward_ms(device_params.size(), 0.0);
   for (std::size_t s = 0; s < out.costs.stages.size(); ++s) {
-    backward_ms[static_cast<std::size_t>(where.placement[s])] += out.costs.stages[s].b_ms + out.costs.stages[s].w_ms;
+    const auto d = static_cast<std::size_t>(where.placement[s]);
+    forward_ms[d] += out.costs.stages[s].f_ms;
+    backward_ms[d] += out.costs.stages[s].b_ms + out.costs.stages[s].w_ms;
+  }
+  // FSDP alone: the two largest units in flight, gathered, beside the shards.
+  double in_flight = 0;
+  if (fsdp_units) {
+    const auto params = [](const PieceWork& w) { return double(w.params); };
+    in_flight = fsdp_in_flight_bytes(
+        std::max({params(layer_work(model, tr)), params(embedding_work(model, tr)), params(head_work(model, tr))}),
+        tr.dtype);
   }
   for (std::size_t device = 0; device < device_params.size(); ++device) {
     DeviceCost d;
-    double static_bytes = 0;
+    double static_bytes = in_flight;
     Replicas::Collectives c = dense.add_to(d, static_bytes, double(device_params[device]), tr.dtype, gpu, e, dp_link);
     if (device_expert_params[device] > 0) {
       const Replicas::Collectives x =
@@ -352,7 +413,9 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
       c.reduce_ms += x.reduce_ms;
       c.gather_ms += x.gather_ms;
     }
-    d.optimizer_ms += exposed_ms(c.reduce_ms, c.gather_ms, backward_ms[device], tr);
+    d.optimizer_ms += dense.sharding() == Sharding::Params
+                          ? fsdp_step_exposed_ms({c.gather_ms, c.reduce_ms}, forward_ms[device])
+                          : exposed_ms(c.reduce_ms, c.gather_ms, backward_ms[device], tr);
     if (tr.fp8) {
       // The FP8 weight copies beside the BF16 weights, made once a step from the stepped weights.
       const double weights = device_fp8_weights[device];
@@ -364,7 +427,7 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
     out.costs.devices.push_back(d);
   }
   // Once, with every stage's times final (W's reduce-scatters included).
-  if (measured == nullptr) overlap_all_to_alls(out.costs, work, links.experts, where);
+  if (measured == nullptr) overlap_all_to_alls(out.costs, work, links, where);
   // Each stage boundary's link: the network when any replica puts its two devices on different
   // nodes (the slowest replica sets the step), the node's otherwise, and the node's for two
   // stages on one device (no transfer crosses a link; the simulator moves nothing there).

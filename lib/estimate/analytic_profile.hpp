@@ -18,22 +18,25 @@ namespace pipeplan {
 /// Where the pipeline runs: its stages' devices, the data parallelism beside it, and how the
 /// ranks are numbered onto nodes (rank_placement.hpp), which decides each group's link.
 struct Deployment {
-  std::span<const int> placement;       ///< device of each stage of the layout
-  int devices = 1;                      ///< pipeline degree P
-  int data_parallel = 1;                ///< replicas of the pipeline, whose gradients are all-reduced
-  int gpus_per_node = 8;                ///< GPUs of one NVLink domain (GpuSpec::nvlink_domain unless overridden)
+  std::span<const int> placement;  ///< device of each stage of the layout
+  int devices = 1;                 ///< pipeline degree P
+  int data_parallel = 1;  ///< replicas of the pipeline (each of tp·cp ranks a stage), whose gradients are reduced
+  int gpus_per_node = 8;  ///< GPUs of one NVLink domain (GpuSpec::nvlink_domain unless overridden)
   RankOrder order = RankOrder::TpDpPp;  ///< Megatron-LM's default unless told otherwise
 };
 
 /// The links a rank's collectives take inside a layer: tensor parallelism's all-gathers and
-/// reduce-scatters, and a mixture of experts' all-to-alls. Each group's node's link when all its
-/// groups lie within a node, the network otherwise.
+/// reduce-scatters, a mixture of experts' all-to-alls, context parallelism's ring and the expert
+/// tensor-parallel gathers. Each group's node's link when all its groups lie within a node, the
+/// network otherwise.
 struct GroupLinks {
   LinkSpec tensor;
   LinkSpec experts;
+  LinkSpec context;
+  LinkSpec expert_tensor;
 };
 
-/// The links of `grid`'s tensor- and expert-parallel groups on `gpu`.
+/// The links of `grid`'s tensor-, expert-, context- and expert-tensor-parallel groups on `gpu`.
 [[nodiscard]] GroupLinks group_links(const GpuSpec& gpu, const RankGrid& grid);
 
 /// `gpu`'s node link for both: what piece_cost assumes when given no links.
@@ -88,12 +91,15 @@ struct AnalyticProfile {
 /// otherwise `boundaries`, one per boundary, with `transfer` the slowest of them. Every group's
 /// link (tensor, data, expert parallelism) is its nodes' or the network's as the Deployment's
 /// rank order places it (docs/costs.md, "Placing ranks on nodes"). A mixture of
-/// experts' expert weights are replicated over data_parallel / training.ep replicas only, and
-/// when every device holds two stages each stage's FB op overlaps the all-to-alls (DualPipe).
-/// With `measured`, each stage's times are the sums of its pieces' measured times. Under FP8
-/// training (training.fp8) the layers' linear products run in FP8 with the recipe's casts, and
-/// each device keeps the FP8 weight copies and makes them once a step (fp8_recipe.hpp). Throws
-/// Error when the placement does not match the layout, or the recipe cannot run on `gpu`.
+/// experts' expert weights are replicated over the edp = tp·cp·dp / (etp·ep) ranks holding the
+/// same experts only (Megatron's folding), the other weights over dp·cp, and when every device
+/// holds two stages each stage's FB op overlaps the all-to-alls (DualPipe). Under
+/// Sharding::Params, FSDP's gathers and reduce-scatters (fsdp.hpp). With `measured`, each stage's
+/// times are the sums of its pieces' measured times. Under FP8 training (training.fp8) the layers'
+/// linear products run in FP8 with the recipe's casts, and each device keeps the FP8 weight copies
+/// and makes them once a step (fp8_recipe.hpp). Throws Error when the placement does not match the
+/// layout, the grid cannot be laid out (check_expert_folding, check_rank_grid), or the recipe
+/// cannot run on `gpu`.
 [[nodiscard]] AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSettings& training,
                                                const GpuSpec& gpu, const Efficiency& efficiency, const Layout& layout,
                                                const Deployment& deployment, const MeasuredPieces* measured = nullptr);

@@ -14,6 +14,7 @@ AttentionShape grouped_query(const ModelConfig& m) {
   a.kept_width = h + q + (q + 2 * kv);
   a.rope_width = m.positions == 0 ? (q + kv) * m.rotary_share : 0.0;
   a.score_width = a.value_width = q;
+  a.kv_width = 2 * kv;
   a.split_biases = m.attention_biases ? q + 2 * kv : 0.0;
   return a;
 }
@@ -45,6 +46,7 @@ AttentionShape latent(const ModelConfig& m) {
   a.latent_norm_width = double(l.q_rank + l.kv_rank);
   a.score_width = double(queries);
   a.value_width = double(values);
+  a.kv_width = double(queries + values);  // each head's key at full width (the rotary part copied), V
   return a;
 }
 

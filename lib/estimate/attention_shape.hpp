@@ -25,6 +25,7 @@ struct AttentionShape {
   double latent_norm_width = 0;  ///< the inputs of MLA's latent norms, a token's
   double score_width = 0;        ///< a query token's multiply-adds per key in Q K^T: heads x query-key head width
   double value_width = 0;        ///< the same for the product with V: heads x value head width
+  double kv_width = 0;           ///< K and V together, a token's, as the attention core reads them
   double split_biases = 0;       ///< biases split with their columns (Qwen2's and GPT-OSS's Q, K and V)
 };
 

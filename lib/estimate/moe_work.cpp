@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "estimate/context_parallel.hpp"
 #include "model/error.hpp"
 
 namespace pipeplan {
@@ -16,41 +17,54 @@ void check_divisions(const ModelConfig& m, const TrainingSettings& tr) {
     }
   };
   divides(m.moe.experts, tr.ep, "--ep", "the experts");
-  divides(m.moe.ffn, tr.tp, "--tp", "each expert's FFN width");
+  divides(m.moe.ffn, tr.expert_tp(), tr.etp > 0 ? "--etp" : "--tp", "each expert's FFN width");
   if (m.moe.shared_ffn > 0) divides(m.moe.shared_ffn, tr.tp, "--tp", "the shared expert's FFN width");
+  if (tr.moe_capacity_factor < 0) {
+    throw Error("--moe-capacity-factor " + std::to_string(tr.moe_capacity_factor) +
+                ": must be positive (0 or absent: dropless)");
+  }
 }
 
 }  // namespace
 
 PieceWork moe_mlp_work(const ModelConfig& m, const TrainingSettings& tr) {
   check_divisions(m, tr);
-  const double T = double(tr.seq) * tr.micro_batch, h = m.hidden, e = element_bytes(tr.dtype), t = tr.tp;
+  check_context_parallel(tr);
+  // Per rank: tl tokens, the rank's sequence-parallel share of its context-parallel chunk, route
+  // tl·k copies; with balanced routing as many reach each rank as leave it, whatever ep is. Expert
+  // tensor parallelism gathers the etp ranks' copies (etp·tl·k h-wide rows) for experts whose
+  // widths are split etp ways, so each rank's expert products are tl·k rows' worth.
+  const double t = tr.tp, etp = tr.expert_tp();
+  const double tl = double(context_tokens(tr)) / t, h = m.hidden, e = element_bytes(tr.dtype);
   const double E = m.moe.experts, k = m.moe.per_token, fe = m.moe.ffn, fs = m.moe.shared_ffn, ep = tr.ep;
-  const double routed = T * k;  // token copies the experts process: with balanced routing, as many
-                                // reach each rank as leave it, whatever ep is
+  // With a capacity factor every expert takes exactly cf times its balanced share, padded (cf > 1)
+  // or dropping the rest (cf < 1): the rows dispatched, computed and kept scale by cf.
+  const double capacity = tr.moe_capacity_factor > 0 ? tr.moe_capacity_factor : 1.0;
+  const double routed = tl * k * capacity;  // copies this rank routes
+  const double gathered = etp * routed;     // h-wide rows its experts see
   PieceWork w;
   // GEMMs (2 FLOPs a multiply-add), each once in F, B and W: the router's h x E logits, each
   // routed copy through one SwiGLU expert (gate, up, down), every token through the shared
-  // expert and Qwen-MoE's h x 1 gate on it.
-  const double gemm = 2 * T * h * E + 6 * routed * h * fe + 6 * T * h * fs + (m.moe.shared_gate ? 2 * T * h : 0.0);
+  // expert (tensor-parallel as a dense MLP) and Qwen-MoE's h x 1 gate on it.
+  const double gemm = 2 * tl * h * E + 6 * routed * h * fe + 6 * tl * h * fs + (m.moe.shared_gate ? 2 * tl * h : 0.0);
   w.f_flops = w.b_flops = w.w_flops = gemm;
-  // Element-wise: the router's fp32 softmax and top-k read and write T x E; the dispatch's
+  // Element-wise: the router's fp32 softmax and top-k read and write tl x E; the dispatch's
   // permutation copies each routed token (read, write); the experts' SiLU-and-product (3 per
   // element); the combine reads the k outputs and writes one weighted sum; the shared expert's
   // activation and its add to the routed output. The backward moves twice as much, as for a layer.
-  const double elementwise = 2 * T * E * 4 + 2 * routed * h * e + 3 * routed * fe * e + (routed + T) * h * e +
-                             (fs > 0 ? 3 * T * fs * e + 3 * T * h * e : 0.0);
+  const double elementwise = 2 * tl * E * 4 + 2 * routed * h * e + 3 * routed * fe * e + (routed + tl) * h * e +
+                             (fs > 0 ? 3 * tl * fs * e + 3 * tl * h * e : 0.0);
   w.f_bytes = elementwise;
   w.b_bytes = 2 * elementwise;
-  // F keeps the router's fp32 probabilities, the permuted inputs of the experts, their SwiGLU
-  // intermediates (gate, SiLU, up, product), their outputs (the combine's weights take a
-  // gradient), and the shared expert's intermediates. The block's input is kept by the layer's
-  // dense part (the input of its third linear group).
-  double kept = T * E * 4 + routed * h * e + 4 * routed * fe * e + routed * h * e + 4 * T * fs * e;
-  // W needs each expert GEMM's input and output gradient, T·k·e(h + f) and T·k·e(2f + h), the
-  // shared expert's down input and gate/up gradients 3T·fs·e, and the router's logits' gradient;
-  // the block's input and its output gradient are the dense part's.
-  double for_w = routed * e * (2 * h + 3 * fe) + 3 * T * fs * e + T * E * e;
+  // F keeps the router's fp32 probabilities, the gathered inputs of the experts, their SwiGLU
+  // intermediates (gate, SiLU, up, product), their outputs after the etp reduce-scatter (the
+  // combine's weights take a gradient), and the shared expert's intermediates. The block's input
+  // is kept by the layer's dense part.
+  double kept = tl * E * 4 + gathered * h * e + 4 * routed * fe * e + routed * h * e + 4 * tl * fs * e;
+  // W needs each expert GEMM's input and output gradient: the first's gathered input and its
+  // 2f-wide gradient, the second's f-wide input and its gathered h-wide gradient; the shared
+  // expert's down input and gate/up gradients 3·tl·fs·e, and the router's logits' gradient.
+  double for_w = e * (2 * gathered * h + 3 * routed * fe) + 3 * tl * fs * e + tl * E * e;
   int backward_all_to_alls = 2;           // the gradients of the combine and of the dispatch
   if (tr.recompute == Recompute::Full) {  // as layer_work: B runs the block again, and W inside it
     kept = 0;
@@ -61,26 +75,21 @@ PieceWork moe_mlp_work(const ModelConfig& m, const TrainingSettings& tr) {
     w.b_bytes += w.f_bytes;
     backward_all_to_alls += 2;  // the recomputed forward dispatches and combines again
   }
-  // Sequence parallelism splits the tokens, expert tensor parallelism the experts' widths: the
-  // work per rank is the block's over t, as for the dense layer.
-  w.f_flops /= t;
-  w.b_flops /= t;
-  w.w_flops /= t;
-  w.recompute_flops /= t;
-  w.f_bytes /= t;
-  w.b_bytes /= t;
-  w.activation_bytes = static_cast<Bytes>(kept / t + 0.5);
-  w.w_activation_bytes = static_cast<Bytes>(for_w / t + 0.5);
-  if (tr.ep > 1) {
+  w.activation_bytes = static_cast<Bytes>(kept + 0.5);
+  w.w_activation_bytes = static_cast<Bytes>(for_w + 0.5);
+  if (tr.ep > 1 || etp > 1) {
     // Each rank's routed copies, h·e bytes each, leave for the ep - 1 other ranks' experts in
-    // (ep - 1)/ep of the cases (Megatron's all-to-all token dispatcher; Lepikhin et al. 2020).
-    w.all_to_all_bytes = (T / t) * k * h * e * (ep - 1) / ep;
+    // (ep - 1)/ep of the cases (Megatron's all-to-all token dispatcher; Lepikhin et al. 2020);
+    // beside each all-to-all, the etp group gathers the copies (and reduce-scatters the outputs):
+    // (etp - 1)/etp of the gathered rows through each rank.
+    w.all_to_all_bytes = routed * h * e * (ep - 1) / ep;
+    w.expert_gather_bytes = (etp - 1) / etp * gathered * h * e;
     w.f_all_to_alls = 2;
     w.b_all_to_alls = backward_all_to_alls;
   }
-  // The router and the shared expert's gate are replicated; the experts (E/ep on this rank) and
-  // the shared expert are split t ways.
-  w.expert_params = static_cast<std::int64_t>(double(expert_weights(m)) * (E / ep) / t);
+  // The router and the shared expert's gate are replicated; the experts (E/ep on this rank) are
+  // split etp ways, the shared expert tp ways.
+  w.expert_params = static_cast<std::int64_t>(double(expert_weights(m)) * (E / ep) / etp);
   w.params = w.expert_params + static_cast<std::int64_t>(h * E + (m.moe.biases ? E : 0.0) + 3 * h * fs / t +
                                                          (m.moe.shared_gate ? h : 0.0));
   return w;
@@ -93,13 +102,39 @@ std::int64_t expert_weights(const ModelConfig& m) {
 
 PieceWork moe_layer_work(const ModelConfig& m, const TrainingSettings& tr, const LayerKind& kind) {
   PieceWork w = block_work(m, tr, kind, 0);  // attention, norms, residuals: the MLP's width 0
+  // The routed block takes the layer's sequence-parallel tokens as they are (its all-to-all and
+  // the etp gather take the place of the MLP's all-gather and reduce-scatter); a shared expert,
+  // a tensor-parallel MLP, still gathers them.
+  if (m.moe.shared_ffn == 0) {
+    w.f_collectives /= 2;
+    w.b_collectives /= 2;
+  }
   w += moe_mlp_work(m, tr);
   return w;
 }
 
-AllToAllMs all_to_all_ms(const PieceWork& w, const LinkSpec& link) {
-  const double one = link.latency_ms + w.all_to_all_bytes / (link.bandwidth_gb_per_s * 1e9) * 1e3;
+AllToAllMs all_to_all_ms(const PieceWork& w, const LinkSpec& link, const LinkSpec* gather_link) {
+  const auto send_ms = [](double bytes, const LinkSpec& l) {
+    return bytes > 0 ? l.latency_ms + bytes / (l.bandwidth_gb_per_s * 1e9) * 1e3 : 0.0;
+  };
+  const double one =
+      send_ms(w.all_to_all_bytes, link) + send_ms(w.expert_gather_bytes, gather_link != nullptr ? *gather_link : link);
   return {w.f_all_to_alls * one, w.b_all_to_alls * one};
+}
+
+void check_expert_folding(const ModelConfig& m, const TrainingSettings& tr, int data_parallel) {
+  if (!m.is_moe()) {
+    if (tr.ep > 1) throw Error("--ep " + std::to_string(tr.ep) + ": the model has no experts to spread");
+    if (tr.etp > 0 && tr.etp != tr.tp) throw Error("--etp " + std::to_string(tr.etp) + ": the model has no experts");
+    return;
+  }
+  const long stage = long(tr.tp) * tr.cp * data_parallel;
+  const long folded = long(tr.expert_tp()) * tr.ep;
+  if (tr.ep < 1 || tr.etp < 0 || stage % folded != 0) {
+    throw Error("--etp " + std::to_string(tr.expert_tp()) + " x --ep " + std::to_string(tr.ep) +
+                ": must divide tp x cp x dp = " + std::to_string(stage) +
+                ", the ranks of a pipeline stage the expert groups fold over");
+  }
 }
 
 std::optional<double> overlapped_f_and_b_ms(const StageCost& f, const AllToAllMs& fa, const StageCost& bw,

@@ -13,9 +13,10 @@
 namespace pipeplan {
 
 /// The MLP block of one MoE layer for one micro-batch on one rank: the router, the routed
-/// experts this rank holds (experts / ep of them, each t-way tensor-parallel) and the tokens
-/// they get, the shared expert, the permutation's traffic and the all-to-alls. Throws Error when
-/// ep does not divide the experts or tp their widths.
+/// experts this rank holds (experts / ep of them, each etp-way tensor-parallel) and the tokens
+/// they get (the rank's s·b/(tp·cp), gathered over etp), the shared expert, the permutation's
+/// traffic, the all-to-alls and the etp gathers. Throws Error when ep does not divide the
+/// experts or etp their widths (tp the shared expert's).
 [[nodiscard]] PieceWork moe_mlp_work(const ModelConfig& model, const TrainingSettings& training);
 
 /// One MoE layer: block_work's attention and norms (its MLP width 0), then moe_mlp_work.
@@ -28,11 +29,18 @@ namespace pipeplan {
 
 /// The time of a piece's all-to-alls in F and in B over `link`: the node's when every
 /// expert-parallel group lies within a node, the network's otherwise (analytic_profile's
-/// group_links, from the rank order).
+/// group_links, from the rank order); each with the expert-tensor-parallel gather (or
+/// reduce-scatter) beside it over `gather_link` (nullptr: `link`).
 struct AllToAllMs {
   double f_ms = 0, b_ms = 0;
 };
-[[nodiscard]] AllToAllMs all_to_all_ms(const PieceWork& work, const LinkSpec& link);
+[[nodiscard]] AllToAllMs all_to_all_ms(const PieceWork& work, const LinkSpec& link,
+                                       const LinkSpec* gather_link = nullptr);
+
+/// Megatron's parallel folding: throws Error naming --etp and --ep unless etp·ep divides the
+/// tp·cp·`data_parallel` ranks of a pipeline stage (ep may then exceed dp), and --ep or --etp
+/// for a dense model.
+void check_expert_folding(const ModelConfig& model, const TrainingSettings& training, int data_parallel);
 
 /// DualPipe's overlapped pair (DeepSeek-V3 report, section 3.2.1): the forward of `forward`
 /// beside the fused backward of `backward` on the same device, each one's all-to-alls running

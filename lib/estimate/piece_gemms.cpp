@@ -1,6 +1,7 @@
 #include "estimate/piece_gemms.hpp"
 
 #include "estimate/attention_shape.hpp"
+#include "estimate/context_parallel.hpp"
 
 namespace pipeplan {
 
@@ -49,7 +50,7 @@ void add(PhaseGemms& out, const Linear& l, std::int64_t tokens, std::int64_t t, 
 
 PhaseGemms layer_linear_gemms(const ModelConfig& m, const TrainingSettings& tr, const LayerKind& kind) {
   const std::int64_t t = tr.tp;
-  const std::int64_t tokens = std::int64_t{tr.seq} * tr.micro_batch;
+  const std::int64_t tokens = context_tokens(tr);  // a context-parallel rank's
   PhaseGemms g;
   for (const Linear& l : attention_shape(m).linears) add(g, l, tokens, t, tr.flash_attention);  // O reads it
   // A dense MLP, or a mixture of experts' shared expert (its routed experts' grouped products
@@ -59,9 +60,13 @@ PhaseGemms layer_linear_gemms(const ModelConfig& m, const TrainingSettings& tr, 
   return g;
 }
 
+PhaseGemms layer_linear_gemms(const ModelConfig& m, const TrainingSettings& tr) {
+  return layer_linear_gemms(m, tr, layer_kind(m, 0));
+}
+
 PhaseGemms head_linear_gemms(const ModelConfig& m, const TrainingSettings& tr) {
   PhaseGemms g;
-  linear(g, std::int64_t{tr.seq} * tr.micro_batch, m.hidden, m.vocab / tr.tp);
+  linear(g, context_tokens(tr), m.hidden, m.vocab / tr.tp);
   fold_for_full_recompute(g, tr, false);  // the head keeps its inputs: no forward again (piece_work)
   return g;
 }

@@ -42,6 +42,9 @@ struct PhaseGemms {
 [[nodiscard]] PhaseGemms layer_linear_gemms(const ModelConfig& model, const TrainingSettings& training,
                                             const LayerKind& kind);
 
+/// The model's first layer's (every layer's, for a model whose layers are all alike).
+[[nodiscard]] PhaseGemms layer_linear_gemms(const ModelConfig& model, const TrainingSettings& training);
+
 /// The head's logits, their input gradient and the head's weight gradient (vocabulary split by t).
 [[nodiscard]] PhaseGemms head_linear_gemms(const ModelConfig& model, const TrainingSettings& training);
 

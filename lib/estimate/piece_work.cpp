@@ -13,24 +13,28 @@ namespace pipeplan {
 
 namespace {
 
-// The sizes every formula uses, as doubles (products of four of them overflow 32 bits).
+// The sizes every formula uses, as doubles (products of four of them overflow 32 bits). T is
+// the tokens of one context-parallel rank, s·b / cp; `core` the share of the attention core it
+// computes (context_parallel.hpp).
 struct Shape {
-  double s, b, T, h, hk, f, a, V, e, t;
+  double s, b, T, h, hk, f, a, V, e, t, core;
 };
 
 Shape shape_of(const ModelConfig& m, const TrainingSettings& tr) {
+  check_context_parallel(tr);
   const double s = tr.seq;
   const double b = tr.micro_batch;
   return {s,
           b,
-          s * b,
+          double(context_tokens(tr)),
           double(m.hidden),
           double(m.kv_hidden()),
           double(m.ffn),
           double(m.heads),
           double(m.vocab),
           double(element_bytes(tr.dtype)),
-          double(tr.tp)};
+          double(tr.tp),
+          context_core_share(tr)};
 }
 
 // A byte count. A piece above 256 TiB (millions of tokens times a huge vocabulary) is refused,
@@ -129,10 +133,13 @@ PieceWork& PieceWork::operator+=(const PieceWork& o) {
   params += o.params;
   expert_params += o.expert_params;
   all_to_all_bytes = o.all_to_all_bytes > all_to_all_bytes ? o.all_to_all_bytes : all_to_all_bytes;
+  expert_gather_bytes = o.expert_gather_bytes > expert_gather_bytes ? o.expert_gather_bytes : expert_gather_bytes;
   f_all_to_alls += o.f_all_to_alls;
   b_all_to_alls += o.b_all_to_alls;
   activation_bytes += o.activation_bytes;
   w_activation_bytes += o.w_activation_bytes;
+  // As tp_bytes: the pieces' one ring (a stage's times are the sums of its pieces' own).
+  if (o.ring.steps > 0 && o.ring.kv_bytes >= ring.kv_bytes) ring = o.ring;
   return *this;
 }
 
@@ -147,14 +154,17 @@ PieceWork block_work(const ModelConfig& m, const TrainingSettings& tr, const Lay
   const double gemm = 2 * x.T * (weight_elements(a.linears) + weight_elements(mlp));
   // Attention core: Q K^T and the product with V over the s x s scores. Flash attention skips
   // the blocks above the causal diagonal (or outside the local window) and computes the
-  // diagonal ones whole; unfused kernels compute every score and mask half.
-  const double share = tr.flash_attention ? attention_block_share(m, kind, tr.seq) : 1.0;
+  // diagonal ones whole; unfused kernels compute every score and mask half. Under context
+  // parallelism each rank computes its share of the whole core (x.core).
+  const double share = (tr.flash_attention ? attention_block_share(m, kind, tr.seq) : 1.0) * x.core;
   const double qk = 2 * x.b * x.s * x.s * a.score_width * share, pv = 2 * x.b * x.s * x.s * a.value_width * share;
   const double core = qk + pv;
   w.f_flops = gemm + core;
   // The backward of the core: dQ and dK from the scores' gradient, dV and that gradient from the
   // values; flash attention recomputes Q K^T as well (for equal widths, 2.5 and 2 times the core).
-  w.b_flops = gemm + (tr.flash_attention ? 3 * qk + 2 * pv : 2 * qk + 2 * pv);
+  const double backward_core = tr.flash_attention ? 3 * qk + 2 * pv : 2 * qk + 2 * pv;
+  w.b_flops = gemm + backward_core;
+  w.ring = context_ring(tr, a.score_width, a.kv_width, core / x.t, backward_core / x.t);
   w.w_flops = gemm;
 
   // Element-wise traffic of the forward: two norms and two residual adds, the activation
@@ -176,7 +186,7 @@ PieceWork block_work(const ModelConfig& m, const TrainingSettings& tr, const Lay
       2 * x.T * x.h * x.e + x.T * a.kept_width * x.e + x.T * x.h * x.e + (m.gated_mlp ? 4 : 2) * x.T * f * x.e;
   if (m.hidden_dropout) kept += 2 * x.T * x.h;
   if (tr.flash_attention) {
-    kept += x.a * x.b * x.s * 4;  // the softmax's log-sum-exp, fp32
+    kept += x.a * x.T * 4;  // the softmax's log-sum-exp, fp32, for the rank's tokens
   } else if (tr.recompute == Recompute::None) {
     kept += scores * x.e + (m.attention_dropout ? scores * (1 + x.e) : 0.0);
   } else if (tr.recompute == Recompute::Selective) {

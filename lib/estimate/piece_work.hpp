@@ -4,6 +4,7 @@
 // parallelism adds, its parameters and the activations it keeps (docs/costs.md, "Work per piece").
 #include <cstdint>
 
+#include "estimate/context_parallel.hpp"
 #include "estimate/layer_kinds.hpp"
 #include "estimate/model_config.hpp"
 #include "estimate/training.hpp"
@@ -23,9 +24,11 @@ struct PieceWork {
   std::int64_t params = 0;                   ///< parameters this rank holds
   std::int64_t expert_params = 0;            ///< the part of params in routed experts (moe_work.hpp)
   double all_to_all_bytes = 0;               ///< bytes one all-to-all of expert parallelism sends from each rank
+  double expert_gather_bytes = 0;            ///< bytes the etp gather beside each all-to-all moves per rank
   int f_all_to_alls = 0, b_all_to_alls = 0;  ///< expert dispatch and combine in F, and in B
   Bytes activation_bytes = 0;                ///< a_F: what F keeps for the backward
   Bytes w_activation_bytes = 0;              ///< a_W: what W still needs after B (may exceed a_F; see stage_costs)
+  ContextRing ring;  ///< context parallelism's K and V exchange (one layer's; context_parallel.hpp)
 
   PieceWork& operator+=(const PieceWork& other);
   /// The model FLOPs of F, B and W together: the work without recompute.

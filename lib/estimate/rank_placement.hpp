@@ -1,20 +1,23 @@
 #pragma once
 // Where a job's ranks sit on its nodes (docs/costs.md, "Placing ranks on nodes"): the order in
-// which Megatron-LM's rank generator numbers tensor, data and pipeline parallelism, innermost
-// first, and for each group whether its ranks share one node (its own links: NVLink, PCIe) or
-// span several (the network). Node k holds ranks k·G to k·G + G - 1 (G GPUs a node).
+// which Megatron-LM's rank generator numbers tensor, context, data and pipeline parallelism,
+// innermost first, the expert groups folded over each stage, and for each group whether its ranks
+// share one node (its own links: NVLink, PCIe) or span several (the network). Node k holds ranks
+// k·G to k·G + G - 1 (G GPUs a node).
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "model/enum_table.hpp"
 
 namespace pipeplan {
 
-/// The order ranks are numbered in, innermost (fastest varying) first. Expert parallelism is the
-/// inner part of data parallelism in both (Megatron carves the expert groups out of the
-/// data-parallel ranks): ep consecutive data-parallel ranks form an expert-parallel group.
+/// The order ranks are numbered in, innermost (fastest varying) first. Context parallelism sits
+/// between tensor and data parallelism in both, as in Megatron's "tp-cp-ep-dp-pp". The expert
+/// groups are laid over the tp·cp·dp ranks of each pipeline stage by a second numbering, Megatron's
+/// parallel folding "tp-ep-dp-pp" with expert tensor parallelism innermost: etp·ep·edp = tp·cp·dp.
 enum class RankOrder : unsigned char {
-  TpDpPp,  ///< Megatron-LM's default "tp-cp-ep-dp-pp": tensor, then data, then pipeline parallelism
+  TpDpPp,  ///< Megatron-LM's default "tp-cp-ep-dp-pp": tensor, context, data, then pipeline parallelism
   TpPpDp,  ///< Megatron-LM's --use-tp-pp-dp-mapping: pipeline neighbours next to each other
 };
 
@@ -27,28 +30,55 @@ inline constexpr EnumTable<RankOrder, 2> kRankOrders = {{
 [[nodiscard]] std::optional<RankOrder> rank_order_named(std::string_view name);
 [[nodiscard]] std::string_view rank_order_name(RankOrder order);
 
-/// A job of tp x pp x dp ranks (dp a multiple of ep) on nodes of `gpus_per_node`.
+/// A job of tp x cp x pp x dp ranks on nodes of `gpus_per_node`, whose experts (ep of them per
+/// group, each etp-way tensor-parallel) fold over each stage's tp·cp·dp ranks: etp·ep must divide
+/// tp·cp·dp, the rest being the expert data parallelism edp.
 struct RankGrid {
   int tp = 1, pp = 1, dp = 1, ep = 1;
   int gpus_per_node = 8;
   RankOrder order = RankOrder::TpDpPp;
+  int cp = 1;
+  int etp = 0;  ///< 0: equal to tp (Megatron's default)
 
-  [[nodiscard]] long world() const { return long(tp) * pp * dp; }
+  [[nodiscard]] long world() const { return long(tp) * cp * pp * dp; }
+  [[nodiscard]] int expert_tp() const { return etp > 0 ? etp : tp; }
+  /// The ranks holding the same experts at one stage: tp·cp·dp / (etp·ep).
+  [[nodiscard]] int expert_dp() const { return int(long(tp) * cp * dp / (long(expert_tp()) * ep)); }
 };
 
-/// The global rank of tensor-parallel rank `t` of data-parallel replica `d` at pipeline device `p`.
+/// The global rank of tensor-parallel rank `t`, context-parallel rank `c` of data-parallel
+/// replica `d` at pipeline device `p`. Throws Error for a grid check_rank_grid refuses.
+[[nodiscard]] long rank_of(const RankGrid& grid, int t, int c, int d, int p);
+/// The same with c = 0.
 [[nodiscard]] long rank_of(const RankGrid& grid, int t, int d, int p);
+
+/// Throws Error naming --etp, --ep, --cp or --rank-order when the grid cannot be laid out: any
+/// size below 1, etp·ep not dividing tp·cp·dp, or under tp-pp-dp expert parallelism with cp > 1
+/// or etp other than tp (Megatron refuses expert parallelism under that mapping; pipeplan keeps
+/// the experts' groups inside data parallelism there, as before folding).
+void check_rank_grid(const RankGrid& grid);
 
 /// The groups whose collectives pipeplan prices.
 enum class RankGroup : unsigned char {
-  Tensor,      ///< tp ranks: a layer's all-gathers and reduce-scatters
-  Data,        ///< dp ranks at one pipeline device: the gradients' reduction
-  Expert,      ///< ep consecutive data-parallel ranks: a mixture of experts' all-to-alls
-  ExpertData,  ///< dp / ep ranks holding the same experts: the expert gradients' reduction
+  Tensor,        ///< tp ranks: a layer's all-gathers and reduce-scatters
+  Context,       ///< cp ranks: ring attention's K and V exchange (context_parallel.hpp)
+  Data,          ///< dp ranks at one pipeline device and context-parallel rank
+  DataContext,   ///< dp·cp ranks: the dense gradients' reduction and the optimizer's shards
+  Expert,        ///< ep ranks, etp apart inside the stage: a mixture of experts' all-to-alls
+  ExpertData,    ///< edp ranks holding the same experts: the expert gradients' reduction
+  ExpertTensor,  ///< etp ranks: the gather of the routed tokens beside the sharded experts
 };
+
+inline constexpr RankGroup kRankGroups[] = {RankGroup::Tensor,      RankGroup::Context, RankGroup::Data,
+                                            RankGroup::DataContext, RankGroup::Expert,  RankGroup::ExpertData,
+                                            RankGroup::ExpertTensor};
 
 /// Whether every group of this kind, over the whole job, lies within one node.
 [[nodiscard]] bool within_node(const RankGrid& grid, RankGroup group);
+
+/// The members of the group of kind `group` that holds `rank`, ascending: from the digits of the
+/// numbering (every coordinate of `group` varied, the others kept). For tests and reports.
+[[nodiscard]] std::vector<long> group_members(const RankGrid& grid, RankGroup group, long rank);
 
 /// Whether any pipeline replica (any tensor-parallel rank of any data-parallel replica) puts
 /// pipeline devices `device` and `other` on different nodes: their transfers then take the

@@ -20,6 +20,7 @@ enum class Sharding : unsigned char {
   None,       ///< every replica keeps all weights, gradients and optimizer states
   Optimizer,  ///< Megatron's --use-distributed-optimizer (ZeRO-1): master weights and Adam's moments
   Gradients,  ///< those and the fp32 gradients (ZeRO-2), reduce-scattered as each W makes them
+  Params,     ///< those and the weights (ZeRO-3, FSDP2 as torchtitan runs it; fsdp.hpp)
 };
 
 /// How FP8 training scales its tensors (docs/costs.md, "FP8"): the linear layers' GEMMs run in
@@ -41,10 +42,11 @@ inline constexpr EnumTable<Recompute, 3> kRecomputes = {{
     {"selective", Recompute::Selective, "recompute the attention core"},
     {"full", Recompute::Full, "keep each layer's input only"},
 }};
-inline constexpr EnumTable<Sharding, 3> kShardings = {{
+inline constexpr EnumTable<Sharding, 4> kShardings = {{
     {"none", Sharding::None, "every replica keeps all weights, gradients and optimizer states"},
     {"optimizer", Sharding::Optimizer, "Megatron's distributed optimizer (ZeRO-1): master weights and Adam's moments"},
     {"gradients", Sharding::Gradients, "also the fp32 gradients (ZeRO-2)"},
+    {"params", Sharding::Params, "also the weights, gathered layer by layer (ZeRO-3, FSDP2 as torchtitan runs it)"},
 }};
 
 inline constexpr EnumTable<Fp8Recipe, 4> kFp8Recipes = {{
@@ -54,7 +56,7 @@ inline constexpr EnumTable<Fp8Recipe, 4> kFp8Recipes = {{
     {"mxfp8", Fp8Recipe::Mxfp8, "32-element blocks, E8M0 scales, Blackwell only (TE MXFP8BlockScaling)"},
 }};
 
-/// "bf16", "fp16", "fp32" / "none", "selective", "full" / "none", "optimizer", "gradients", and
+/// "bf16", "fp16", "fp32" / "none", "selective", "full" / "none", "optimizer", "gradients", "params", and
 /// back; nullopt for other names.
 [[nodiscard]] std::optional<DType> dtype_named(std::string_view name);
 [[nodiscard]] std::string_view dtype_name(DType dtype);
@@ -78,9 +80,17 @@ struct TrainingSettings {
   /// else in `dtype` (fp8_recipe.hpp); nullopt: every GEMM in `dtype`.
   std::optional<Fp8Recipe> fp8;
   int tp = 1;  ///< tensor parallelism, with sequence parallelism (Megatron-LM)
-  int ep = 1;  ///< expert parallelism: a mixture of experts' experts spread over ep data-parallel ranks
+  int ep = 1;  ///< expert parallelism: a mixture of experts' experts spread over ep ranks of a stage (moe_work.hpp)
+  int cp = 1;  ///< context parallelism: each sequence split over cp ranks, ring attention (context_parallel.hpp)
+  /// Expert tensor parallelism (Megatron's --expert-tensor-parallel-size); 0: equal to tp, Megatron's default.
+  int etp = 0;
+  [[nodiscard]] int expert_tp() const { return etp > 0 ? etp : tp; }
+  /// Megatron's --moe-expert-capacity-factor with --moe-pad-expert-input-to-capacity: every
+  /// expert processes capacity_factor x its balanced share of routed tokens, padded or dropped
+  /// to it; 0: dropless (moe_work.hpp).
+  double moe_capacity_factor = 0;
   Recompute recompute = Recompute::None;
-  Sharding sharding = Sharding::None;  ///< over the data-parallel replicas; nothing to shard without them
+  Sharding sharding = Sharding::None;  ///< over the dp·cp data-parallel ranks; nothing to shard without them
   bool flash_attention = true;
   /// Megatron-LM's --overlap-grad-reduce: each bucket's gradient reduction starts as soon as the
   /// last micro-batch's backward has made it, under the rest of that backward, instead of after it.

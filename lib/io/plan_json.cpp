@@ -1,5 +1,7 @@
 #include "io/plan_json.hpp"
 
+#include <algorithm>
+
 #include "io/json_fields.hpp"
 
 namespace pipeplan {
@@ -12,7 +14,9 @@ Json row_to_json(const PlanRow& r) {
   j["pp"] = r.pp;
   j["dp"] = r.dp;
   j["tp"] = r.tp;
+  j["cp"] = r.cp;
   j["ep"] = r.ep;
+  j["etp"] = r.etp;
   j["rank_order"] = rank_order_name(r.rank_order);
   j["chunks"] = r.chunks;
   j["microbatches"] = r.microbatches;
@@ -33,8 +37,18 @@ Json row_to_json(const PlanRow& r) {
 
 }  // namespace
 
+// Version 2 added cp and etp: a file with a row of context parallelism, or of expert tensor
+// parallelism other than tp, would be misread by a reader that ignores them (its GPUs are not
+// tp·pp·dp), so such files say 2; the others stay 1.
+int plan_schema_version(const PlanOutcome& outcome) {
+  const auto needs = [](const PlanRow& r) { return r.cp > 1 || r.etp != r.tp; };
+  const bool any = std::any_of(outcome.rows.begin(), outcome.rows.end(), needs) ||
+                   std::any_of(outcome.over_memory.begin(), outcome.over_memory.end(), needs);
+  return any ? 2 : 1;
+}
+
 Json plan_to_json(const PlanOutcome& outcome) {
-  Json j = file_header("pipeplan.plan");
+  Json j = file_header("pipeplan.plan", plan_schema_version(outcome));
   j["considered"] = outcome.considered;
   j["over_memory"] = outcome.over_memory.size();
   j["skipped"] = outcome.skipped;

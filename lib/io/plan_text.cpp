@@ -11,9 +11,10 @@ namespace pipeplan {
 
 std::string plan_row_title(const PlanRow& r) {
   return fmt::format(
-      "{}, pp {} x {} chunks, dp {}, tp {}{}, ranks {}, micro-batch {}, recompute {}, sharding {}, {} micro-batches, "
-      "layout {}",
-      r.schedule, r.pp, r.chunks, r.dp, r.tp, r.ep > 1 ? fmt::format(", ep {}", r.ep) : "",
+      "{}, pp {} x {} chunks, dp {}, tp {}{}{}{}, ranks {}, micro-batch {}, recompute {}, sharding {}, {} "
+      "micro-batches, layout {}",
+      r.schedule, r.pp, r.chunks, r.dp, r.tp, r.cp > 1 ? fmt::format(", cp {}", r.cp) : "",
+      r.ep > 1 ? fmt::format(", ep {}", r.ep) : "", r.etp != r.tp ? fmt::format(", etp {}", r.etp) : "",
       rank_order_name(r.rank_order), r.micro_batch, recompute_name(r.recompute), sharding_name(r.sharding),
       r.microbatches, r.layout);
 }
@@ -45,24 +46,28 @@ std::string plan_text(const PlanOutcome& outcome, std::size_t top) {
   }
   if (reasons.size() > 3) text += fmt::format("  ... and {} other reasons (--json lists them)\n", reasons.size() - 3);
   if (outcome.rows.empty()) return text + "no configuration fits in memory\n";
-  // A mixture of experts' rows show their expert parallelism after tp; a dense model has none.
-  const auto ep = [&](const std::string& cell) {
-    return outcome.experts ? fmt::format(" {:>3}", cell) : std::string();
+  // A mixture of experts' rows show their expert parallelism and expert tensor parallelism after
+  // cp; a dense model has neither.
+  const auto ep = [&](const std::string& cell, const std::string& etp) {
+    return outcome.experts ? fmt::format(" {:>3} {:>3}", cell, etp) : std::string();
   };
   // The rank order each row ran under (the faster of those tried): tp-dp-pp or tp-pp-dp.
   text += fmt::format(
-      "{:>3}  {:<11} {:>4} {:>3} {:>3}{} {:<8} {:>2} {:>5} {:>3} {:<9} {:<9}  {:>10} {:>7}  {:>21}  {:>12} {:>6}  {}\n",
-      "#", "schedule", "pp", "dp", "tp", ep("ep"), "ranks", "V", "M", "mb", "recompute", "sharding", "step ms",
-      "bubble", "peak / limit", "tokens/s/GPU", "MFU", "layout");
+      "{:>3}  {:<11} {:>4} {:>3} {:>3} {:>3}{} {:<8} {:>2} {:>5} {:>3} {:<9} {:<9}  {:>10} {:>7}  {:>21}  {:>12} {:>6} "
+      " "
+      "{}\n",
+      "#", "schedule", "pp", "dp", "tp", "cp", ep("ep", "etp"), "ranks", "V", "M", "mb", "recompute", "sharding",
+      "step ms", "bubble", "peak / limit", "tokens/s/GPU", "MFU", "layout");
   for (std::size_t i = 0; i < outcome.rows.size() && i < top; ++i) {
     const PlanRow& r = outcome.rows[i];
     text += fmt::format(
-        "{:>3}  {:<11} {:>4} {:>3} {:>3}{} {:<8} {:>2} {:>5} {:>3} {:<9} {:<9}  {:>10.3f} {:>6.1f}%  {:>21}  "
+        "{:>3}  {:<11} {:>4} {:>3} {:>3} {:>3}{} {:<8} {:>2} {:>5} {:>3} {:<9} {:<9}  {:>10.3f} {:>6.1f}%  {:>21}  "
         "{:>12.1f} {:>5.1f}%  {}\n",
-        i + 1, r.schedule, r.pp, r.dp, r.tp, ep(std::to_string(r.ep)), rank_order_name(r.rank_order), r.chunks,
-        r.microbatches, r.micro_batch, recompute_name(r.recompute), sharding_name(r.sharding), r.step_ms,
-        100.0 * r.bubble_rate, format_size(r.max_peak()) + " / " + format_size(r.memory_limit), r.tokens_per_s_per_gpu,
-        100.0 * r.mfu, r.layout);
+        i + 1, r.schedule, r.pp, r.dp, r.tp, r.cp, ep(std::to_string(r.ep), std::to_string(r.etp)),
+        rank_order_name(r.rank_order), r.chunks, r.microbatches, r.micro_batch, recompute_name(r.recompute),
+        sharding_name(r.sharding), r.step_ms, 100.0 * r.bubble_rate,
+        format_size(r.max_peak()) + " / " + format_size(r.memory_limit), r.tokens_per_s_per_gpu, 100.0 * r.mfu,
+        r.layout);
   }
   return text;
 }

@@ -26,7 +26,7 @@ const MeasuredPieces* measured_of(const PlanRequest& r) {
   return r.measured ? &*r.measured : nullptr;
 }
 RankGrid grid_of(const PlanRequest& r, const PlanJob& job, const TrainingSettings& tr, RankOrder order) {
-  return {tr.tp, job.pp, job.dp, tr.ep, gpus_per_node(r), order};
+  return {tr.tp, job.pp, job.dp, tr.ep, gpus_per_node(r), order, tr.cp, tr.etp};
 }
 
 // The layouts to try: the given one (or Megatron's even or padded split, when asked by name),
@@ -74,12 +74,14 @@ PlanRow row_of(const PlanRequest& r, const PlanJob& job, const TrainingSettings&
   row.pp = job.pp;
   row.dp = job.dp;
   row.tp = tr.tp;
+  row.cp = tr.cp;
   row.ep = tr.ep;
+  row.etp = tr.expert_tp();
   row.chunks = job.chunks;
   row.microbatches = job.microbatches;
   row.micro_batch = tr.micro_batch;
   row.recompute = tr.recompute;
-  row.sharding = job.dp > 1 ? tr.sharding : Sharding::None;
+  row.sharding = job.dp * tr.cp > 1 ? tr.sharding : Sharding::None;
   row.rank_order = order;
   row.schedule = std::string(job.generator->name);
   row.layout = layout_string(layout);
@@ -173,9 +175,10 @@ VariantOutcome evaluate_variant(const PlanRequest& r, const PlanJob& job, const 
   }
   if (out.best) {
     // Under pp 1 the rows of every schedule and chunk count are shown as one (planner.cpp).
-    const std::string group = job.pp != 1 ? std::string{}
-                                          : fmt::format("{}/{}/{}/{}/{}/{}", job.tp, job.dp, job.micro_batch,
-                                                        job.microbatches, int(tr.recompute), int(tr.sharding));
+    const std::string group = job.pp != 1
+                                  ? std::string{}
+                                  : fmt::format("{}/{}/{}/{}/{}/{}/{}/{}", job.tp, job.cp, job.dp, job.ep,
+                                                job.micro_batch, job.microbatches, int(tr.recompute), int(tr.sharding));
     top.add(out.best->step, group);
   }
   return out;
@@ -185,7 +188,9 @@ VariantOutcome evaluate_variant(const PlanRequest& r, const PlanJob& job, const 
 
 std::vector<RankOrder> rank_orders(const PlanRequest& r, const PlanJob& job, const TrainingSettings& tr) {
   if (r.rank_order) return {*r.rank_order};
-  if (tr.ep > 1) return {RankOrder::TpDpPp};
+  // Megatron refuses expert and context parallelism under --use-tp-pp-dp-mapping (Megatron
+  // Bridge: "Make sure EP and CP aren't used with this option enabled").
+  if (tr.ep > 1 || tr.cp > 1) return {RankOrder::TpDpPp};
   const RankGrid megatron = grid_of(r, job, tr, RankOrder::TpDpPp);
   const RankGrid stages = grid_of(r, job, tr, RankOrder::TpPpDp);
   // No cost under the faster is higher, so its step is no longer (for the cost-aware generators,

@@ -35,8 +35,8 @@ struct EvaluatedLayout {
                                               const TrainingSettings& training, const Layout& layout, RankOrder order,
                                               long long search_budget = 0);
 
-/// The rank orders to try for a job: the request's; with expert parallelism (which Megatron's
-/// --use-tp-pp-dp-mapping refuses) Megatron's default; otherwise whichever of the two has every
+/// The rank orders to try for a job: the request's; with expert or context parallelism (which
+/// Megatron's --use-tp-pp-dp-mapping refuses) Megatron's default; otherwise whichever of the two has every
 /// link as fast as the other's (rank_placement's links_as_fast; the default when they are the
 /// same), or both when each is faster somewhere.
 [[nodiscard]] std::vector<RankOrder> rank_orders(const PlanRequest& request, const PlanJob& job,

@@ -27,7 +27,8 @@ struct SearchedSettings {
   bool micro_batch = true;  ///< 1, 2, 4, ... up to max_micro_batch, dividing the global batch
   bool recompute = true;    ///< none, full (and selective without flash attention, where it differs from none)
   bool sharding = true;     ///< the distributed optimizer, and the gradients sharded when memory is short
-  bool ep = true;           ///< a mixture of experts: every ep dividing the experts and the data-parallel replicas
+  bool ep = true;  ///< a mixture of experts: every ep dividing the experts with etp·ep dividing tp·cp·dp (folding)
+  bool cp = true;  ///< context parallelism: powers of two dividing the GPUs over tp, 2·cp dividing the sequence
 };
 
 struct PlanRequest {
@@ -36,7 +37,7 @@ struct PlanRequest {
   SearchedSettings search;
   const GpuSpec* gpu = nullptr;
   Efficiency efficiency;
-  int gpus = 1;           ///< every GPU of the job: pipeline x data x tensor parallelism
+  int gpus = 1;           ///< every GPU of the job: tensor x context x pipeline x data parallelism
   int gpus_per_node = 0;  ///< GPUs of one NVLink domain; 0: the GPU table's nvlink_domain
   /// How ranks are numbered onto nodes (rank_placement.hpp); nullopt: both orders are tried for
   /// each configuration where they give different links, and the faster kept.
@@ -75,7 +76,9 @@ struct PlanRequest {
 /// One configuration and what the simulation predicts for it.
 struct PlanRow {
   int pp = 1, dp = 1, tp = 1, chunks = 1, microbatches = 1;
-  int ep = 1;           ///< expert parallelism, out of dp (1 for a dense model)
+  int ep = 1;           ///< expert parallelism, folded over a stage's tp·cp·dp ranks (1 for a dense model)
+  int cp = 1;           ///< context parallelism: each sequence over cp ranks
+  int etp = 1;          ///< expert tensor parallelism (tp unless --etp says otherwise; a mixture of experts only)
   int micro_batch = 1;  ///< sequences per micro-batch
   Recompute recompute = Recompute::None;
   Sharding sharding = Sharding::None;
@@ -96,7 +99,7 @@ struct PlanRow {
   /// (PlanRequest::search_budget): the planner builds the rows it shows again before showing them.
   bool partial_search = false;
   [[nodiscard]] Bytes max_peak() const;
-  /// The row's settings: the request's, with this row's tp, ep, micro-batch, recompute and sharding.
+  /// The row's settings: the request's, with this row's tp, cp, ep, micro-batch, recompute and sharding.
   [[nodiscard]] TrainingSettings training(const TrainingSettings& base) const;
 };
 
@@ -108,7 +111,7 @@ struct PlanOutcome {
   int considered = 0;                                  ///< every configuration tried
   int skipped = 0;       ///< not simulated: a lighter recompute or sharding fits, or its bound cannot reach the top
   int merged = 0;        ///< rows identical to a shown one (pp 1 under every schedule)
-  bool experts = false;  ///< the model is a mixture of experts: rows show their ep
+  bool experts = false;  ///< the model is a mixture of experts: rows show their ep and etp
 };
 
 }  // namespace pipeplan

@@ -30,8 +30,9 @@ void merge_identical(PlanOutcome& outcome) {
   std::vector<PlanRow> kept;
   for (PlanRow& row : outcome.rows) {
     const bool same = std::any_of(kept.begin(), kept.end(), [&](const PlanRow& k) {
-      return k.pp == row.pp && k.dp == row.dp && k.tp == row.tp && k.ep == row.ep && k.micro_batch == row.micro_batch &&
-             k.microbatches == row.microbatches && k.recompute == row.recompute && k.sharding == row.sharding &&
+      return k.pp == row.pp && k.dp == row.dp && k.tp == row.tp && k.cp == row.cp && k.ep == row.ep &&
+             k.etp == row.etp && k.micro_batch == row.micro_batch && k.microbatches == row.microbatches &&
+             k.recompute == row.recompute && k.sharding == row.sharding &&
              (row.pp == 1 || (k.step_ms == row.step_ms && k.max_peak() == row.max_peak()));
     });
     if (same) {
@@ -47,7 +48,7 @@ void merge_identical(PlanOutcome& outcome) {
 EvaluatedLayout evaluate_row(const PlanRequest& request, const PlanRow& row) {
   const Generator* g = find_generator(row.schedule);
   if (g == nullptr) throw Error("unknown schedule '" + row.schedule + "'");
-  const PlanJob job{row.tp, row.pp, row.dp, row.chunks, row.microbatches, row.micro_batch, g, {}, 0, row.ep};
+  const PlanJob job{row.tp, row.pp, row.dp, row.chunks, row.microbatches, row.micro_batch, g, {}, 0, row.ep, row.cp};
   return evaluate_layout(request, job, row.training(request.training),
                          parse_layout(row.layout, request.model.layers, "the row's layout"), row.rank_order);
 }
@@ -84,6 +85,7 @@ Bytes PlanRow::max_peak() const {
 TrainingSettings PlanRow::training(const TrainingSettings& base) const {
   TrainingSettings t = base;
   t.tp = tp;
+  t.cp = cp;
   t.ep = ep;
   t.micro_batch = micro_batch;
   t.recompute = recompute;

@@ -1,11 +1,14 @@
 #include "plan/search_space.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <string>
+#include <tuple>
 
 #include <fmt/format.h>
 
 #include "estimate/megatron_layout.hpp"
+#include "estimate/moe_work.hpp"
 #include "model/error.hpp"
 
 namespace pipeplan {
@@ -44,11 +47,14 @@ std::vector<int> micro_batch_choices(const PlanRequest& r, long per_replica) {
 }
 
 // Lightest first. With flash attention selective recompute keeps what none keeps (the s x s
-// scores are never stored), so it would repeat none's rows. Without data parallelism there is
-// nothing to shard; with it the distributed optimizer keeps less and steps faster than a whole
-// copy (6 bytes a parameter cross the ring instead of 8, and Adam runs on 1/d), so sharding
-// starts there, and the gradients follow when memory is short.
-std::vector<MemoryVariant> variants(const PlanRequest& r, int dp) {
+// scores are never stored), so it would repeat none's rows. Without data parallelism (dp·cp
+// ranks holding the same weights) there is nothing to shard; with it the distributed optimizer
+// keeps less and steps faster than a whole copy (6 bytes a parameter cross the ring instead of
+// 8, and Adam runs on 1/d), so sharding starts there, the gradients follow when memory is short,
+// and without pipeline parallelism FSDP's parameters last. Beside pipeline parallelism FSDP
+// keeps the stage's weights gathered and its gradients whole all step (fsdp.hpp): more memory
+// than the distributed optimizer for the same collectives, so it is not tried there.
+std::vector<MemoryVariant> variants(const PlanRequest& r, int dp, int pp) {
   std::vector<Recompute> recompute{r.training.recompute};
   if (r.search.recompute) {
     recompute = {Recompute::None, Recompute::Full};
@@ -56,6 +62,7 @@ std::vector<MemoryVariant> variants(const PlanRequest& r, int dp) {
   }
   std::vector<Sharding> sharding{dp > 1 ? r.training.sharding : Sharding::None};
   if (r.search.sharding && dp > 1) sharding = {Sharding::Optimizer, Sharding::Gradients};
+  if (r.search.sharding && dp > 1 && pp == 1) sharding.push_back(Sharding::Params);
   std::vector<MemoryVariant> out;
   for (Recompute rc : recompute) {
     for (Sharding sh : sharding) out.push_back({rc, sh});
@@ -67,18 +74,37 @@ std::vector<MemoryVariant> variants(const PlanRequest& r, int dp) {
   return out;
 }
 
-// The expert-parallel degrees: 1 for a dense model; every ep dividing the data-parallel replicas
-// and the experts (the experts are spread over ep of the replicas), or the fixed one if it does.
-std::vector<int> ep_choices(const PlanRequest& r, int dp) {
+// The expert-parallel degrees: 1 for a dense model; every ep dividing the experts whose groups,
+// etp·ep ranks each, fold over the stage's tp·cp·dp ranks (Megatron's parallel folding: ep may
+// exceed dp), or the fixed one if it does.
+std::vector<int> ep_choices(const PlanRequest& r, int tp, int cp, int dp) {
   if (!r.model.is_moe()) return {1};
+  const long stage = long(tp) * cp * dp;
+  const long etp = r.training.etp > 0 ? r.training.etp : tp;
   std::vector<int> out;
-  for (int e = 1; e <= dp; ++e) {
-    if (dp % e == 0 && r.model.moe.experts % e == 0 && (r.search.ep || e == r.training.ep)) out.push_back(e);
+  // Under tp-pp-dp the experts stay inside data parallelism (rank_placement.hpp): ep dividing dp.
+  const bool inside_dp = r.rank_order == RankOrder::TpPpDp;
+  for (int e = 1; e <= r.model.moe.experts && etp * e <= stage; ++e) {
+    if (inside_dp && e > 1 && (dp % e != 0 || etp != tp || cp > 1)) continue;
+    if (stage % (etp * e) == 0 && r.model.moe.experts % e == 0 && (r.search.ep || e == r.training.ep)) {
+      out.push_back(e);
+    }
   }
   return out;
 }
 
 }  // namespace
+
+std::vector<int> cp_choices(const PlanRequest& r, int tp) {
+  const int ranks = r.gpus / tp;
+  if (!r.search.cp) return ranks % r.training.cp == 0 ? std::vector<int>{r.training.cp} : std::vector<int>{};
+  std::vector<int> out{1};
+  if (!r.training.flash_attention) return out;
+  for (int c = 2; c <= ranks; c *= 2) {
+    if (ranks % c == 0 && r.training.seq % (2 * c) == 0) out.push_back(c);
+  }
+  return out;
+}
 
 std::vector<int> tp_choices(const PlanRequest& r) {
   if (!r.search.tp) return {r.training.tp};
@@ -95,6 +121,7 @@ std::vector<int> tp_choices(const PlanRequest& r) {
 TrainingSettings job_training(const PlanRequest& r, const PlanJob& job, const MemoryVariant& v) {
   TrainingSettings t = r.training;
   t.tp = job.tp;
+  t.cp = job.cp;
   t.ep = job.ep;
   t.micro_batch = job.micro_batch;
   t.recompute = v.recompute;
@@ -104,9 +131,10 @@ TrainingSettings job_training(const PlanRequest& r, const PlanJob& job, const Me
 
 std::string job_title(const PlanJob& j, const MemoryVariant& v) {
   return fmt::format(
-      "{}, pp {} x {} chunks, dp {}, tp {}{}, micro-batch {}, recompute {}, sharding {}, {} micro-batches",
-      j.generator->name, j.pp, j.chunks, j.dp, j.tp, j.ep > 1 ? fmt::format(", ep {}", j.ep) : "", j.micro_batch,
-      recompute_name(v.recompute), sharding_name(v.sharding), j.microbatches);
+      "{}, pp {} x {} chunks, dp {}, tp {}{}{}, micro-batch {}, recompute {}, sharding {}, {} micro-batches",
+      j.generator->name, j.pp, j.chunks, j.dp, j.tp, j.cp > 1 ? fmt::format(", cp {}", j.cp) : "",
+      j.ep > 1 ? fmt::format(", ep {}", j.ep) : "", j.micro_batch, recompute_name(v.recompute),
+      sharding_name(v.sharding), j.microbatches);
 }
 
 std::vector<PlanJob> plan_jobs(const PlanRequest& r, std::map<std::string, int>& refused) {
@@ -132,9 +160,20 @@ std::vector<PlanJob> plan_jobs(const PlanRequest& r, std::map<std::string, int>&
                 ") divides it and the model's heads (" + std::to_string(r.model.heads) + "), key-value heads (" +
                 std::to_string(r.model.kv_heads) + ") and FFN width");
   }
-  if (r.pp > 0 && std::none_of(tps.begin(), tps.end(), [&](int tp) { return (r.gpus / tp) % r.pp == 0; })) {
-    throw Error("--pp " + std::to_string(r.pp) + ": no tensor-parallel degree tried leaves a multiple of " +
-                std::to_string(r.pp) + " of the " + std::to_string(r.gpus) + " GPUs");
+  // Every (tp, cp) pair tried: the GPUs left for pipeline and data parallelism are gpus / (tp·cp).
+  std::vector<std::pair<int, int>> grids;
+  for (int tp : tps) {
+    for (int cp : cp_choices(r, tp)) grids.emplace_back(tp, cp);
+  }
+  if (grids.empty()) {
+    throw Error("--cp " + std::to_string(r.training.cp) + ": no tensor-parallel degree tried leaves a multiple of " +
+                std::to_string(r.training.cp) + " of the " + std::to_string(r.gpus) + " GPUs");
+  }
+  if (r.pp > 0 && std::none_of(grids.begin(), grids.end(),
+                               [&](const auto& g) { return (r.gpus / (g.first * g.second)) % r.pp == 0; })) {
+    throw Error("--pp " + std::to_string(r.pp) +
+                ": no tensor- and context-parallel degrees tried leave a multiple of " + std::to_string(r.pp) +
+                " of the " + std::to_string(r.gpus) + " GPUs");
   }
   if (r.chunks > 0 && std::none_of(chosen.begin(), chosen.end(), [&](const Generator* g) {
         return g->min_chunks <= r.chunks && r.chunks <= g->max_chunks;
@@ -147,12 +186,13 @@ std::vector<PlanJob> plan_jobs(const PlanRequest& r, std::map<std::string, int>&
       r.layout && !is_layout_keyword(*r.layout) ? parse_layout(*r.layout, r.model.layers, "--layout").size() : 0;
   std::vector<PlanJob> jobs;
   bool any_batch_fits = false;
-  for (int tp : tps) {
-    const int ranks = r.gpus / tp;
+  std::optional<std::tuple<int, int, int>> unfolded;  // the first tp, cp, dp whose stage no ep folds over
+  for (const auto& [tp, cp] : grids) {
+    const int ranks = r.gpus / (tp * cp);
     for (int pp = 1; pp <= ranks; ++pp) {
       if (ranks % pp != 0 || (r.pp > 0 && pp != r.pp)) continue;
       const int dp = ranks / pp;
-      const std::vector<MemoryVariant> vs = variants(r, dp);
+      const std::vector<MemoryVariant> vs = variants(r, dp * cp, pp);
       if (r.training.global_batch % dp != 0) {
         ++refused["the global batch does not split over the data-parallel replicas"];
         continue;
@@ -164,23 +204,30 @@ std::vector<PlanJob> plan_jobs(const PlanRequest& r, std::map<std::string, int>&
       }
       any_batch_fits = true;
       for (int b : bs) {
+        // cp 2c at micro-batch 2b does what cp c does at b with twice the data parallelism: the
+        // same tokens, core, products and activations on each rank, the same dp·cp group, the same
+        // micro-batches, and a ring of more steps. With both searched, cp > 1 is tried at b = 1.
+        if (cp > 1 && b > 1 && r.search.cp && r.search.micro_batch) continue;
         const long microbatches = r.training.global_batch / (long(b) * dp);
         if (r.microbatches > 0 && microbatches != r.microbatches) continue;
         if (microbatches > kMaxMicrobatches) {
           ++refused["more micro-batches than the limit of " + std::to_string(kMaxMicrobatches)];
           continue;
         }
-        const std::vector<int> eps = ep_choices(r, dp);
-        if (eps.empty())
-          ++refused["expert parallelism does not divide both the data-parallel replicas and the experts"];
+        const std::vector<int> eps = ep_choices(r, tp, cp, dp);
+        if (eps.empty()) {
+          ++refused["expert parallelism does not divide the experts with etp x ep dividing tp x cp x dp"];
+          if (!unfolded) unfolded = {tp, cp, dp};
+        }
         for (int ep : eps) {
           TrainingSettings lightest = r.training;
           lightest.tp = tp;
+          lightest.cp = cp;
           lightest.ep = ep;
           lightest.micro_batch = b;
           lightest.recompute = vs.front().recompute;
-          const GroupLinks links =
-              group_links(*r.gpu, {tp, pp, dp, ep, node_gpus(r), r.rank_order.value_or(RankOrder::TpDpPp)});
+          const GroupLinks links = group_links(
+              *r.gpu, {tp, pp, dp, ep, node_gpus(r), r.rank_order.value_or(RankOrder::TpDpPp), cp, r.training.etp});
           const PieceTotals t =
               piece_totals(r.model, lightest, *r.gpu, r.efficiency, r.measured ? &*r.measured : nullptr, &links);
           const double per_microbatch = t.all();
@@ -190,7 +237,7 @@ std::vector<PlanJob> plan_jobs(const PlanRequest& r, std::map<std::string, int>&
               if (fixed_stages > 0 ? std::size_t(stages) != fixed_stages : stages > r.model.layers + 2) continue;
               // 1F1B's step with the fill and drain shortened V times: only an order to try them in.
               const double estimate = (double(microbatches) + double(pp - 1) / v) * per_microbatch / pp;
-              jobs.push_back({tp, pp, dp, v, int(microbatches), b, g, vs, estimate, ep});
+              jobs.push_back({tp, pp, dp, v, int(microbatches), b, g, vs, estimate, ep, cp});
             }
           }
         }
@@ -199,8 +246,14 @@ std::vector<PlanJob> plan_jobs(const PlanRequest& r, std::map<std::string, int>&
   }
   if (!any_batch_fits) {
     throw Error("--global-batch " + std::to_string(r.training.global_batch) + ": no data-parallel degree of " +
-                std::to_string(r.gpus / tps.front()) + " pipeline ranks splits it into micro-batches of " +
-                std::to_string(r.training.micro_batch));
+                std::to_string(r.gpus / (grids.front().first * grids.front().second)) +
+                " pipeline ranks splits it into micro-batches of " + std::to_string(r.training.micro_batch));
+  }
+  if (jobs.empty() && unfolded && !r.search.ep) {  // a fixed --ep (or --etp) that folds nowhere: its words
+    TrainingSettings t = r.training;
+    t.tp = std::get<0>(*unfolded);
+    t.cp = std::get<1>(*unfolded);
+    check_expert_folding(r.model, t, std::get<2>(*unfolded));
   }
   if (jobs.empty() && r.microbatches > 0) {
     throw Error("--microbatches " + std::to_string(r.microbatches) + ": no data-parallel degree and micro-batch size " +

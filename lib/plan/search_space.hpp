@@ -10,6 +10,11 @@
 
 namespace pipeplan {
 
+/// The context-parallel degrees worth trying at tensor parallelism `tp`: the fixed one, or every
+/// power of two dividing the GPUs over tp with 2·cp dividing the sequence (1 alone without flash
+/// attention, which Megatron's ring needs).
+[[nodiscard]] std::vector<int> cp_choices(const PlanRequest& request, int tp);
+
 /// Recompute and sharding: what trades time for memory within one configuration.
 struct MemoryVariant {
   Recompute recompute = Recompute::None;
@@ -25,7 +30,8 @@ struct PlanJob {
   const Generator* generator = nullptr;
   std::vector<MemoryVariant> variants;  ///< lightest first; see the planner for which it skips
   double estimate_ms = 0;               ///< a rough step, to try the promising jobs first
-  int ep = 1;                           ///< expert parallelism, dividing dp and the experts
+  int ep = 1;                           ///< expert parallelism, dividing the experts, etp·ep dividing tp·cp·dp
+  int cp = 1;                           ///< context parallelism; GPUs = tp·cp·pp·dp
 };
 
 /// The tensor-parallel degrees worth trying: the fixed one, or every t dividing the GPUs, the
@@ -37,10 +43,11 @@ struct PlanJob {
 /// configuration can meet, naming the flag.
 [[nodiscard]] std::vector<PlanJob> plan_jobs(const PlanRequest& request, std::map<std::string, int>& refused);
 
-/// The settings of one job and variant: the request's, with the job's tp, ep and micro-batch.
+/// The settings of one job and variant: the request's, with the job's tp, cp, ep and micro-batch.
 [[nodiscard]] TrainingSettings job_training(const PlanRequest& request, const PlanJob& job, const MemoryVariant& v);
 
-/// "zb, pp 8 x 1 chunks, dp 1, tp 2, micro-batch 1, recompute none, sharding none, 64 micro-batches".
+/// "zb, pp 8 x 1 chunks, dp 1, tp 2, micro-batch 1, recompute none, sharding none, 64 micro-batches"
+/// (", cp C" after tp when C > 1, ", ep E" when E > 1).
 [[nodiscard]] std::string job_title(const PlanJob& job, const MemoryVariant& v);
 
 }  // namespace pipeplan

@@ -318,7 +318,7 @@ pipeplan_cli_test(profile_rank_order_boundaries
 # The header says the order and the memory left for the model: H100's 81,559 MiB (79.65 GiB)
 # less the 1 GiB kept for the CUDA context and NCCL by default.
 pipeplan_cli_test(plan_rank_order_fixed
-                  --out "ranks tp-pp-dp, 78\\.65 GiB of 79\\.65 GiB per GPU for the model \\(1\\.00 GiB kept for the runtime\\)$" --out "^  1  [a-z0-9-]+ +[0-9]+ +[0-9]+ +1 tp-pp-dp "
+                  --out "ranks tp-pp-dp, 78\\.65 GiB of 79\\.65 GiB per GPU for the model \\(1\\.00 GiB kept for the runtime\\)$" --out "^  1  [a-z0-9-]+ +[0-9]+ +[0-9]+ +1 +1 tp-pp-dp "
                   -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 8 --gpus-per-node 4
                      --global-batch 32 --seq 256 --rank-order tp-pp-dp --top 3)
 pipeplan_cli_test(plan_memory_reserve --out "79\\.65 GiB of 79\\.65 GiB per GPU for the model \\(0 B kept"
@@ -537,16 +537,16 @@ pipeplan_cli_test(format_any_case --out "^0F0,0F1,"
                   -- export schedules/zbh1-p4-m8.json --format CSV)
 
 # The planner's search (issue 14): the settings not given are searched, the table shows them.
-pipeplan_cli_test(plan_searches_settings --out "micro-batch searched, tp searched, recompute searched, sharding searched"
-                  --out "^ +# +schedule +pp +dp +tp +ranks +V +M +mb recompute sharding "
+pipeplan_cli_test(plan_searches_settings --out "micro-batch searched, tp searched, cp searched, recompute searched, sharding searched"
+                  --out "^ +# +schedule +pp +dp +tp +cp +ranks +V +M +mb recompute sharding "
                   -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16 --seq 256 --microbatches 4)
-pipeplan_cli_test(plan_bad_sharding --exit 2 --err "--sharding: expected none, optimizer or gradients, got 'zero2'"
+pipeplan_cli_test(plan_bad_sharding --exit 2 --err "--sharding: expected none, optimizer, gradients or params, got 'zero2'"
                   -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 8 --sharding zero2)
 pipeplan_cli_test(plan_microbatches_impossible --exit 1 --err "--microbatches 3: no data-parallel degree and micro-batch size"
                   -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16 --microbatches 3)
 # A mixture of experts: Mixtral 8x7B's 46.7e9 parameters (12.9e9 active), expert parallelism per row.
 pipeplan_cli_test(plan_mixtral --out "mixtral \\(46\\.70 B parameters, 12\\.88 B active, 32 layers\\)" --out "ep searched"
-                  --out " tp +ep +ranks +V +M" --out "^  1  [a-z0-9-]+ +[0-9]+ +[0-9]+ +2 +[1248] tp-dp-pp "
+                  --out " tp +cp +ep +etp +ranks +V +M" --out "^  1  [a-z0-9-]+ +[0-9]+ +[0-9]+ +2 +[1248] +[1248] +2 tp-dp-pp "
                   -- plan --model profiles/models/mixtral-8x7b.json --gpu h100 --gpus 16 --global-batch 64 --seq 4096
                      --tp 2 --micro-batch 1 --recompute none --sharding optimizer --schedules zbv,dualpipev --top 3)
 pipeplan_cli_test(plan_mixtral_ep_json --out "\"ep\": 4"
@@ -572,7 +572,7 @@ pipeplan_cli_test(plan_megatron_layout --out "\"megatron_layout\": \"Et\\*4\\|t\
 # measured 138; 12177.1 ms and 163.8 at one GEMM efficiency for every shape: per rank the
 # output projection's and the second MLP matrix's 2048 x 8192 outputs are 16 x 64 = 1024 tiles,
 # 9.48 waves of 108 SMs, so 10 run; QKV's 2048 x 3072 are 384 tiles, 4 waves for 3.56).
-pipeplan_cli_test(plan_megatron_39b --out "interleaved +2 +32 +8 +tp-dp-pp +4 +48 +1 full +none +12777\\.607"
+pipeplan_cli_test(plan_megatron_39b --out "interleaved +2 +32 +8 +1 +tp-dp-pp +4 +48 +1 full +none +12777\\.607"
                   -- plan --model profiles/models/megatron-gpt-39.1b.json --gpu a100-80gb --gpus 512 --tp 8
                      --micro-batch 1 --recompute full --sharding none --no-flash-attention --schedules interleaved
                      --seq 2048 --global-batch 1536 --top 10 --no-overlap-grad-reduce)
@@ -604,3 +604,61 @@ pipeplan_cli_test(plan_fp8_recipe_unknown --exit 2
 pipeplan_cli_test(plan_fp8_h100 --out "on h100, fp8 \\(tensorwise recipe, bf16 weights and activations\\)"
                   -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 8 --global-batch 32 --seq 256
                      --dtype fp8 --top 1)
+
+# ---- Context parallelism, FSDP and expert folding (issue 24; docs/costs.md).
+# --cp 2 fixed: every row shows cp 2 (the column after tp), and the JSON says so in schema 2.
+pipeplan_cli_test(plan_cp_fixed --out "tp searched, cp 2, recompute searched"
+                  --out "^  1  [a-z0-9-]+ +[0-9]+ +[0-9]+ +[0-9]+ +2 tp-dp-pp "
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 8 --global-batch 16 --seq 256
+                     --cp 2 --top 3)
+pipeplan_cli_test(plan_cp_json --out "\"cp\": 2," --out "\"schema_version\": 2,"
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 8 --global-batch 16 --seq 256
+                     --cp 2 --top 1 --json)
+pipeplan_cli_test(plan_cp_searched --out "cp searched"
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16 --seq 256 --top 1)
+# The sequence must split into 2 x cp chunks; the GPUs into tp x cp.
+pipeplan_cli_test(plan_cp_not_dividing_seq --exit 1
+                  --err "--cp 3: the sequence \\(256 tokens\\) must divide into 2 x cp = 6 chunks"
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 6 --global-batch 12 --seq 256 --cp 3)
+pipeplan_cli_test(plan_cp_not_dividing_gpus --exit 2 --err "--gpus 6: must be a multiple of --cp 4"
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 6 --global-batch 12 --seq 256 --cp 4)
+pipeplan_cli_test(profile_cp_needs_flash --exit 1 --err "--cp 2: context parallelism needs flash attention"
+                  -- profile --model tests/data/models/tiny-llama.json --gpu h100 --stages 2 --seq 256 --cp 2
+                     --no-flash-attention)
+# profile --cp 2: a transfer carries the rank's 128 of 256 tokens, 128 x 64 x 2 = 16,384 bytes.
+pipeplan_cli_test(profile_cp --out "\"bytes\": 16384" --out "cp 2"
+                  -- profile --model tests/data/models/tiny-llama.json --gpu h100 --stages 2 --seq 256 --cp 2)
+# FSDP: fixed, at pp 1 the rows say params; profile takes it with its replicas.
+pipeplan_cli_test(plan_sharding_params --out "^  1  [a-z0-9-]+ +1 +[0-9]+ .* params "
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16 --seq 256
+                     --sharding params --pp 1 --top 1)
+pipeplan_cli_test(profile_sharding_params --out "sharding params"
+                  -- profile --model tests/data/models/tiny-llama.json --gpu h100 --stages 2 --seq 256 --dp 4
+                     --sharding params)
+# Expert tensor parallelism and folding: Mixtral at tp 2, etp 1, ep 8 over pp 2's 8-rank stages
+# (dp 4); at etp 2 the 16 ranks ep 8 needs do not fit them.
+pipeplan_cli_test(plan_etp --out " tp +cp +ep +etp +ranks" --out "^  1  [a-z0-9-]+ +2 +4 +2 +1 +8 +1 tp-dp-pp "
+                  --out "ep 8, etp 1"
+                  -- plan --model profiles/models/mixtral-8x7b.json --gpu h100 --gpus 16 --global-batch 64 --seq 4096
+                     --tp 2 --cp 1 --etp 1 --ep 8 --pp 2 --micro-batch 1 --recompute none --sharding optimizer
+                     --schedules zbv --top 1)
+pipeplan_cli_test(plan_etp_not_folding --exit 1 --err "--etp 2 x --ep 8: must divide tp x cp x dp = 8"
+                  -- plan --model profiles/models/mixtral-8x7b.json --gpu h100 --gpus 16 --global-batch 64 --seq 4096
+                     --tp 2 --cp 1 --ep 8 --pp 2 --micro-batch 1 --recompute none --sharding optimizer --schedules zbv)
+pipeplan_cli_test(profile_etp_not_folding --exit 1 --err "--etp 2 x --ep 8: must divide tp x cp x dp = 4"
+                  -- profile --model profiles/models/mixtral-8x7b.json --gpu h100 --stages 1 --dp 2 --tp 2 --ep 8)
+pipeplan_cli_test(plan_etp_needs_experts --exit 1 --err "--etp 2: .*tiny-llama.json has no experts to split"
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16 --etp 2)
+# Token dropping with a capacity factor beside dropless; a dense model has no experts to route to.
+pipeplan_cli_test(profile_capacity_factor --out "capacity factor 1.25"
+                  -- profile --model tests/data/models/tiny-qwen-moe.json --gpu h100 --stages 1 --seq 256 --dp 2 --ep 2
+                     --moe-capacity-factor 1.25)
+pipeplan_cli_test(plan_capacity_needs_experts --exit 1 --err "--moe-capacity-factor: .*tiny-llama.json has no experts"
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16
+                     --moe-capacity-factor 1.25)
+# docs/costs.md, "FSDP": torchtitan's Llama 2 13B on 64 A100 80GB (FSDP2 over 64, seq 4096, global
+# batch 128, local batch 2, no activation checkpointing) measured 2162 tokens/s/GPU; FSDP fits it
+# without recompute at 1958.7.
+pipeplan_cli_test(plan_torchtitan_llama2_13b_fsdp --out " none +params +4182\\.426 .* 1958\\.7 "
+                  -- plan --model profiles/models/llama-2-13b.json --gpu a100-80gb --gpus 64 --global-batch 128
+                     --seq 4096 --tp 1 --pp 1 --cp 1 --micro-batch 2 --recompute none --sharding params --top 1)

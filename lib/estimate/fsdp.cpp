@@ -1,0 +1,41 @@
+#include "estimate/fsdp.hpp"
+
+#include <algorithm>
+
+namespace pipeplan {
+
+namespace {
+
+double ms_over(const LinkSpec& link, double bytes) {
+  return link.latency_ms + bytes / (link.bandwidth_gb_per_s * 1e9) * 1e3;
+}
+
+}  // namespace
+
+double fsdp_sharded_bytes_per_parameter(int shards) {
+  return 16.0 / std::max(shards, 1);
+}
+
+double fsdp_unsharded_bytes_per_parameter(DType dtype, bool pipelined) {
+  return pipelined ? element_bytes(dtype) + 4.0 : 0.0;
+}
+
+double fsdp_in_flight_bytes(double largest_unit_params, DType dtype) {
+  return 2 * largest_unit_params * (element_bytes(dtype) + 4.0);
+}
+
+FsdpUnitMs fsdp_unit_ms(double params, DType dtype, int shards, const LinkSpec& link) {
+  if (shards <= 1 || params <= 0) return {};
+  const double ring = (shards - 1.0) / shards;
+  return {ms_over(link, ring * params * element_bytes(dtype)), ms_over(link, ring * params * 4)};
+}
+
+FsdpExposedMs fsdp_exposed_per_unit(const FsdpUnitMs& unit, double f_ms, double b_ms, double w_ms) {
+  return {std::max(0.0, unit.gather_ms - f_ms), std::max(0.0, unit.gather_ms + unit.reduce_ms - (b_ms + w_ms))};
+}
+
+double fsdp_step_exposed_ms(const FsdpUnitMs& device, double first_forward_ms) {
+  return device.reduce_ms + std::max(0.0, device.gather_ms - first_forward_ms);
+}
+
+}  // namespace pipeplan

@@ -1,0 +1,53 @@
+#pragma once
+// FSDP2 (ZeRO-3: parameters, gradients and optimizer states sharded) as torchtitan runs it
+// (docs/costs.md, "FSDP"): each layer a unit, its weights all-gathered in bf16 and its gradients
+// reduce-scattered in fp32 (torchtitan's mixed-precision defaults), over the dp·cp ranks. Alone
+// (pp 1) each unit is gathered before its forward and again before its backward and its
+// gradients are reduce-scattered after it, every micro-batch, the next unit's gather prefetched
+// under this one's compute. Beside pipeline parallelism torchtitan does not reshard after the
+// forward, and PyTorch's pipeline stage keeps the weights gathered and the gradients unsharded
+// until the last micro-batch's backward: one gather and one reduce-scatter a step.
+#include "estimate/gpu_catalog.hpp"
+#include "estimate/training.hpp"
+
+namespace pipeplan {
+
+/// Bytes a parameter keeps between steps on each of `shards` ranks: its share of the fp32
+/// parameter (FSDP2 keeps the sharded parameter in fp32, which is Adam's master), of the fp32
+/// gradient and of Adam's two fp32 moments: 16 / shards, in bf16 and fp32 training alike.
+[[nodiscard]] double fsdp_sharded_bytes_per_parameter(int shards);
+
+/// Beside pipeline parallelism, what a parameter of the device's stages holds all step besides:
+/// the gathered weight in the training dtype and the unsharded fp32 gradient the micro-batches
+/// accumulate into (e + 4 bytes). 0 without pipeline parallelism.
+[[nodiscard]] double fsdp_unsharded_bytes_per_parameter(DType dtype, bool pipelined);
+
+/// Without pipeline parallelism, the units in flight at once: the one computing and the one
+/// prefetched, each's gathered weights (e bytes a parameter) and its unsharded gradient before
+/// the fp32 reduce-scatter (4): 2·(e + 4) bytes a parameter of the largest unit.
+[[nodiscard]] double fsdp_in_flight_bytes(double largest_unit_params, DType dtype);
+
+/// One unit's collectives over `shards` ranks on `link`, as a ring moves them: the all-gather of
+/// its weights, (d-1)/d·e bytes a parameter, and the reduce-scatter of its fp32 gradients,
+/// (d-1)/d·4; each one latency. Zero for one shard.
+struct FsdpUnitMs {
+  double gather_ms = 0, reduce_ms = 0;
+};
+[[nodiscard]] FsdpUnitMs fsdp_unit_ms(double params, DType dtype, int shards, const LinkSpec& link);
+
+/// Without pipeline parallelism, what of a unit's collectives its F and B wait for, one unit
+/// prefetched ahead, the neighbouring unit's compute taken as this one's (the layers are alike):
+/// F max(0, gather - f_ms); B gathers the next unit and reduce-scatters the last on one link,
+/// max(0, gather + reduce - (b_ms + w_ms)).
+struct FsdpExposedMs {
+  double f_ms = 0, b_ms = 0;
+};
+[[nodiscard]] FsdpExposedMs fsdp_exposed_per_unit(const FsdpUnitMs& unit, double f_ms, double b_ms, double w_ms);
+
+/// Beside pipeline parallelism, what a device's step waits for: the reduce-scatter of all its
+/// gradients after its last backward, whole, and what the all-gather of its weights before the
+/// step's first forward outlasts one micro-batch's forward on the device (the gathers prefetched
+/// one unit ahead under it).
+[[nodiscard]] double fsdp_step_exposed_ms(const FsdpUnitMs& device, double first_forward_ms);
+
+}  // namespace pipeplan
