@@ -350,13 +350,14 @@ def recompute_flag(row, mapping):
     return []
 
 
-def sharding_flag(row, dp, mapping):
+def sharding_flag(row, dp, mapping, cp=1):
     source = row["source"]
     fsdp = row.get("fsdp")
     if source.startswith("torchtitan"):
         if fsdp and int(fsdp) > 1:
             return ["--sharding", "params"]
-        return ["--sharding", "none"] if dp == 1 else ["--sharding", "params"]
+        # FSDP2 shards over the data- and context-parallel ranks together (torchtitan's dp_shard_cp mesh).
+        return ["--sharding", "none"] if dp == 1 and cp == 1 else ["--sharding", "params"]
     if source == "llama3_table4":
         mapping.notes.append("Llama 3's FSDP shards optimizer states and gradients, not weights: gradients")
         return ["--sharding", "gradients"]
@@ -414,8 +415,10 @@ def map_row(row, models_dir, work):
     else:
         m.notes.append("micro-batch not stated: searched")
     flags += ["--tp", str(tp), "--pp", str(pp)]
-    if cp > 1:
-        flags += ["--cp", str(cp)]
+    # Fixed as published: a source that states no cp ran without context parallelism.
+    flags += ["--cp", str(cp)]
+    if row.get("cp") is None:
+        m.notes.append("cp not stated: 1")
     vp = int(row.get("vp") or 1)
     schedule = (row.get("schedule") or "").lower()
     if vp > 1:
@@ -429,9 +432,14 @@ def map_row(row, models_dir, work):
     if ep and int(ep) > 1:
         flags += ["--ep", str(ep)]
     etp = row.get("etp")
-    if etp and int(etp) > 1:
+    if etp is None and ep and int(ep) > 1 and dp and (tp * cp * dp) % (tp * int(ep)) != 0:
+        # Megatron's default etp (= tp) cannot fold ep over the stage's tp x cp x dp ranks, yet the
+        # run ran: its expert tensor parallelism was 1, as Megatron-Bridge's MoE recipes set it.
+        etp = 1
+        m.notes.append("etp not stated and tp would not fold ep over the stage: etp 1")
+    if etp is not None and ep and int(ep) > 1:
         flags += ["--etp", str(etp)]
-    flags += sharding_flag(row, dp, m)
+    flags += sharding_flag(row, dp, m, cp)
     flags += recompute_flag(row, m)
     if row["source"] == "megatron_lm_a100_2021":
         flags += ["--no-flash-attention"]

@@ -147,6 +147,16 @@ TEST_CASE("Llama 4's text_config, Nemotron's squared ReLU and Qwen3's dense laye
         }) == "n.json: hidden_act: expected \"relu2\" (Nemotron's squared ReLU), got \"gelu\"");
 }
 
+TEST_CASE("BLOOM: GPT-2's layers with ALiBi, 176,247,271,424 parameters") {
+  const ModelConfig m = read_model_config_file(PIPEPLAN_TEST_DATA "/../../profiles/models/bloom-176b.json");
+  CHECK(m.family == "bloom");
+  const std::int64_t h = 14336;
+  // Per layer: Q K V 3h^2 with biases 3h, the output h^2 + h, the MLP 2 x 4h^2 with biases 4h + h,
+  // two LayerNorms 4h; the tied embedding V x h with its LayerNorm 2h; the final LayerNorm 2h.
+  CHECK(model_parameters(m) == 70 * (12 * h * h + 13 * h) + 250880 * h + 4 * h);
+  CHECK(model_parameters(m) == 176'247'271'424);  // Hugging Face's count for bigscience/bloom
+}
+
 TEST_CASE("a layout balances layers of different kinds by each one's own time") {
   const ModelConfig m = model("deepseek-v3.json");
   TrainingSettings t;

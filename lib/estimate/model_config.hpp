@@ -60,6 +60,7 @@ struct ModelConfig {
   ExpertShape moe;                 ///< the experts of a mixture of experts; none for a dense model
   int explicit_head_dim = 0;       ///< head_dim when the config gives one (Qwen3, GPT-OSS); 0: hidden / heads
   bool attention_biases = false;   ///< biases on the query, key and value projections (Qwen2, GPT-OSS)
+  bool embedding_norm = false;     ///< a LayerNorm right after the embedding (BLOOM's word_embeddings_layernorm)
   bool output_bias = false;        ///< a bias on the attention's output projection too (GPT-OSS's o_proj)
   bool qk_norm = false;            ///< an RMSNorm on each head's query and key (Qwen3): 2 x head_dim weights
   bool attention_sinks = false;    ///< GPT-OSS: one learned softmax sink a head

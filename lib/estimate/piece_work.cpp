@@ -254,7 +254,8 @@ PieceWork embedding_work(const ModelConfig& m, const TrainingSettings& tr) {
   // Every rank keeps all the int64 token ids (W scatters by them); the dropout mask is split.
   w.activation_bytes = bytes(x.T * 8 + (m.hidden_dropout ? x.T * x.h / x.t : 0.0));
   w.w_activation_bytes = bytes(x.T * 8);
-  w.params = static_cast<std::int64_t>(x.V * x.h / x.t + double(m.positions) * x.h);
+  w.params =
+      static_cast<std::int64_t>(x.V * x.h / x.t + double(m.positions) * x.h + (m.embedding_norm ? 2 * x.h : 0.0));
   return w;
 }
 

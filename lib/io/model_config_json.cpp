@@ -74,7 +74,8 @@ ModelConfig model_config_from_json(const Json& document, const std::string& sour
   }
   // GPT-2 names its fields n_embd, n_layer, n_head; its MLP is 4h wide unless n_inner says.
   const bool gpt2 = family.model_type == "gpt2";
-  m.hidden = required_key(d, {"hidden_size", "n_embd"}, root, 1, kMaxWidth);
+  const bool bloom = family.model_type == "bloom";
+  m.hidden = required_key(d, {"hidden_size", "n_embd", "n_embed"}, root, 1, kMaxWidth);
   m.layers = required_key(d, {"num_hidden_layers", "n_layer"}, root, 1, kMaxLayers);
   m.heads = required_key(d, {"num_attention_heads", "n_head"}, root, 1, kMaxWidth);
   m.vocab = required_key(d, {"vocab_size"}, root, 1, kMaxVocab);
@@ -84,7 +85,7 @@ ModelConfig model_config_from_json(const Json& document, const std::string& sour
     m.explicit_head_dim = hd;
   }
   m.positions = gpt2 ? optional_key(d, {"n_positions", "max_position_embeddings"}, root, 1, kMaxWidth, 0) : 0;
-  m.tied_embeddings = optional_flag(d, "tie_word_embeddings", root, gpt2);
+  m.tied_embeddings = optional_flag(d, "tie_word_embeddings", root, gpt2 || bloom);
   m.attention_dropout = has_dropout(d, {"attn_pdrop", "attention_dropout"}, root);
   m.hidden_dropout = has_dropout(d, {"resid_pdrop", "hidden_dropout"}, root);
   family.read(d, root, m);

@@ -290,9 +290,20 @@ void read_gpt2(const Json&, const JsonPath&, ModelConfig& m) {
   m.layer_norm = true;
 }
 
+// BLOOM (BloomForCausalLM): GPT-2's layers (LayerNorm, a 4h GELU MLP, biases) with ALiBi's
+// score biases in place of any position embedding, and tied embeddings.
+void read_bloom(const Json&, const JsonPath&, ModelConfig& m) {
+  m.gated_mlp = false;
+  m.biases = true;
+  m.layer_norm = true;
+  m.embedding_norm = true;  // word_embeddings_layernorm
+  m.rotary_share = 0;       // ALiBi adds to the scores inside the fused attention: no rotation
+  if (m.ffn == 0) m.ffn = 4 * m.hidden;
+}
+
 constexpr std::string_view kLlamaLayers = "RMSNorm, rotary positions, SwiGLU MLP";
 
-const std::array<ModelFamily, 14> kFamilies = {{
+const std::array<ModelFamily, 15> kFamilies = {{
     {.model_type = "llama",
      .architectures = {"LlamaForCausalLM", ""},
      .summary = kLlamaLayers,
@@ -322,6 +333,11 @@ const std::array<ModelFamily, 14> kFamilies = {{
      .architectures = {"GPT2LMHeadModel", ""},
      .summary = "LayerNorm, learned positions, GELU MLP, biases",
      .read = read_gpt2,
+     .write = write_nothing},
+    {.model_type = "bloom",
+     .architectures = {"BloomForCausalLM", ""},
+     .summary = "GPT-2's layers with ALiBi, no position embedding",
+     .read = read_bloom,
      .write = write_nothing},
     {.model_type = "mixtral",
      .architectures = {"MixtralForCausalLM", ""},
