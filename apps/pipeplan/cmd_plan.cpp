@@ -46,6 +46,7 @@ struct PlanOptions {
   int microbatches = 0;
   int threads = 0;
   bool json = false;
+  bool breakdown = false;
   std::string emit_dir;
   std::string output;
   std::string calibration;
@@ -179,6 +180,9 @@ Runner add_plan(CLI::App& sub) {
       ->description(
           "Steps simulated back to back (default 1 under sync; 3 under post-validation, whose gain is in the steady "
           "state)");
+  sub.add_flag("--breakdown", o->breakdown,
+               "Say where each shown row's step goes (GEMMs, attention, element-wise, each kind of communication, "
+               "bubble, optimizer), on its busiest device; with --json, a \"breakdown\" object in each row");
   sub.add_option("--emit-schedule", o->emit_dir, "Write the winner's schedule.json and profile.json into DIR")
       ->type_name("DIR")
       ->check(file_name());
@@ -255,6 +259,9 @@ Runner add_plan(CLI::App& sub) {
       if (outcome.rows.empty()) throw Error("--emit-schedule: no configuration fits in memory, nothing to write");
       write_winner(request, outcome.rows.front(), o->emit_dir);
     }
+    if (!o->breakdown) {  // the rows' JSON stays as it was unless asked
+      for (PlanRow& row : outcome.rows) row.breakdown.reset();
+    }
     const std::string json = to_json_text(plan_to_json(outcome));
     if (!o->output.empty()) emit(o->output, json);
     emit("", o->json ? json
@@ -265,7 +272,8 @@ Runner add_plan(CLI::App& sub) {
                                        request.rank_order ? rank_order_name(*request.rank_order) : "searched",
                                        format_size(card - request.memory_reserve), format_size(card),
                                        format_size(request.memory_reserve)) +
-                           plan_text(outcome, std::size_t(o->top)));
+                           plan_text(outcome, std::size_t(o->top)) +
+                           (o->breakdown ? plan_breakdown_text(outcome, std::size_t(o->top)) : std::string()));
     return outcome.rows.empty() ? kExitInvalid : kExitOk;
   };
 }

@@ -162,21 +162,22 @@ StageCost piece_cost(const PieceWork& w, const GpuSpec& gpu, const Efficiency& e
   return piece_cost(w, PhaseGemms{}, gpu, e, tr, links);
 }
 
-StageCost piece_cost(const PieceWork& w, const PhaseGemms& gemms, const GpuSpec& gpu, const Efficiency& e,
-                     const TrainingSettings& tr, const GroupLinks* links) {
+PieceParts piece_parts(const PieceWork& w, const PhaseGemms& gemms, const GpuSpec& gpu, const Efficiency& e,
+                       const TrainingSettings& tr, const GroupLinks* links) {
   const GroupLinks inside = node_links(gpu);
   const GroupLinks& link = links != nullptr ? *links : inside;
   // The listed products at their shapes' speed; whatever FLOPs of the phase they do not cover
-  // (the attention core, a piece without a list) at the large-product rate.
-  const auto flops_ms = [&](double flops, const std::vector<GemmShape>& products) {
-    double ms = 0;
+  // (the attention core, the routed experts, a piece without a list) at the large-product rate,
+  // the attention core's share of it told apart.
+  const auto flops_ms = [&](TimeParts& p, double flops, double core, const std::vector<GemmShape>& products) {
     for (const GemmShape& g : products) {
-      ms += gemm_ms(g, gpu, e, tr.dtype);
+      p.products += gemm_ms(g, gpu, e, tr.dtype);
       flops -= g.flops();
     }
-    return ms + ms_for_flops(std::max(flops, 0.0), gpu, e, tr.dtype);
+    flops = std::max(flops, 0.0);
+    p.attention += ms_for_flops(std::min(core, flops), gpu, e, tr.dtype);
+    p.products += ms_for_flops(flops - std::min(core, flops), gpu, e, tr.dtype);
   };
-  StageCost c;
   // A mixture of experts' dispatch and combine, each with its expert-tensor-parallel gather.
   const AllToAllMs a2a = all_to_all_ms(w, link.experts, &link.expert_tensor);
   // Context parallelism's ring: what of its K and V transfers the attention core does not hide,
@@ -184,13 +185,29 @@ StageCost piece_cost(const PieceWork& w, const PhaseGemms& gemms, const GpuSpec&
   const RingMs ring = ring_exposed_ms(w.ring, ms_for_flops(w.ring.f_core_flops, gpu, e, tr.dtype),
                                       ms_for_flops(w.ring.b_core_flops, gpu, e, tr.dtype), link.context);
   const LinkSpec& tp_link = link.tensor;
-  c.f_ms = flops_ms(w.f_flops, gemms.f) +
-           ms_for_bytes(w.f_bytes + w.ring.merge_f_bytes, gpu.memory_gb_per_s, e.memory) +
-           ms_for_collectives(w.f_collectives, w.tp_bytes, tp_link) + a2a.f_ms + ring.f_ms;
-  c.b_ms = flops_ms(w.b_flops, gemms.b) +
-           ms_for_bytes(w.b_bytes + w.ring.merge_b_bytes, gpu.memory_gb_per_s, e.memory) +
-           ms_for_collectives(w.b_collectives, w.tp_bytes, tp_link) + a2a.b_ms + ring.b_ms;
-  c.w_ms = flops_ms(w.w_flops, gemms.w) + ms_for_bytes(w.w_bytes, gpu.memory_gb_per_s, e.memory);
+  PieceParts p;
+  flops_ms(p.f, w.f_flops, w.f_core_flops, gemms.f);
+  p.f.elementwise = ms_for_bytes(w.f_bytes + w.ring.merge_f_bytes, gpu.memory_gb_per_s, e.memory);
+  p.f.tensor_comm = ms_for_collectives(w.f_collectives, w.tp_bytes, tp_link);
+  p.f.expert_comm = a2a.f_ms;
+  p.f.context_comm = ring.f_ms;
+  flops_ms(p.b, w.b_flops, w.b_core_flops, gemms.b);
+  p.b.elementwise = ms_for_bytes(w.b_bytes + w.ring.merge_b_bytes, gpu.memory_gb_per_s, e.memory);
+  p.b.tensor_comm = ms_for_collectives(w.b_collectives, w.tp_bytes, tp_link);
+  p.b.expert_comm = a2a.b_ms;
+  p.b.context_comm = ring.b_ms;
+  flops_ms(p.w, w.w_flops, 0.0, gemms.w);
+  p.w.elementwise = ms_for_bytes(w.w_bytes, gpu.memory_gb_per_s, e.memory);
+  return p;
+}
+
+StageCost piece_cost(const PieceWork& w, const PhaseGemms& gemms, const GpuSpec& gpu, const Efficiency& e,
+                     const TrainingSettings& tr, const GroupLinks* links) {
+  const PieceParts p = piece_parts(w, gemms, gpu, e, tr, links);
+  StageCost c;
+  c.f_ms = p.f.total();
+  c.b_ms = p.b.total();
+  c.w_ms = p.w.total();
   c.activation_bytes = w.activation_bytes;
   // The gradients B computes at the linear layers' outputs take the place of activations it
   // frees; the memory model holds a_W within a_F (docs/costs.md).
@@ -230,6 +247,7 @@ struct PieceTimes {
   StageCost embedding, head;
   std::vector<StageCost> kinds;  ///< by LayerKinds::kinds
   LayerKinds layers;
+  std::vector<TimeParts> kind_parts;  ///< the kinds' F + B + W line by line; empty when measured
 
   [[nodiscard]] const StageCost& layer(std::size_t i) const { return kinds[std::size_t(layers.of_layer[i])]; }
 };
@@ -254,6 +272,7 @@ PieceTimes piece_times(const ModelConfig& model, const TrainingSettings& tr, con
     PhaseGemms gemms = layer_linear_gemms(model, tr, k);
     apply_fp8(layer, gemms, tr, gpu);  // the layer's linear products in FP8 under --dtype fp8
     t.kinds.push_back(piece_cost(layer, gemms, gpu, e, tr, links));
+    t.kind_parts.push_back(piece_parts(layer, gemms, gpu, e, tr, links).all());
   }
   t.head = piece_cost(head_work(model, tr), head_linear_gemms(model, tr), gpu, e, tr, links);
   t.embedding = piece_cost(embedding_work(model, tr), gpu, e, tr, links);
@@ -309,6 +328,7 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
                 std::to_string(layout.size()));
   }
   AnalyticProfile out;
+  out.breakdown.measured = measured != nullptr;
   const std::vector<PieceWork> work = stage_work(model, tr, layout);
   check_expert_folding(model, tr, where.data_parallel);
   // Where the ranks sit decides every group's link (rank_placement.hpp).
@@ -333,7 +353,10 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
   PieceTimes times = piece_times(model, tr, gpu, e, measured, &links);
   if (fsdp_units) {
     for (std::size_t k = 0; k < times.kinds.size(); ++k) {
+      const double before = times.kinds[k].f_ms + times.kinds[k].b_ms;
       add_fsdp_unit_exposure(times.kinds[k], unit_ms(layer_work(model, tr, times.layers.kinds[k])));
+      if (k < times.kind_parts.size())
+        times.kind_parts[k].sharding_comm += times.kinds[k].f_ms + times.kinds[k].b_ms - before;
     }
     add_fsdp_unit_exposure(times.embedding, unit_ms(embedding_work(model, tr)));
     add_fsdp_unit_exposure(times.head, unit_ms(head_work(model, tr)));
@@ -368,6 +391,17 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
     c.f_ms = sum(&StageCost::f_ms);
     c.b_ms = sum(&StageCost::b_ms);
     c.w_ms = sum(&StageCost::w_ms);
+    // The error budget's lines for the stage's layers; its embedding and head as one line.
+    TimeParts parts;
+    if (!times.kind_parts.empty()) {
+      for (std::size_t i = first_layer; i < next_layer && i < times.layers.of_layer.size(); ++i) {
+        parts += times.kind_parts[std::size_t(times.layers.of_layer[i])];
+      }
+    }
+    out.breakdown.stages.push_back(parts);
+    out.breakdown.edge_ms.push_back(
+        (p.embedding ? times.embedding.f_ms + times.embedding.b_ms + times.embedding.w_ms : 0.0) +
+        (p.head ? times.head.f_ms + times.head.b_ms + times.head.w_ms : 0.0));
     out.model_flops_per_microbatch += work[s].model_flops() * tr.tp * tr.cp;
     const int device = where.placement[s];
     if (device < 0 || device >= where.devices) throw Error("the placement names a device out of range");
@@ -385,6 +419,7 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
       double ms = dense.gradient_scatter_ms(double(work[s].params - work[s].expert_params), dp_link);
       if (work[s].expert_params > 0) ms += experts.gradient_scatter_ms(double(work[s].expert_params), expert_dp_link);
       (tr.recompute == Recompute::Full ? c.b_ms : c.w_ms) += ms;
+      out.breakdown.stages[s].sharding_comm += ms;
     }
   }
   // One micro-batch's forward and backward on each device (its stages' F, and B and W): what
@@ -399,9 +434,9 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
   double in_flight = 0;
   if (fsdp_units) {
     const auto params = [](const PieceWork& w) { return double(w.params); };
-    in_flight = fsdp_in_flight_bytes(
-        std::max({params(layer_work(model, tr)), params(embedding_work(model, tr)), params(head_work(model, tr))}),
-        tr.dtype);
+    double largest = std::max(params(embedding_work(model, tr)), params(head_work(model, tr)));
+    for (const LayerKind& k : times.layers.kinds) largest = std::max(largest, params(layer_work(model, tr, k)));
+    in_flight = fsdp_in_flight_bytes(largest, tr.dtype);
   }
   for (std::size_t device = 0; device < device_params.size(); ++device) {
     DeviceCost d;
@@ -413,9 +448,11 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
       c.reduce_ms += x.reduce_ms;
       c.gather_ms += x.gather_ms;
     }
+    const double adam_ms = d.optimizer_ms;
     d.optimizer_ms += dense.sharding() == Sharding::Params
                           ? fsdp_step_exposed_ms({c.gather_ms, c.reduce_ms}, forward_ms[device])
                           : exposed_ms(c.reduce_ms, c.gather_ms, backward_ms[device], tr);
+    out.breakdown.data_parallel_ms.push_back(d.optimizer_ms - adam_ms);
     if (tr.fp8) {
       // The FP8 weight copies beside the BF16 weights, made once a step from the stepped weights.
       const double weights = device_fp8_weights[device];
@@ -424,6 +461,7 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
                                      gpu.memory_gb_per_s, e.memory);
     }
     d.static_memory_bytes = static_cast<Bytes>(static_bytes + 0.5);
+    out.breakdown.optimizer_ms.push_back(d.optimizer_ms - out.breakdown.data_parallel_ms.back());
     out.costs.devices.push_back(d);
   }
   // Once, with every stage's times final (W's reduce-scatters included).

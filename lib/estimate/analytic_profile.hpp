@@ -11,6 +11,7 @@
 #include "estimate/piece_gemms.hpp"
 #include "estimate/piece_work.hpp"
 #include "estimate/rank_placement.hpp"
+#include "estimate/time_parts.hpp"
 #include "estimate/training.hpp"
 
 namespace pipeplan {
@@ -48,9 +49,20 @@ struct MeasuredPieces {
   StageCost layer, head, embedding;  ///< f_ms, b_ms, w_ms only
 };
 
+/// Where each stage's and device's time goes (docs/costs.md, "Where the step goes"): what
+/// `plan --breakdown` adds up over a device's ops.
+struct ProfileBreakdown {
+  std::vector<TimeParts> stages;         ///< per stage: one micro-batch's F + B + W of its layers, line by line
+  std::vector<double> edge_ms;           ///< per stage: one micro-batch's embedding, head and loss
+  std::vector<double> optimizer_ms;      ///< per device: Adam's step and FP8's weight casts
+  std::vector<double> data_parallel_ms;  ///< per device: the gradient reduction and weight gather left exposed
+  bool measured = false;                 ///< the piece times were measured: the layers' lines are not split
+};
+
 struct AnalyticProfile {
   CostModel costs;
   double model_flops_per_microbatch = 0;  ///< F, B and W of the whole model, every TP rank together
+  ProfileBreakdown breakdown;
 };
 
 /// Bytes per parameter for weights, gradients and Adam's states: 16-bit weights with fp32
@@ -63,6 +75,22 @@ struct AnalyticProfile {
 /// master and two moments; 8 in fp32 training, whose weight is its own master) under both
 /// (Megatron's table: 6 + 12/d for bf16 with the distributed optimizer).
 [[nodiscard]] double static_bytes_per_parameter(DType dtype, Sharding sharding, int data_parallel);
+
+/// A piece's F, B and W times split into the lines of the step's error budget (time_parts.hpp).
+struct PieceParts {
+  TimeParts f, b, w;
+  [[nodiscard]] TimeParts all() const {
+    TimeParts t = f;
+    t += b;
+    t += w;
+    return t;
+  }
+};
+
+/// piece_cost's times, line by line: their totals are piece_cost's F, B and W.
+[[nodiscard]] PieceParts piece_parts(const PieceWork& work, const PhaseGemms& gemms, const GpuSpec& gpu,
+                                     const Efficiency& efficiency, const TrainingSettings& training,
+                                     const GroupLinks* links = nullptr);
 
 /// The time of a piece's F, B and W on `gpu`, in milliseconds: FLOPs at the GEMM efficiency of
 /// the peak, element-wise bytes at the memory efficiency of the bandwidth, tensor-parallel

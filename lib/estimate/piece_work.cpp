@@ -65,6 +65,8 @@ void per_rank(PieceWork& w, double t) {
   w.b_flops /= t;
   w.w_flops /= t;
   w.recompute_flops /= t;
+  w.f_core_flops /= t;
+  w.b_core_flops /= t;
   w.f_bytes /= t;
   w.b_bytes /= t;
   w.w_bytes /= t;
@@ -127,6 +129,8 @@ PieceWork& PieceWork::operator+=(const PieceWork& o) {
   b_bytes += o.b_bytes;
   w_bytes += o.w_bytes;
   recompute_flops += o.recompute_flops;
+  f_core_flops += o.f_core_flops;
+  b_core_flops += o.b_core_flops;
   tp_bytes = o.tp_bytes > tp_bytes ? o.tp_bytes : tp_bytes;
   f_collectives += o.f_collectives;
   b_collectives += o.b_collectives;
@@ -164,6 +168,8 @@ PieceWork block_work(const ModelConfig& m, const TrainingSettings& tr, const Lay
   // values; flash attention recomputes Q K^T as well (for equal widths, 2.5 and 2 times the core).
   const double backward_core = tr.flash_attention ? 3 * qk + 2 * pv : 2 * qk + 2 * pv;
   w.b_flops = gemm + backward_core;
+  w.f_core_flops = core;
+  w.b_core_flops = backward_core;
   w.ring = context_ring(tr, a.score_width, a.kv_width, core / x.t, backward_core / x.t);
   w.w_flops = gemm;
 
@@ -192,6 +198,7 @@ PieceWork block_work(const ModelConfig& m, const TrainingSettings& tr, const Lay
   } else if (tr.recompute == Recompute::Selective) {
     w.b_flops += core;  // the attention core runs again in the backward
     w.recompute_flops += core;
+    w.b_core_flops += core;
     w.b_bytes += (2 + (m.attention_dropout ? 2 + 1 / x.e : 0)) * scores * x.e;
   }
   // W needs the inputs of the linear layers and the gradients B computed at their outputs (a
@@ -205,6 +212,7 @@ PieceWork block_work(const ModelConfig& m, const TrainingSettings& tr, const Lay
     kept = x.T * x.h * x.e;
     for_w = 0;
     w.recompute_flops += w.f_flops;
+    w.b_core_flops += w.f_core_flops;  // the recomputed forward's core
     w.b_flops += w.f_flops + w.w_flops;
     w.b_bytes += w.f_bytes;
     w.w_flops = 0;

@@ -8,6 +8,27 @@ namespace pipeplan {
 
 namespace {
 
+// The error budget's lines in milliseconds (docs/formats.md, "Plan"), summing to step_ms.
+Json breakdown_to_json(const StepBreakdown& b) {
+  Json j;
+  j["device"] = b.device;
+  j["measured"] = b.measured;
+  j["products_ms"] = b.layers.products;
+  j["attention_ms"] = b.layers.attention;
+  j["elementwise_ms"] = b.layers.elementwise;
+  j["tensor_parallel_ms"] = b.layers.tensor_comm;
+  j["context_parallel_ms"] = b.layers.context_comm;
+  j["expert_parallel_ms"] = b.layers.expert_comm;
+  j["sharding_ms"] = b.layers.sharding_comm;
+  j["embedding_head_ms"] = b.embedding_head_ms;
+  j["overlap_ms"] = b.overlap_ms;
+  j["optimizer_ms"] = b.optimizer_ms;
+  j["data_parallel_ms"] = b.data_parallel_ms;
+  j["idle_ms"] = b.idle_ms;
+  j["step_ms"] = b.step_ms;
+  return j;
+}
+
 Json row_to_json(const PlanRow& r) {
   Json j;
   j["schedule"] = r.schedule;
@@ -32,6 +53,7 @@ Json row_to_json(const PlanRow& r) {
   j["memory_limit_bytes"] = r.memory_limit;
   j["peak_memory_bytes"] = r.peak_memory;
   j["partial_search"] = r.partial_search;
+  if (r.breakdown) j["breakdown"] = breakdown_to_json(*r.breakdown);
   return j;
 }
 

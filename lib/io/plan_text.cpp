@@ -19,6 +19,35 @@ std::string plan_row_title(const PlanRow& r) {
       r.microbatches, r.layout);
 }
 
+std::string plan_breakdown_text(const PlanOutcome& outcome, std::size_t top) {
+  std::string text;
+  for (std::size_t i = 0; i < outcome.rows.size() && i < top; ++i) {
+    const PlanRow& r = outcome.rows[i];
+    if (!r.breakdown) continue;
+    const StepBreakdown& b = *r.breakdown;
+    text += fmt::format("row {}: where the step goes on device {}, the busiest{}\n", i + 1, b.device,
+                        b.measured ? " (measured piece times: the layers in one line)" : "");
+    const auto line = [&](const char* name, double ms) {
+      const double share = b.step_ms > 0 ? 100.0 * ms / b.step_ms : 0.0;
+      text += fmt::format("  {:<44} {:>12.3f} ms {:>6.1f}%\n", name, ms, share);
+    };
+    line("matrix products (GEMMs, experts, router)", b.layers.products);
+    line("attention core", b.layers.attention);
+    line("element-wise and norm kernels, FP8 casts", b.layers.elementwise);
+    line("tensor-parallel collectives", b.layers.tensor_comm);
+    line("context-parallel ring, exposed", b.layers.context_comm);
+    line("expert all-to-alls, exposed", b.layers.expert_comm);
+    line("FSDP / ZeRO-2 collectives, exposed", b.layers.sharding_comm);
+    line("embedding, head and loss", b.embedding_head_ms);
+    if (b.overlap_ms < 0) line("hidden by overlapped forward and backward", b.overlap_ms);
+    line("bubble and waits for other devices", b.idle_ms);
+    line("optimizer step", b.optimizer_ms);
+    line("data-parallel collectives, exposed", b.data_parallel_ms);
+    line("step", b.step_ms);
+  }
+  return text;
+}
+
 std::string plan_text(const PlanOutcome& outcome, std::size_t top) {
   int refused = 0;
   for (const auto& [reason, count] : outcome.refused) refused += count;

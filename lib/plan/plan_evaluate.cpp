@@ -226,6 +226,7 @@ EvaluatedLayout evaluate_layout(const PlanRequest& r, const PlanJob& job, const 
   row.step_ms = ns_to_ms(result.step_time());
   row.bubble_rate = result.bubble_rate();
   for (const DeviceTimeline& d : result.devices) row.peak_memory.push_back(d.peak_memory);
+  row.breakdown = step_breakdown(profile, schedule.placement, result, job.microbatches);
   const double step_s = row.step_ms / 1e3;
   const double tokens = double(r.training.global_batch) * r.training.seq;
   row.tokens_per_s_per_gpu = tokens / step_s / r.gpus;

@@ -9,6 +9,7 @@
 
 #include "estimate/analytic_profile.hpp"
 #include "model/units.hpp"
+#include "plan/step_breakdown.hpp"
 #include "sim/sim_result.hpp"
 
 namespace pipeplan {
@@ -98,6 +99,8 @@ struct PlanRow {
   /// The automatic schedule's search ran with a smaller budget than its default
   /// (PlanRequest::search_budget): the planner builds the rows it shows again before showing them.
   bool partial_search = false;
+  /// Where the step goes (step_breakdown.hpp); absent for a row estimated without simulation.
+  std::optional<StepBreakdown> breakdown;
   [[nodiscard]] Bytes max_peak() const;
   /// The row's settings: the request's, with this row's tp, cp, ep, micro-batch, recompute and sharding.
   [[nodiscard]] TrainingSettings training(const TrainingSettings& base) const;

@@ -662,3 +662,16 @@ pipeplan_cli_test(plan_capacity_needs_experts --exit 1 --err "--moe-capacity-fac
 pipeplan_cli_test(plan_torchtitan_llama2_13b_fsdp --out " none +params +4182\\.426 .* 1958\\.7 "
                   -- plan --model profiles/models/llama-2-13b.json --gpu a100-80gb --gpus 64 --global-batch 128
                      --seq 4096 --tp 1 --pp 1 --cp 1 --micro-batch 2 --recompute none --sharding params --top 1)
+
+# plan --breakdown (docs/costs.md, "Where the step goes"): the lines of each shown row, in the text
+# and as each row's "breakdown" object; without the flag the JSON rows have none.
+pipeplan_cli_test(plan_breakdown_text --out "row 1: where the step goes on device [0-9]+, the busiest"
+                  --out "  attention core +[0-9.]+ ms" --out "  step +[0-9.]+ ms  100.0%"
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16 --seq 256
+                     --top 1 --breakdown)
+pipeplan_cli_test(plan_breakdown_json --out "\"breakdown\": {" --out "\"attention_ms\": " --out "\"idle_ms\": "
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16 --seq 256
+                     --top 1 --breakdown --json)
+pipeplan_cli_test(plan_json_without_breakdown --then "grep -q step_ms plan.json && ! grep -q breakdown plan.json"
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16 --seq 256
+                     --top 1 -o @TMP@/plan.json)

@@ -1,0 +1,76 @@
+// Where the step goes (docs/costs.md, "Where the step goes"): the lines of a piece add up to its
+// time, and the lines of a planned row add up to its simulated step.
+#include <doctest/doctest.h>
+
+#include "estimate/analytic_profile.hpp"
+#include "estimate/piece_gemms.hpp"
+#include "io/model_config_json.hpp"
+#include "io/plan_text.hpp"
+#include "model/placement.hpp"
+#include "plan/planner.hpp"
+#include "test_support.hpp"
+
+using namespace pipeplan;
+
+namespace {
+
+ModelConfig tiny_llama() {
+  return read_model_config_file(PIPEPLAN_TEST_DATA "/models/tiny-llama.json");
+}
+
+}  // namespace
+
+TEST_CASE("a piece's lines are its F, B and W, and the attention core is its own line") {
+  TrainingSettings t;
+  t.seq = 256;
+  t.tp = 2;
+  const ModelConfig m = tiny_llama();
+  const GpuSpec& h100 = gpu_named("h100");
+  const PieceWork w = layer_work(m, t);
+  const PhaseGemms g = layer_linear_gemms(m, t);
+  const PieceParts p = piece_parts(w, g, h100, {}, t);
+  const StageCost c = piece_cost(w, g, h100, {}, t);
+  CHECK(p.f.total() == doctest::Approx(c.f_ms).epsilon(1e-12));
+  CHECK(p.b.total() == doctest::Approx(c.b_ms).epsilon(1e-12));
+  CHECK(p.w.total() == doctest::Approx(c.w_ms).epsilon(1e-12));
+  // The core by hand: Q K^T and P V over 4 heads of 16, 2·256·256·64 each, flash attention's
+  // 3 of the 2 x 2 blocks of 128 computed (3/4), over tp 2; at 0.7 of H100's 989.4 TFLOP/s.
+  const double core = 2 * (2.0 * 256 * 256 * 64) * 0.75 / 2;
+  CHECK(p.f.attention == doctest::Approx(core / (989.4e12 * 0.7) * 1e3));
+  // Backward: dQ, dK and the recomputed scores from Q K^T's width, dV and dP from V's.
+  CHECK(p.b.attention == doctest::Approx(2.5 * core / (989.4e12 * 0.7) * 1e3));
+  CHECK(p.w.attention == 0);
+  // Tensor parallelism's collectives: 4 a phase, each (t-1)/t of the 256 x 64 bf16 activation
+  // over NVLink 4's 450 GB/s with its 0.01 ms.
+  const double one = 0.01 + 0.5 * 256 * 64 * 2 / 450e9 * 1e3;
+  CHECK(p.f.tensor_comm == doctest::Approx(4 * one));
+  CHECK(p.b.tensor_comm == doctest::Approx(4 * one));
+  CHECK(p.w.tensor_comm == 0);
+}
+
+TEST_CASE("a planned row's breakdown adds up to its step, on its busiest device") {
+  PlanRequest r;
+  r.model = tiny_llama();
+  r.training.seq = 256;
+  r.training.global_batch = 16;
+  r.gpu = &gpu_named("h100");
+  r.gpus = 8;
+  r.schedules = {"1f1b", "zbh1", "interleaved", "zb", "dualpipev"};
+  r.threads = 2;
+  const PlanOutcome out = plan(r);
+  REQUIRE(out.rows.size() > 3);
+  for (const PlanRow& row : out.rows) {
+    CAPTURE(plan_row_title(row));
+    REQUIRE(row.breakdown.has_value());
+    const StepBreakdown& b = *row.breakdown;
+    const double sum =
+        b.layers.total() + b.embedding_head_ms + b.overlap_ms + b.idle_ms + b.optimizer_ms + b.data_parallel_ms;
+    CHECK(sum == doctest::Approx(row.step_ms).epsilon(1e-9));
+    CHECK(b.step_ms == row.step_ms);
+    CHECK(b.layers.products > 0);
+    CHECK(b.layers.attention > 0);
+    CHECK(b.idle_ms >= -1e-6);  // the busiest device cannot be busy for longer than the step
+    CHECK(b.overlap_ms <= 0);
+    if (row.cp == 1) CHECK(b.layers.context_comm == 0);  // no ring without context parallelism
+  }
+}
