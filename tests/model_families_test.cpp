@@ -169,3 +169,28 @@ TEST_CASE("a layout balances layers of different kinds by each one's own time") 
   CHECK(totals.layers[3] != totals.layers[0]);  // the first expert layer differs from the dense ones
   CHECK(totals.all() > 61 * totals.layers[3] * 0.9);
 }
+
+TEST_CASE("DeepSeek's node-limited routing: across 8 domains a token goes once to each of at most 4") {
+  const ModelConfig m = model("deepseek-v3.json");
+  CHECK(m.moe.groups == 8);
+  CHECK(m.moe.groups_per_token == 4);
+  TrainingSettings t;
+  t.seq = 4096;
+  t.ep = 64;
+  t.etp = 1;
+  const PieceWork w = layer_work(m, t, {true, false});
+  const GpuSpec& h800 = gpu_named("h800");
+  // ep 64 of tp 1 over 8-GPU domains: 8 domains.
+  const GroupLinks links = group_links(h800, {1, 1, 64, 64, 8, RankOrder::TpDpPp, 1, 1});
+  CHECK(links.expert_domains == 8);
+  // Without the limit each rank sends k (ep - 1)/ep = 8·63/64 of its 4096 tokens' h·e bytes; with
+  // it, one copy to each remote domain of the 4 chosen, 4·7/8 (DeepSeek-V3 report, 3.2.2).
+  const double token = 4096.0 * 7168 * 2;
+  CHECK(w.all_to_all_bytes == doctest::Approx(token * 8 * 63 / 64));
+  const LinkSpec& ib = h800.inter_node;
+  const double limited = ib.latency_ms + token * 4 * 7 / 8 / (ib.bandwidth_gb_per_s * 1e9) * 1e3;
+  CHECK(all_to_all_ms(w, ib, nullptr, 8).f_ms == doctest::Approx(2 * limited));
+  // Within one domain the limit changes nothing.
+  const double whole = ib.latency_ms + token * 8 * 63 / 64 / (ib.bandwidth_gb_per_s * 1e9) * 1e3;
+  CHECK(all_to_all_ms(w, ib, nullptr, 1).f_ms == doctest::Approx(2 * whole));
+}

@@ -116,9 +116,9 @@ void overlap_all_to_alls(CostModel& costs, const std::vector<PieceWork>& work, c
   for (const std::vector<std::size_t>& stages : held) {
     for (int i = 0; i < 2; ++i) {
       const std::size_t f = stages[std::size_t(i)], b = stages[std::size_t(1 - i)];
-      costs.stages[f].f_and_b_ms =
-          overlapped_f_and_b_ms(costs.stages[f], all_to_all_ms(work[f], links.experts, &links.expert_tensor),
-                                costs.stages[b], all_to_all_ms(work[b], links.experts, &links.expert_tensor));
+      costs.stages[f].f_and_b_ms = overlapped_f_and_b_ms(
+          costs.stages[f], all_to_all_ms(work[f], links.experts, &links.expert_tensor, links.expert_domains),
+          costs.stages[b], all_to_all_ms(work[b], links.experts, &links.expert_tensor, links.expert_domains));
     }
   }
 }
@@ -148,9 +148,14 @@ double static_bytes_per_parameter(DType dtype, Sharding sharding, int data_paral
 }
 
 GroupLinks group_links(const GpuSpec& gpu, const RankGrid& grid) {
-  return {link_for(within_node(grid, RankGroup::Tensor), gpu), link_for(within_node(grid, RankGroup::Expert), gpu),
+  const bool experts_inside = within_node(grid, RankGroup::Expert);
+  // An expert group's etp·ep ranks are consecutive within a stage (the folding's expert rank
+  // order, etp innermost): across domains they span that many domains' worth of ranks.
+  const long span = long(grid.expert_tp()) * grid.ep;
+  const int domains = experts_inside ? 1 : int(std::max(2L, (span + grid.gpus_per_node - 1) / grid.gpus_per_node));
+  return {link_for(within_node(grid, RankGroup::Tensor), gpu), link_for(experts_inside, gpu),
           link_for(within_node(grid, RankGroup::Context), gpu),
-          link_for(within_node(grid, RankGroup::ExpertTensor), gpu)};
+          link_for(within_node(grid, RankGroup::ExpertTensor), gpu), domains};
 }
 
 GroupLinks node_links(const GpuSpec& gpu) {
@@ -179,7 +184,7 @@ PieceParts piece_parts(const PieceWork& w, const PhaseGemms& gemms, const GpuSpe
     p.products += ms_for_flops(flops - std::min(core, flops), gpu, e, tr.dtype);
   };
   // A mixture of experts' dispatch and combine, each with its expert-tensor-parallel gather.
-  const AllToAllMs a2a = all_to_all_ms(w, link.experts, &link.expert_tensor);
+  const AllToAllMs a2a = all_to_all_ms(w, link.experts, &link.expert_tensor, link.expert_domains);
   // Context parallelism's ring: what of its K and V transfers the attention core does not hide,
   // the core priced as the phase's FLOPs outside the listed products are.
   const RingMs ring = ring_exposed_ms(w.ring, ms_for_flops(w.ring.f_core_flops, gpu, e, tr.dtype),

@@ -35,6 +35,7 @@ struct GroupLinks {
   LinkSpec experts;
   LinkSpec context;
   LinkSpec expert_tensor;
+  int expert_domains = 1;  ///< the NVLink domains an expert-parallel group spans (node-limited routing's nodes)
 };
 
 /// The links of `grid`'s tensor-, expert-, context- and expert-tensor-parallel groups on `gpu`.

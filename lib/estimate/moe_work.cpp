@@ -83,6 +83,10 @@ PieceWork moe_mlp_work(const ModelConfig& m, const TrainingSettings& tr) {
     // beside each all-to-all, the etp group gathers the copies (and reduce-scatters the outputs):
     // (etp - 1)/etp of the gathered rows through each rank.
     w.all_to_all_bytes = routed * h * e * (ep - 1) / ep;
+    w.all_to_all_token_bytes = tl * h * e;
+    if (m.moe.groups_per_token > 0 && m.moe.groups_per_token < m.moe.groups) {
+      w.all_to_all_node_limit = m.moe.groups_per_token;
+    }
     w.expert_gather_bytes = (etp - 1) / etp * gathered * h * e;
     w.f_all_to_alls = 2;
     w.b_all_to_alls = backward_all_to_alls;
@@ -113,12 +117,17 @@ PieceWork moe_layer_work(const ModelConfig& m, const TrainingSettings& tr, const
   return w;
 }
 
-AllToAllMs all_to_all_ms(const PieceWork& w, const LinkSpec& link, const LinkSpec* gather_link) {
+AllToAllMs all_to_all_ms(const PieceWork& w, const LinkSpec& link, const LinkSpec* gather_link, int domains) {
   const auto send_ms = [](double bytes, const LinkSpec& l) {
     return bytes > 0 ? l.latency_ms + bytes / (l.bandwidth_gb_per_s * 1e9) * 1e3 : 0.0;
   };
+  double bytes = w.all_to_all_bytes;
+  if (domains > 1 && w.all_to_all_node_limit > 0) {
+    const double d = domains;
+    bytes = std::min(bytes, w.all_to_all_token_bytes * std::min(double(w.all_to_all_node_limit), d) * (d - 1) / d);
+  }
   const double one =
-      send_ms(w.all_to_all_bytes, link) + send_ms(w.expert_gather_bytes, gather_link != nullptr ? *gather_link : link);
+      send_ms(bytes, link) + send_ms(w.expert_gather_bytes, gather_link != nullptr ? *gather_link : link);
   return {w.f_all_to_alls * one, w.b_all_to_alls * one};
 }
 

@@ -34,8 +34,12 @@ namespace pipeplan {
 struct AllToAllMs {
   double f_ms = 0, b_ms = 0;
 };
+/// Across `domains` NVLink domains (1: within one), DeepSeek's node-limited routing sends each
+/// token once to each remote domain holding its experts, at most the limit of them, the copies
+/// fanned out inside the domain under that transfer (DeepSeek-V3 report, section 3.2.2):
+/// min(limit, domains)·(domains - 1)/domains token copies over `link` instead of k·(ep - 1)/ep.
 [[nodiscard]] AllToAllMs all_to_all_ms(const PieceWork& work, const LinkSpec& link,
-                                       const LinkSpec* gather_link = nullptr);
+                                       const LinkSpec* gather_link = nullptr, int domains = 1);
 
 /// Megatron's parallel folding: throws Error naming --etp and --ep unless etp·ep divides the
 /// tp·cp·`data_parallel` ranks of a pipeline stage (ep may then exceed dp), and --ep or --etp

@@ -22,10 +22,13 @@ struct PieceWork {
   double f_core_flops = 0, b_core_flops = 0;     ///< the part of f_flops and b_flops in the attention core
   double tp_bytes = 0;                           ///< bytes one collective of tensor parallelism moves per rank
   int f_collectives = 0, b_collectives = 0;
-  std::int64_t params = 0;                   ///< parameters this rank holds
-  std::int64_t expert_params = 0;            ///< the part of params in routed experts (moe_work.hpp)
-  double all_to_all_bytes = 0;               ///< bytes one all-to-all of expert parallelism sends from each rank
-  double expert_gather_bytes = 0;            ///< bytes the etp gather beside each all-to-all moves per rank
+  std::int64_t params = 0;         ///< parameters this rank holds
+  std::int64_t expert_params = 0;  ///< the part of params in routed experts (moe_work.hpp)
+  double all_to_all_bytes = 0;     ///< bytes one all-to-all of expert parallelism sends from each rank
+  double all_to_all_token_bytes =
+      0;                           ///< one copy of each of the rank's tokens (what node-limited routing sends a node)
+  int all_to_all_node_limit = 0;   ///< DeepSeek's node-limited routing: the most groups a token reaches (0: none)
+  double expert_gather_bytes = 0;  ///< bytes the etp gather beside each all-to-all moves per rank
   int f_all_to_alls = 0, b_all_to_alls = 0;  ///< expert dispatch and combine in F, and in B
   Bytes activation_bytes = 0;                ///< a_F: what F keeps for the backward
   Bytes w_activation_bytes = 0;              ///< a_W: what W still needs after B (may exceed a_F; see stage_costs)

@@ -162,6 +162,14 @@ void read_deepseek_v3(const Json& d, const JsonPath& root, ModelConfig& m) {
     m.moe.ffn = required_key(d, {"moe_intermediate_size"}, root, 1, kW);
     m.moe.shared_ffn = optional_key(d, {"n_shared_experts"}, root, 0, kMaxExperts, 0) * m.moe.ffn;
     m.first_dense_layers = optional_key(d, {"first_k_dense_replace"}, root, 0, m.layers, 0);
+    // Node-limited routing: n_group groups of experts, each token's in at most topk_group of them.
+    m.moe.groups = optional_key(d, {"n_group"}, root, 1, e, 0);
+    m.moe.groups_per_token = optional_key(d, {"topk_group"}, root, 1, e, 0);
+    if (m.moe.groups > 0 && (e % m.moe.groups != 0 || m.moe.groups_per_token > m.moe.groups)) {
+      throw Error(root.key("n_group").where() + ": " + std::to_string(m.moe.groups) + " groups of " +
+                  std::to_string(e) + " experts with topk_group " + std::to_string(m.moe.groups_per_token) +
+                  ": the groups must divide the experts and topk_group be at most n_group");
+    }
   }
   m.mtp_layers = optional_key(d, {"num_nextn_predict_layers"}, root, 0, 64, 0);
 }
@@ -181,6 +189,8 @@ void write_deepseek_v3(const ModelConfig& m, Json& j) {
   j["n_shared_experts"] = m.moe.shared_ffn / m.moe.ffn;
   j["first_k_dense_replace"] = m.first_dense_layers;
   j["moe_layer_freq"] = 1;
+  if (m.moe.groups > 0) j["n_group"] = m.moe.groups;
+  if (m.moe.groups_per_token > 0) j["topk_group"] = m.moe.groups_per_token;
 }
 
 // GPT-OSS: num_local_experts experts intermediate_size wide with biases (and the router's), in
