@@ -65,7 +65,7 @@ class DualDevice {
 
 Schedule generate_dualpipev(const GenerateRequest& request) {
   const int ranks = request.devices;
-  check_request("dualpipev", request, {2 * ranks, "2P", 2, 2});
+  check_request("dualpipev", request);
   Schedule s = empty_schedule("dualpipev", request, vee_placement(ranks));
   const int m = request.microbatches;
   for (int r = 0; r < ranks; ++r) {

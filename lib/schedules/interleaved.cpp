@@ -62,7 +62,7 @@ Schedule generate_interleaved(const GenerateRequest& request) {
   const int p = request.devices;
   const int v = request.chunks;
   const int m = request.microbatches;
-  check_request("interleaved", request, {1, "1", 1, 64});
+  check_request("interleaved", request);
   const int n = request.group == 0 ? microbatches_per_round("interleaved", request) : megatron_group(request);
   Schedule s = empty_schedule("interleaved", request, loop_placement(p, v));
   const auto table = group_table(m, v, n);

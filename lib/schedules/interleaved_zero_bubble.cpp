@@ -26,7 +26,7 @@
 namespace pipeplan {
 
 Schedule generate_interleaved_zero_bubble(const GenerateRequest& request) {
-  check_request("interleaved-zb", request, {1, "1", 1, 64});
+  check_request("interleaved-zb", request);
   const int p = request.devices;
   const int m = request.microbatches;
   const int v = request.chunks;

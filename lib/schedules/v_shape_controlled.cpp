@@ -156,7 +156,7 @@ struct Block {
 };
 
 Schedule controlled(std::string_view name, const GenerateRequest& r, Block (*block)(int p, int device)) {
-  check_request(name, r, {1, "1", 2, 2});
+  check_request(name, r);
   const int p = r.devices;
   Schedule s = empty_schedule(name, r, vee_placement(p));
   SlotPlan plan(p, r.microbatches);

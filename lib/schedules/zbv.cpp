@@ -46,7 +46,7 @@ class VeeDevice {
 }  // namespace
 
 Schedule generate_zbv(const GenerateRequest& request) {
-  check_request("zbv", request, {1, "1", 2, 2});
+  check_request("zbv", request);
   const int p = request.devices;
   const int n = std::max(2 * p - 1, request.microbatches);
   Schedule s = empty_schedule("zbv", request, vee_placement(p));
