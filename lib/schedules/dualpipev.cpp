@@ -1,4 +1,4 @@
-// DualPipeV (DeepSeek, deepseek-ai/DualPipe; rules as in shared/reference/schedules.md): two
+// DualPipeV (DeepSeek, deepseek-ai/DualPipe; rules in docs/schedules.md, "DualPipeV"): two
 // chunks per device on the V-shaped placement, device r holding stage r (chunk 0) and stage
 // 2R-1-r (chunk 1), with the forward of one chunk overlapped with the full backward of the other
 // as one compound op (FB). Eight phases per rank r of R:

@@ -1,5 +1,5 @@
 #pragma once
-// The schedule generators and their registry (DESIGN.md, "Schedule generators"). Each generator
+// The schedule generators and their registry (docs/schedules.md). Each generator
 // builds the per-device op order of one published schedule and names its source in its doc.
 #include <span>
 #include <string>

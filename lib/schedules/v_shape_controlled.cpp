@@ -1,5 +1,5 @@
 // V-Half and V-Min (Qi, Wan, Amar, Lin, "Pipeline Parallelism with Controllable Memory",
-// NeurIPS 2024; rules as in shared/reference/schedules.md). Two chunks per device on the
+// NeurIPS 2024; rules in docs/schedules.md, "V-Half and V-Min"). Two chunks per device on the
 // V-shaped placement. Each micro-batch repeats a building block of six unit slots per device
 // (F, f, B, b, W, w; capitals chunk 0 = stage r, lower case chunk 1 = stage 2P-1-r), placed so
 // that the blocks of successive micro-batches interleave without collision; the offsets set the

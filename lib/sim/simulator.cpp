@@ -33,7 +33,7 @@ struct DeviceState {
 // therefore follows the dependencies instead of a global event queue: each device advances
 // through its list while its next op's inputs are known, and an op's end wakes the device that
 // consumes it. Any processing order gives the same times, so the result is deterministic; it
-// is exactly the discrete-event run of DESIGN.md, computed in linear time.
+// is exactly the discrete-event run of docs/model.md, "The simulator", computed in linear time.
 class Simulation {
  public:
   Simulation(const Schedule& schedule, const CostModel& costs, const SimOptions& options, SimWorkspace& workspace)
