@@ -70,7 +70,7 @@ TEST_CASE("every generator over a sweep of P, M and V gives a schedule the valid
           CostModel costs = uniform_costs(p * v, p, StageCost{1, 1, 1, 100, 25}, 0.1);
           r.costs = &costs;
           r.memory_limit = {2 * p * v * 100};
-          const bool cost_aware = std::string_view(g.constraints).find("costs") != std::string_view::npos;
+          const bool cost_aware = g.uses_costs;
           if (cost_aware && (p > 5 || m > 2 * p + 2)) continue;  // keep the sweep fast; zb_test.cpp has more
           // A generator refuses exactly what its "needs" column (README, pipeplan list) excludes,
           // saying which rule M breaks.
