@@ -5,6 +5,10 @@
 # fails. Prints the kill table and exits 1 when a mutant survives. Not in CI: it takes minutes.
 #
 #   scripts/mutate.sh [-j JOBS] [MUTANT...]     (default: every mutant, -j 1)
+#   scripts/mutate.sh --check                   (in seconds, in CI: every mutant still applies)
+#
+# --check builds nothing: it fails, naming each stale mutant, when a file a mutant names is gone
+# or no longer holds the mutant's old text (the code moved and the mutant would test nothing).
 #
 # The copy lives in build-mutate/src, laid out like the tree, with its build in
 # build-mutate/src/build: with ccache's base_dir above the tree, every unchanged file comes from
@@ -15,11 +19,13 @@ jobs=1
 if [ "${1:-}" = "-j" ]; then jobs=$2; shift 2; fi
 
 # name @@ file @@ old text @@ new text: the first occurrence of the old text becomes the new one.
-# Several edits of one mutant share its name. An old text that is gone makes the mutant stale.
+# Several edits of one mutant share its name. An old text that is gone makes the mutant stale
+# (--check finds it). interleaved-default-1 relies on the interleaved row being the registry's
+# first with .default_chunks = 2.
 mutants=$(cat <<'EOF'
 start-last-input @@ lib/sim/simulator.cpp @@ start = std::max(start, ready); @@ start = std::max(st.free_at, ready);
-transfer-inverted @@ lib/sim/simulator.cpp @@ return device_of(dep.stage) == device ? end : end + transfer_; @@ return device_of(dep.stage) != device ? end : end + transfer_;
-sync-as-post-validation @@ lib/sim/simulator.cpp @@ if (options_.optimizer_mode == OptimizerMode::PostValidation) { @@ if (true) {
+transfer-inverted @@ lib/sim/transfer_rule.hpp @@ return from == to ? end : end + crossing(b); @@ return from != to ? end : end + crossing(b);
+sync-as-post-validation @@ lib/sim/iteration_barrier.hpp @@ if (mode_ == OptimizerMode::PostValidation) { @@ if (true) {
 cycle-with-waiters @@ lib/model/wait_cycle.cpp @@ auto from = std::find_if(path.begin(), path.end(), [to](const auto& p) { return p.first == to; }); @@ auto from = path.begin();
 cycle-from-first-device @@ lib/model/wait_cycle.cpp @@ root < waits_on.size(); ++root) @@ root < waits_on.size(); root = waits_on.size())
 cycle-from-first-device @@ lib/model/wait_cycle.cpp @@ if (edge == next.size()) { @@ if (edge == std::min<std::size_t>(next.size(), 1)) {
@@ -31,16 +37,49 @@ csv-keeps-cr @@ lib/io/pytorch_csv.cpp @@ find_last_not_of(" \t\r") @@ find_last
 csv-refuses-bom @@ lib/io/pytorch_csv.cpp @@ if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3); @@ /* a BOM is an error again */
 span-first-iteration @@ lib/sim/sim_result.cpp @@ const std::size_t last = devices.front().iterations.size() - 1; @@ const std::size_t last = 0;
 chunks-default-ignored @@ apps/pipeplan/schedule_request.cpp @@ generator.chunks_for(flags.chunks) @@ generator.chunks_for(flags.request.chunks)
-interleaved-default-1 @@ lib/schedules/registry.cpp @@ generate_interleaved, 1, 64, 2} @@ generate_interleaved, 1, 64, 1}
-calibration-ignored @@ lib/estimate/analytic_profile.cpp @@ if (measured != nullptr) { @@ if (false) {
+interleaved-default-1 @@ lib/schedules/registry.cpp @@ .default_chunks = 2, @@ .default_chunks = 1,
+calibration-ignored @@ lib/estimate/analytic_profile.cpp @@ PieceTimes times = piece_times(model, tr, gpu, e, measured, &links); @@ PieceTimes times = piece_times(model, tr, gpu, e, nullptr, &links);
 EOF
 )
 
 field() {  # field NUMBER NAME: that field of NAME's rows (of every row when NAME is empty)
   awk -F' @@ ' -v n="$2" -v f="$1" 'n == "" || $1 == n { print $f }' <<<"$mutants" | uniq
 }
+check_mutants() {  # every edit's file exists and holds its old text; names each stale mutant
+  MUTANTS=$mutants python3 - "$root" <<'PY'
+import os, sys
+root = sys.argv[1]
+stale, names = {}, []
+for line in os.environ["MUTANTS"].splitlines():
+    name, path, old, new = line.split(" @@ ")
+    if name not in names:
+        names.append(name)
+    full = os.path.join(root, path)
+    if old == new:
+        stale.setdefault(name, []).append(f"its edit of {path} changes nothing")
+    elif not os.path.isfile(full):
+        stale.setdefault(name, []).append(f"{path} is gone")
+    elif old not in open(full, encoding="utf-8").read():
+        stale.setdefault(name, []).append(f"{path} no longer holds: {old}")
+for name, why in stale.items():
+    for w in why:
+        print(f"stale mutant {name}: {w}", file=sys.stderr)
+if stale:
+    print(f"mutate.sh --check: {len(stale)} of {len(names)} mutants are stale; fix their text in scripts/mutate.sh", file=sys.stderr)
+    sys.exit(1)
+print(f"mutate.sh --check: all {len(names)} mutants apply")
+PY
+}
+if [ "${1:-}" = "--check" ]; then
+  check_mutants
+  exit
+fi
+
 names=$(field 1 "")
 [ $# -gt 0 ] && names=$*
+for name in $names; do
+  [ -n "$(field 2 "$name")" ] || { echo "mutate.sh: no mutant is called $name; the names: $(field 1 "" | paste -sd' ' -)" >&2; exit 2; }
+done
 scratch=$root/build-mutate
 src=$scratch/src
 

@@ -12,6 +12,7 @@
 #include "sim/critical_path.hpp"
 #include "sim/lower_bound.hpp"
 #include "sim/simulator.hpp"
+#include "sim/transfer_rule.hpp"
 #include "test_support.hpp"
 
 using namespace pipeplan;
@@ -237,4 +238,18 @@ TEST_CASE("boundary_transfer_ns converts each boundary once, and refuses a wrong
         "boundaries: expected one transfer per stage boundary (2 for 3 stages), got 1");
   CHECK(test::error_of([&] { (void)simulate(s, c); }) ==
         "boundaries: expected one transfer per stage boundary (2 for 3 stages), got 1");
+}
+
+TEST_CASE("the transfer rule: at once on the same device, else after its boundary's crossing") {
+  // Boundaries of 0.5 ms and 3 ms (three stages); an output that ends at 10 ms.
+  const Schedule s = test::generated("1f1b", 3, 1);
+  const TransferRule rule(with_boundaries(s, {0.5, 3}));
+  const SimTime end = ms_to_ns(10);
+  CHECK(rule.arrival(end, 1, 1, 0) == end);                  // same device: no transfer
+  CHECK(rule.arrival(end, 0, 1, 0) == end + ms_to_ns(0.5));  // boundary 0
+  CHECK(rule.arrival(end, 2, 1, 1) == end + ms_to_ns(3));    // boundary 1, a gradient coming back
+  CHECK(rule.delay(0, 2, 1) == ms_to_ns(3));
+  CHECK(rule.delay(2, 2, 1) == 0);
+  CHECK(rule.longest() == ms_to_ns(3));
+  CHECK(TransferRule(std::vector<SimTime>{}).longest() == 0);  // one stage: no boundary
 }

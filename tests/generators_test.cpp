@@ -30,24 +30,24 @@ std::string row(const Schedule& s, int device) {
   return out.str();
 }
 
-// The start of the refusal a generator owes for P and M, from its constraints in the README's
-// list ("M >= 2P-1", "M < P or floor(M/P) | M", ...), or "" when it must build.
-std::string expected_refusal(std::string_view name, int p, int m) {
-  auto least = [&](int n, const char* rule) {
-    return m >= n ? std::string()
-                  : std::string(name) + ": needs at least " + rule + " = " + std::to_string(n) + " micro-batches for " +
-                        std::to_string(p) + " stages, got " + std::to_string(m);
-  };
-  if (name == "zbh2" || name == "eager-1f1b") return least(2 * p - 1, "2P-1");
-  if (name == "zbh1-paddle") return least(p, "P");
-  if (name == "dualpipev") return least(2 * p, "2P");
-  if (name == "interleaved-zb" || name == "interleaved") {
-    // PyTorch's rounds, which both follow (interleaved without --group): floor(M/P) of them,
-    // each of M / rounds micro-batches; M < P is one round.
+// The start of the refusal a generator owes for P and M by its registry row (its fewest
+// micro-batches, PyTorch's rounds), or "" when it must build. The test below holds the row to
+// the "needs" column the README and `pipeplan list` show.
+std::string expected_refusal(const Generator& g, int p, int m) {
+  const std::string name(g.name);
+  const int least = g.min_microbatches.on(p);
+  if (m < least) {
+    return name + ": needs at least " + g.min_microbatches.text() + " = " + std::to_string(least) +
+           " micro-batches for " + std::to_string(p) + " stages, got " + std::to_string(m);
+  }
+  if (g.pytorch_rounds) {
+    // PyTorch's rounds (interleaved without --group): floor(M/P) of them, each of M / rounds
+    // micro-batches; M < P is one round.
     const int rounds = std::max(1, m / p);
-    return m % rounds == 0 ? ""
-                           : std::string(name) + ": M = " + std::to_string(m) + " micro-batches do not split into " +
-                                 std::to_string(rounds) + " equal rounds";
+    if (m % rounds != 0) {
+      return name + ": M = " + std::to_string(m) + " micro-batches do not split into " + std::to_string(rounds) +
+             " equal rounds";
+    }
   }
   return "";
 }
@@ -70,11 +70,11 @@ TEST_CASE("every generator over a sweep of P, M and V gives a schedule the valid
           CostModel costs = uniform_costs(p * v, p, StageCost{1, 1, 1, 100, 25}, 0.1);
           r.costs = &costs;
           r.memory_limit = {2 * p * v * 100};
-          const bool cost_aware = std::string_view(g.constraints).find("costs") != std::string_view::npos;
+          const bool cost_aware = g.uses_costs;
           if (cost_aware && (p > 5 || m > 2 * p + 2)) continue;  // keep the sweep fast; zb_test.cpp has more
           // A generator refuses exactly what its "needs" column (README, pipeplan list) excludes,
           // saying which rule M breaks.
-          const std::string refusal = expected_refusal(g.name, p, m);
+          const std::string refusal = expected_refusal(g, p, m);
           Schedule s;
           std::string why = test::error_of([&] { s = g.generate(r); });
           if (refusal.empty()) {
@@ -190,6 +190,50 @@ TEST_CASE("generators refuse what they cannot build, saying why") {
   CHECK(message("1f1b", 0, 3, 1).find("needs 1 to") != std::string::npos);
   CHECK(message("zbh1", 4, 8, 2).find("runs 1 chunk per device, got 2") != std::string::npos);
   CHECK(message("gpipe", 16384, 1 << 20, 1).find("more than the limit") != std::string::npos);
+}
+
+TEST_CASE("each registry row's needs column says what its fields hold") {
+  // The column is what people read (README, pipeplan list); the fields are what the generators
+  // check. Written by hand from schedules.md: ZB-H2 needs M >= 2P-1, interleaved PyTorch's rounds.
+  CHECK(find_generator("zbh2")->min_microbatches.text() == "2P-1");
+  CHECK(find_generator("zbh1-paddle")->min_microbatches.text() == "P");
+  CHECK(find_generator("dualpipev")->min_microbatches.text() == "2P");
+  CHECK(find_generator("gpipe")->min_microbatches.text() == "1");
+  CHECK(MicrobatchMinimum{3, 2}.text() == "3P+2");
+  for (const Generator& g : generators()) {
+    CAPTURE(g.name);
+    const std::string_view needs = g.constraints;
+    const auto says = [&](const std::string& part) { return needs.find(part) != std::string_view::npos; };
+    CHECK(says("M >= " + g.min_microbatches.text()) == (g.min_microbatches.text() != "1" || says("M >= 1")));
+    CHECK(says("floor(M/P) | M") == g.pytorch_rounds);
+    if (g.max_chunks == 1) {
+      CHECK(!says("V "));
+    } else if (g.min_chunks == g.max_chunks) {
+      CHECK(says("V = " + std::to_string(g.min_chunks)));
+    } else {
+      CHECK(says("V >= " + std::to_string(g.min_chunks) + " (" + std::to_string(g.default_chunks) + ")"));
+    }
+    CHECK(says("costs") == g.uses_costs);
+    CHECK(says("--memory-limit") == (g.memory_limit == MemoryLimitUse::Required));
+  }
+}
+
+TEST_CASE("the automatic schedules' candidates: every handcrafted one of a split or fused placement") {
+  // zb can never lose to a handcrafted schedule of its placement only if that schedule is among
+  // its candidates: a new generator's row names its search. DualPipeV's FB ops are outside the
+  // search's model (it plans split B and W); the automatic schedules are not candidates.
+  for (const Generator& g : generators()) {
+    CAPTURE(g.name);
+    const bool expected = !g.uses_costs && g.name != "dualpipev";
+    CHECK((g.candidate_of != CandidateOf::None) == expected);
+    CHECK((g.candidate_rank > 0) == expected);
+  }
+  for (CandidateOf search : {CandidateOf::SingleChunk, CandidateOf::Looped, CandidateOf::Vee}) {
+    const std::vector<const Generator*> rows = candidates_of(search);
+    CHECK(rows.size() >= 3);
+    for (std::size_t i = 1; i < rows.size(); ++i) CHECK(rows[i - 1]->candidate_rank < rows[i]->candidate_rank);
+  }
+  CHECK(candidates_of(CandidateOf::SingleChunk).front()->name == "zbh1");  // of equal ones, the paper's
 }
 
 TEST_CASE("unknown generator names get the closest ones") {

@@ -85,7 +85,7 @@ TEST_CASE("GPT activations follow Korthikanti et al. 2022: 34sbh + 5as^2b bytes,
   CHECK(layer_work(gpt, t).activation_bytes == (34 * 16 * 2 * 64 + 5 * 4 * 16 * 16 * 2) / 2);
   t.recompute = Recompute::Selective;
   CHECK(layer_work(gpt, t).activation_bytes == 34 * 16 * 2 * 64 / 2);
-  // W's share for GPT: Te(6h + 2h + 2*4h) = 32sbh at 16 bits (shared/reference/schedules.md).
+  // W's share for GPT: Te(6h + 2h + 2*4h) = 32sbh at 16 bits (docs/costs.md, "a_W").
   t = tiny_training();
   CHECK(layer_work(gpt, t).w_activation_bytes == 32 * 16 * 2 * 64);
 }

@@ -8,7 +8,7 @@ namespace pipeplan::test {
 
 namespace {
 
-enum Output { kForward, kGradient, kSplitB };   // what an op hands on: DESIGN.md, "Dependencies"
+enum Output { kForward, kGradient, kSplitB };   // what an op hands on: docs/model.md, "Dependencies"
 using Key = std::tuple<int, Output, int, int>;  // iteration, output, stage, micro-batch
 
 // Output, stage and micro-batch, and the stage of the op that needs it (which, with the

@@ -1,5 +1,5 @@
 #pragma once
-// A second, deliberately plain timer for the tests, written from DESIGN.md's simulator rules and
+// A second, deliberately plain timer for the tests, written from docs/model.md's simulator rules and
 // not from lib/sim: the property tests compare simulate() with it op by op.
 #include <vector>
 

@@ -1,5 +1,5 @@
 // Exact timings and memory peaks. Each expected number is derived in the comment above it, from
-// the schedules' rules in shared/reference/schedules.md or step by step by hand.
+// the schedules' rules in docs/schedules.md or step by step by hand.
 #include <doctest/doctest.h>
 
 #include <string_view>

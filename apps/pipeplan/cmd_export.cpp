@@ -35,39 +35,49 @@ struct ExportSettings {
   std::optional<LoweredSchedule> lowered;  // csv --with-comms: what each device posts
 };
 
+// One row per format, with everything the runner asks of it.
 struct ExportFormat {
-  const char* name;
-  const char* description;
-  bool timed;        // needs a simulated run
-  bool draws_limit;  // draws --memory-limit
-  bool comms;        // takes --with-comms
-  void (*write)(TextSink&, const Schedule&, const SimResult&, const ExportSettings&);
+  const char* name = "";
+  const char* description = "";
+  bool timed = false;        // needs a simulated run
+  bool draws_limit = false;  // draws --memory-limit
+  bool comms = false;        // takes --with-comms (and then --policy)
+  void (*write)(TextSink&, const Schedule&, const SimResult&, const ExportSettings&) = nullptr;
 };
 
-const std::array<ExportFormat, 5> kFormats = {{
-    {"csv", "PyTorch pipelining's CSV in today's naming (with --with-comms: SEND/RECV actions too)", false, false, true,
-     [](TextSink& out, const Schedule& s, const SimResult&, const ExportSettings& e) {
-       out << (e.lowered ? lowered_to_pytorch_csv(*e.lowered) : schedule_to_pytorch_csv(s));
-     }},
-    {"chrome", "Chrome trace (Perfetto, chrome://tracing): ops, transfers as flows, memory as a counter", true, false,
-     false,
-     [](TextSink& out, const Schedule& s, const SimResult& r, const ExportSettings&) {
-       write_chrome_trace(out, s, r);
-     }},
-    {"svg", "SVG timeline: a lane per device, the memory of each under them", true, true, false,
-     [](TextSink& out, const Schedule& s, const SimResult& r, const ExportSettings& e) {
-       write_svg_timeline(out, s, r, e.svg);
-     }},
-    {"html", "HTML report, one self-contained file: summary, devices, the SVG timeline with details on hover", true,
-     true, false,
-     [](TextSink& out, const Schedule& s, const SimResult& r, const ExportSettings& e) {
-       write_html_report(out, s, r, e.costs, e.svg);
-     }},
-    {"text", "terminal timeline, as wide as the terminal, in colour on a terminal", true, false, false,
-     [](TextSink& out, const Schedule& s, const SimResult& r, const ExportSettings& e) {
-       out << text_timeline(s, r, e.text);
-     }},
-}};
+const std::array kFormats = {
+    ExportFormat{.name = "csv",
+                 .description = "PyTorch pipelining's CSV in today's naming (with --with-comms: SEND/RECV actions too)",
+                 .comms = true,
+                 .write =
+                     [](TextSink& out, const Schedule& s, const SimResult&, const ExportSettings& e) {
+                       out << (e.lowered ? lowered_to_pytorch_csv(*e.lowered) : schedule_to_pytorch_csv(s));
+                     }},
+    ExportFormat{
+        .name = "chrome",
+        .description = "Chrome trace (Perfetto, chrome://tracing): ops, transfers as flows, memory as a counter",
+        .timed = true,
+        .write = [](TextSink& out, const Schedule& s, const SimResult& r,
+                    const ExportSettings&) { write_chrome_trace(out, s, r); }},
+    ExportFormat{.name = "svg",
+                 .description = "SVG timeline: a lane per device, the memory of each under them",
+                 .timed = true,
+                 .draws_limit = true,
+                 .write = [](TextSink& out, const Schedule& s, const SimResult& r,
+                             const ExportSettings& e) { write_svg_timeline(out, s, r, e.svg); }},
+    ExportFormat{
+        .name = "html",
+        .description = "HTML report, one self-contained file: summary, devices, the SVG timeline with details on hover",
+        .timed = true,
+        .draws_limit = true,
+        .write = [](TextSink& out, const Schedule& s, const SimResult& r,
+                    const ExportSettings& e) { write_html_report(out, s, r, e.costs, e.svg); }},
+    ExportFormat{.name = "text",
+                 .description = "terminal timeline, as wide as the terminal, in colour on a terminal",
+                 .timed = true,
+                 .write = [](TextSink& out, const Schedule& s, const SimResult& r,
+                             const ExportSettings& e) { out << text_timeline(s, r, e.text); }},
+};
 
 struct ExportOptions {
   std::string file;
@@ -178,11 +188,11 @@ Runner add_export(CLI::App& sub) {
         if (result.deadlocked()) throw Error(o->file + ": the schedule deadlocks; 'pipeplan validate' says where");
       }
     }
-    if (!o->policy.empty() && !(o->with_communication && o->format == "csv")) {
-      throw UsageError("--policy: applies to --format csv --with-comms");
+    if (!o->policy.empty() && !(o->with_communication && format->comms)) {
+      throw UsageError("--policy: applies to --format " + formats_where([](const ExportFormat& f) { return f.comms; }) +
+                       " --with-comms");
     }
-    if (o->with_communication) {
-      if (o->format != "csv") throw UsageError("--with-comms: applies to --format csv");
+    if (o->with_communication) {  // check_flags_apply refused it for a format without comms
       // A result holds no sends or receives; a schedule file may (pipeplan lower, import --with-comms).
       const LoweredSchedule file = is_result ? LoweredSchedule{schedule, "", {}}
                                    : scanned ? std::move(*scanned)

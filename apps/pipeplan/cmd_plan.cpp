@@ -1,6 +1,7 @@
 // pipeplan plan: search pipeline degree, chunks, micro-batches, layouts and schedules for a model
 // on a number of GPUs, and rank what fits in memory by tokens per second per GPU.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -138,7 +139,8 @@ Runner add_plan(CLI::App& sub) {
                  "NCCL's buffers (default 1GiB)")
       ->type_name("SIZE");
   sub.add_option("--schedules", o->schedules,
-                 "Generators to try, comma-separated (default 1f1b,interleaved,zbh1,zbh2,zbv,v-half,zb)")
+                 fmt::format("Generators to try, comma-separated (default {}; and dualpipev for a mixture of experts)",
+                             fmt::join(default_plan_schedules(), ",")))
       ->delimiter(',')
       ->type_name("A,B,...");
   sub.add_option("--layout", o->layout,

@@ -1,5 +1,5 @@
 #pragma once
-// What each op costs in time and memory (DESIGN.md, "Cost model"). Times are milliseconds as the
+// What each op costs in time and memory (docs/model.md, "Costs"). Times are milliseconds as the
 // user writes them; the simulator converts them to nanoseconds once, with ms_to_ns.
 #include <optional>
 #include <vector>

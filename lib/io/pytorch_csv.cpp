@@ -173,7 +173,6 @@ std::string_view csv_naming_name(CsvNaming naming) {
 }
 
 CsvImport schedule_from_pytorch_csv(std::string_view text, const std::string& source, CsvNaming naming) {
-  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // a UTF-8 byte-order mark, as Excel saves
   Parsed parsed = parse_rows(text, source);
   if (parsed.rows.empty()) throw Error(source + ": no actions: expected one row of actions per rank");
   if (parsed.rows.size() > static_cast<std::size_t>(kMaxDevices)) {

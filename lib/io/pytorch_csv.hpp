@@ -1,6 +1,6 @@
 #pragma once
 // PyTorch pipelining's CSV schedule files (torch.distributed.pipelining, `_dump_csv` and
-// `_load_csv`; shared/reference/schedules.md): one row per rank, no header, a cell per action
+// `_load_csv`; docs/formats.md, "PyTorch pipelining CSV"): one row per rank, no header, a cell per action
 // `<stage><type><microbatch>` with the global stage index, an empty cell for an idle step.
 #include <string>
 #include <string_view>

@@ -8,6 +8,7 @@
 #include "model/error.hpp"
 #include "model/post_tables.hpp"
 #include "sim/simulator.hpp"
+#include "sim/transfer_rule.hpp"
 
 namespace pipeplan {
 
@@ -73,7 +74,7 @@ LoweredSchedule lower_timed(const Schedule& schedule, const CostModel* costs) {
     const int kind = send.kind == CommKind::SendF ? 0 : 1;
     return {produced[slot(kind, send.stage, send.microbatch)], kind, send.stage, send.microbatch};
   };
-  const std::vector<SimTime> transfer = boundary_transfer_ns(used);  // each boundary's
+  const TransferRule transfer(used);
   LoweredSchedule out{schedule, std::string(policy_name(LowerPolicy::Timed)), {}};
   out.actions.resize(schedule.order.size());
   for (std::size_t d = 0; d < schedule.order.size(); ++d) {
@@ -96,8 +97,10 @@ LoweredSchedule lower_timed(const Schedule& schedule, const CostModel* costs) {
     for (const Placed& c : comms) {
       // The gap after every op that had ended when the send's data was made or the receive's
       // arrived; kept growing along the keys.
+      const CommOp send = c.comm.is_send() ? c.comm : c.comm.matching();
+      const int from = schedule.placement[static_cast<std::size_t>(send.stage)];
       const SimTime when =
-          std::get<0>(c.key) + (c.comm.is_send() ? 0 : transfer[static_cast<std::size_t>(c.comm.boundary())]);
+          c.comm.is_send() ? std::get<0>(c.key) : transfer.arrival(std::get<0>(c.key), from, device, c.comm.boundary());
       const auto at_time =
           static_cast<std::size_t>(std::upper_bound(ends[d].begin(), ends[d].end(), when) - ends[d].begin());
       gap = std::min(std::max({gap, at_time, c.earliest}), c.latest);

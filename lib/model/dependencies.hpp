@@ -1,5 +1,5 @@
 #pragma once
-// What each op waits for (DESIGN.md, "Dependencies"): F(s,m) needs F(s-1,m); B or BW of (s,m)
+// What each op waits for (docs/model.md, "Dependencies"): F(s,m) needs F(s-1,m); B or BW of (s,m)
 // needs F(s,m) and the input gradient of (s+1,m), which B or BW of stage s+1 gives; W(s,m)
 // needs B(s,m). The last stage's backward needs only its own forward.
 #include <array>

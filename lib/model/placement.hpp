@@ -1,5 +1,5 @@
 #pragma once
-// Standard stage-to-device placements (DESIGN.md, "placement").
+// Standard stage-to-device placements: loop and V-shaped (docs/schedules.md).
 #include <vector>
 
 namespace pipeplan {

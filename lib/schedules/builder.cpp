@@ -8,8 +8,11 @@
 
 namespace pipeplan {
 
-void check_request(std::string_view schedule, const GenerateRequest& r, const RequestRules& rules) {
+void check_request(std::string_view schedule, const GenerateRequest& r) {
   std::string name(schedule);
+  const Generator* row = find_generator(schedule);
+  if (row == nullptr) throw Error("internal error: no generator row is called " + name);
+  const Generator& rules = *row;
   if (r.devices < 1 || r.devices > kMaxDevices) {
     throw Error(name + ": needs 1 to " + std::to_string(kMaxDevices) + " stages, got " + std::to_string(r.devices));
   }
@@ -31,11 +34,12 @@ void check_request(std::string_view schedule, const GenerateRequest& r, const Re
                 " ops, more than the limit of " + std::to_string(kMaxOps) +
                 " that keeps a schedule within a few GiB of memory");
   }
-  if (r.microbatches < rules.min_microbatches) {
-    throw Error(name + ": needs at least " + std::string(rules.min_microbatches_rule) + " = " +
-                std::to_string(rules.min_microbatches) + " micro-batches for " + std::to_string(r.devices) +
-                " stages, got " + std::to_string(r.microbatches));
+  const int least = rules.min_microbatches.on(r.devices);
+  if (r.microbatches < least) {
+    throw Error(name + ": needs at least " + rules.min_microbatches.text() + " = " + std::to_string(least) +
+                " micro-batches for " + std::to_string(r.devices) + " stages, got " + std::to_string(r.microbatches));
   }
+  if (rules.pytorch_rounds && (r.group == 0 || !rules.takes_group)) (void)microbatches_per_round(schedule, r);
 }
 
 namespace {

@@ -10,17 +10,11 @@
 
 namespace pipeplan {
 
-/// What a generator accepts besides the global bounds.
-struct RequestRules {
-  int min_microbatches = 1;
-  std::string_view min_microbatches_rule = "1";  ///< how the minimum is written, e.g. "2P-1"
-  int min_chunks = 1;
-  int max_chunks = 1;
-};
-
 /// Throws Error naming `schedule` unless the request is within the global bounds (limits.hpp)
-/// and within `rules`.
-void check_request(std::string_view schedule, const GenerateRequest& request, const RequestRules& rules);
+/// and within what the generator's row in the registry says: its chunks, its fewest
+/// micro-batches and, for a row that follows PyTorch's rounds and has no --group, M split into
+/// them.
+void check_request(std::string_view schedule, const GenerateRequest& request);
 
 /// PyTorch's "flexible rounds" (ScheduleInterleaved1F1B, ScheduleInterleavedZeroBubble):
 /// R = max(1, floor(M/P)) rounds of M/R micro-batches each. Returns M/R; throws Error naming

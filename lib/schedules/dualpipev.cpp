@@ -1,4 +1,4 @@
-// DualPipeV (DeepSeek, deepseek-ai/DualPipe; rules as in shared/reference/schedules.md): two
+// DualPipeV (DeepSeek, deepseek-ai/DualPipe; rules in docs/schedules.md, "DualPipeV"): two
 // chunks per device on the V-shaped placement, device r holding stage r (chunk 0) and stage
 // 2R-1-r (chunk 1), with the forward of one chunk overlapped with the full backward of the other
 // as one compound op (FB). Eight phases per rank r of R:
@@ -65,7 +65,7 @@ class DualDevice {
 
 Schedule generate_dualpipev(const GenerateRequest& request) {
   const int ranks = request.devices;
-  check_request("dualpipev", request, {2 * ranks, "2P", 2, 2});
+  check_request("dualpipev", request);
   Schedule s = empty_schedule("dualpipev", request, vee_placement(ranks));
   const int m = request.microbatches;
   for (int r = 0; r < ranks; ++r) {

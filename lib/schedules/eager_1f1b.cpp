@@ -9,8 +9,8 @@
 namespace pipeplan {
 
 Schedule generate_eager_1f1b(const GenerateRequest& request) {
+  check_request("eager-1f1b", request);
   const int p = request.devices;
-  check_request("eager-1f1b", request, {2 * p - 1, "2P-1"});
   Schedule s = single_chunk_schedule("eager-1f1b", request);
   const int m = request.microbatches;
   for (int d = 0; d < p; ++d) {

@@ -1,5 +1,5 @@
 #pragma once
-// The schedule generators and their registry (DESIGN.md, "Schedule generators"). Each generator
+// The schedule generators and their registry (docs/schedules.md). Each generator
 // builds the per-device op order of one published schedule and names its source in its doc.
 #include <span>
 #include <string>
@@ -39,19 +39,47 @@ struct GenerateRequest {
 /// with one given.
 enum class MemoryLimitUse : unsigned char { None, Optional, Required };
 
+/// The fewest micro-batches a generator builds on P devices: per_device * P + plus. {0, 1} is
+/// "1", {1, 0} "P", {2, -1} "2P-1".
+struct MicrobatchMinimum {
+  int per_device = 0;
+  int plus = 1;
+
+  [[nodiscard]] int on(int devices) const { return per_device * devices + plus; }
+  /// The rule as messages write it: "1", "P", "2P-1".
+  [[nodiscard]] std::string text() const;
+};
+
+/// Which search of the automatic schedules takes a handcrafted schedule among its candidates, so
+/// that it can never return worse than that schedule: one chunk per device (zb, zb-1p and zb-2p
+/// at V = 1), several chunks on the looped placement (the same at V > 1), or the V (zbv-auto).
+enum class CandidateOf : unsigned char { None, SingleChunk, Looped, Vee };
+
+/// One row of the registry: everything the library, the command line and the tests know about a
+/// generator. Its own checks (check_request in builder.hpp) read its limits from here, so a limit
+/// is written once; rows are written with designated initializers (.max_chunks = 64).
 struct Generator {
   std::string_view name;
-  std::string_view description;                  ///< one line, with its source
-  std::string_view constraints;                  ///< what it needs of P, M and V
-  Schedule (*generate)(const GenerateRequest&);  ///< throws Error when it cannot build
-  int min_chunks = 1;                            ///< the chunks per device it can build
+  std::string_view description;  ///< one line, with its source
+  /// What it needs of P, M and V, as `pipeplan list` and the README show it; a test holds it to
+  /// the fields below.
+  std::string_view constraints;
+  Schedule (*generate)(const GenerateRequest&) = nullptr;  ///< throws Error when it cannot build
+  int min_chunks = 1;                                      ///< the chunks per device it can build
   int max_chunks = 1;
   int default_chunks = 1;  ///< when the request leaves chunks at 0
+  MicrobatchMinimum min_microbatches;
+  /// Without a --group, M must split into PyTorch's rounds (microbatches_per_round in builder.hpp).
+  bool pytorch_rounds = false;
   MemoryLimitUse memory_limit = MemoryLimitUse::None;
   /// Plans with the costs (the automatic schedules, the search behind zb); the rest ignore them,
   /// and the objective (optimizer mode, iterations) applies to these alone.
   bool uses_costs = false;
   bool takes_group = false;  ///< builds micro-batch groups of GenerateRequest::group
+  /// The automatic schedules' search this handcrafted schedule competes in, and its place there:
+  /// the search takes candidates in increasing rank and, of equally good ones, keeps the first.
+  CandidateOf candidate_of = CandidateOf::None;
+  int candidate_rank = 0;
 
   /// True when `chunks` (0: not given) is one this generator builds.
   [[nodiscard]] bool takes_chunks(int chunks) const {
@@ -65,6 +93,9 @@ struct Generator {
 
 /// Every generator, in a fixed order.
 [[nodiscard]] std::span<const Generator> generators();
+
+/// The rows of the handcrafted schedules that compete in `search`, by candidate_rank.
+[[nodiscard]] std::vector<const Generator*> candidates_of(CandidateOf search);
 
 /// The names of the generators that plan with the costs, comma-separated, for messages.
 [[nodiscard]] std::string automatic_generator_names();

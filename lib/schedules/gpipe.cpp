@@ -4,7 +4,7 @@
 namespace pipeplan {
 
 Schedule generate_gpipe(const GenerateRequest& request) {
-  check_request("gpipe", request, {});
+  check_request("gpipe", request);
   Schedule s = single_chunk_schedule("gpipe", request);
   for (int d = 0; d < request.devices; ++d) {
     DeviceOrder order(s, d);

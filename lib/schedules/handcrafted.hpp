@@ -23,7 +23,7 @@ namespace pipeplan {
 /// the 2d held-back W. Needs M >= 2P-1 so that the warm-up fills the pipeline.
 [[nodiscard]] Schedule generate_zbh2(const GenerateRequest& request);
 
-/// ZB-H1 as PaddlePaddle PR 62865 ships it (shared/reference/seed-paddle-zbh1.md): P-d
+/// ZB-H1 as PaddlePaddle PR 62865 ships it (docs/schedules.md; the seed run, docs/validation.md): P-d
 /// forwards; d x [B, F]; M-P x [BW, F]; P-d-1 x BW; the last micro-batch's B then W (BW on
 /// device 0); then the d W held back from the first d backwards. Needs M >= P.
 [[nodiscard]] Schedule generate_zbh1_paddle(const GenerateRequest& request);

@@ -6,8 +6,8 @@
 //
 // Two rules pick N. By default PyTorch's ScheduleInterleaved1F1B (torch/distributed/pipelining/
 // schedules.py, `_get_1f1b_rank_ops` and `_get_warmup_ops` with multiply_factor 2; read at
-// pytorch/pytorch 00722e648b740f91d0e71494baa17891749fd291, the commit that wrote the reference
-// CSVs in shared/reference/pytorch-csv/generated/): "flexible rounds", N = M / max(1, floor(M/P)),
+// pytorch/pytorch 00722e648b740f91d0e71494baa17891749fd291, the commit that wrote the CSVs in
+// tests/data/pytorch/generated/): "flexible rounds", N = M / max(1, floor(M/P)),
 // refused unless that divides M; so M = 6 or 10 on P = 4 runs in one or two rounds, and M < P in
 // one round of M. PyTorch counts each stage's micro-batches as it goes, which gives the same
 // (micro-batch, chunk) table as the groups here, since every group is a full round. With --group N,
@@ -62,7 +62,7 @@ Schedule generate_interleaved(const GenerateRequest& request) {
   const int p = request.devices;
   const int v = request.chunks;
   const int m = request.microbatches;
-  check_request("interleaved", request, {1, "1", 1, 64});
+  check_request("interleaved", request);
   const int n = request.group == 0 ? microbatches_per_round("interleaved", request) : megatron_group(request);
   Schedule s = empty_schedule("interleaved", request, loop_placement(p, v));
   const auto table = group_table(m, v, n);

@@ -1,7 +1,7 @@
 // PyTorch pipelining's ScheduleInterleavedZeroBubble (torch/distributed/pipelining/schedules.py,
 // `_calculate_single_rank_operations` and `_get_1f1b_rank_ops` with enable_zero_bubble; read at
-// pytorch/pytorch 00722e648b740f91d0e71494baa17891749fd291, the commit that wrote the reference
-// CSVs in shared/reference/pytorch-csv/generated/). PyTorch calls it ZB1P (Qi et al., ICLR 2024):
+// pytorch/pytorch 00722e648b740f91d0e71494baa17891749fd291, the commit that wrote the CSVs in
+// tests/data/pytorch/generated/). PyTorch calls it ZB1P (Qi et al., ICLR 2024):
 // interleaved 1F1B on the loop placement with the backward split into B (PyTorch's I) and W, and
 // each W held back to fill the bubble. With V = 1 it is ZB-H1.
 //
@@ -26,7 +26,7 @@
 namespace pipeplan {
 
 Schedule generate_interleaved_zero_bubble(const GenerateRequest& request) {
-  check_request("interleaved-zb", request, {1, "1", 1, 64});
+  check_request("interleaved-zb", request);
   const int p = request.devices;
   const int m = request.microbatches;
   const int v = request.chunks;

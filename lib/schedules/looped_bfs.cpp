@@ -9,7 +9,7 @@
 namespace pipeplan {
 
 Schedule generate_looped_bfs(const GenerateRequest& request) {
-  check_request("looped-bfs", request, {1, "1", 1, 64});
+  check_request("looped-bfs", request);
   const int p = request.devices;
   const int v = request.chunks;
   const int m = request.microbatches;

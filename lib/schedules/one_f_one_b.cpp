@@ -6,7 +6,7 @@
 namespace pipeplan {
 
 Schedule generate_1f1b(const GenerateRequest& request) {
-  check_request("1f1b", request, {});
+  check_request("1f1b", request);
   Schedule s = single_chunk_schedule("1f1b", request);
   const int p = request.devices;
   const int m = request.microbatches;

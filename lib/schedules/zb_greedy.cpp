@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "schedules/wake_queue.hpp"
+#include "sim/transfer_rule.hpp"
 
 namespace pipeplan {
 
@@ -18,11 +19,12 @@ constexpr SimTime kNoArrival = std::numeric_limits<SimTime>::max();
 
 class GreedyPass {
  public:
-  GreedyPass(const GreedyProblem& p, const GreedyChoices& c)
+  GreedyPass(const GreedyProblem& p, const GreedyChoices& c, std::vector<PlannedOp>* planned)
       : choices_(c),
+        planned_(planned),
         stages_(p.shape.stages),
         m_(p.shape.microbatches),
-        transfer_(boundary_transfer_ns(p.costs)),
+        transfer_(p.costs),
         stage_(static_cast<std::size_t>(stages_)),
         device_(static_cast<std::size_t>(p.shape.devices)),
         end_(static_cast<std::size_t>(stages_) * static_cast<std::size_t>(m_), Ends{kUnknown, kUnknown}),
@@ -118,7 +120,7 @@ class GreedyPass {
   // `b` (s's and its consumer's, the lower of the two stages) when the devices differ.
   SimTime arrival(SimTime end, int s, int d, int b) const {
     if (end == kUnknown) return kNoArrival;
-    return stage(s).device == d ? end : end + transfer_[static_cast<std::size_t>(b)];
+    return transfer_.arrival(end, stage(s).device, d, b);
   }
 
   SimTime forward_input(int s, int mb, int d) const {
@@ -213,6 +215,7 @@ class GreedyPass {
     ran_late_ = ran_late_ || now != std::max(dev.free_at, input);
     if (dev.first_start == kUnknown) dev.first_start = now;
     out_.order[static_cast<std::size_t>(d)].push_back({kind, s, mb});
+    if (planned_ != nullptr) planned_->push_back({Op{kind, s, mb}, d, now, input});
     ++scheduled_;
     SimTime end = now;
     switch (kind) {
@@ -247,16 +250,17 @@ class GreedyPass {
   // across boundary `b`.
   void notify(SimTime end, int s, int from, int b) {
     const int to = stage(s).device;
-    const SimTime when = to == from ? end : end + transfer_[static_cast<std::size_t>(b)];
+    const SimTime when = transfer_.arrival(end, from, to, b);
     arrivals_[static_cast<std::size_t>(to)].push(when);
     // A device busy past the arrival decides at its own end, which is set already.
     if (device(to).free_at < when && when < wake_.time_of(to)) wake_.set(to, when);
   }
 
   GreedyChoices choices_;
+  std::vector<PlannedOp>* planned_;  // where to record each op as planned, when asked
   int stages_;
   int m_;
-  std::vector<SimTime> transfer_;  // each stage boundary's transfer
+  TransferRule transfer_;
   std::vector<Stage> stage_;
   std::vector<Device> device_;
   std::vector<int> held_;  // each device's stages, later stages first, device after device
@@ -272,7 +276,12 @@ class GreedyPass {
 }  // namespace
 
 std::optional<GreedySchedule> greedy_zero_bubble(const GreedyProblem& problem, const GreedyChoices& choices) {
-  return GreedyPass(problem, choices).run();
+  return GreedyPass(problem, choices, nullptr).run();
+}
+
+std::optional<GreedySchedule> greedy_zero_bubble(const GreedyProblem& problem, const GreedyChoices& choices,
+                                                 std::vector<PlannedOp>& planned) {
+  return GreedyPass(problem, choices, &planned).run();
 }
 
 }  // namespace pipeplan

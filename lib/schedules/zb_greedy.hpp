@@ -41,11 +41,26 @@ struct GreedySchedule {
   SimTime longest_span = 0;
 };
 
+/// One op as a pass planned it: where and when it starts, and when its last input was there by
+/// the pass's own arrival times (0 for a W, whose B ran on its device already, and for stage 0's
+/// forward). What a test holds against the simulator's times.
+struct PlannedOp {
+  Op op;
+  int device = 0;
+  SimTime start = 0;
+  SimTime inputs_arrived = 0;
+};
+
 /// Each device's op order from one greedy pass: B as soon as it can run; else F when its input
 /// has arrived and memory allows (leaving room for one forward of each later stage the device
 /// holds); else W when memory is full, when the idle gap fits it, or when the pass allows short
 /// gaps. nullopt when the pass gets stuck: every device waits and none can run within its limit.
 [[nodiscard]] std::optional<GreedySchedule> greedy_zero_bubble(const GreedyProblem& problem,
                                                                const GreedyChoices& choices);
+
+/// greedy_zero_bubble, and every op it planned appended to `planned`, in the order it planned them.
+[[nodiscard]] std::optional<GreedySchedule> greedy_zero_bubble(const GreedyProblem& problem,
+                                                               const GreedyChoices& choices,
+                                                               std::vector<PlannedOp>& planned);
 
 }  // namespace pipeplan

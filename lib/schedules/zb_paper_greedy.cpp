@@ -4,6 +4,8 @@
 #include <cstddef>
 #include <vector>
 
+#include "sim/transfer_rule.hpp"
+
 namespace pipeplan {
 
 namespace {
@@ -14,7 +16,7 @@ class PaperPass {
       : choices_(c),
         stages_(p.shape.stages),
         m_(p.shape.microbatches),
-        comm_(boundary_transfer_ns(p.costs)),
+        transfer_(p.costs),
         stage_(static_cast<std::size_t>(stages_)),
         f_end_(static_cast<std::size_t>(stages_) * static_cast<std::size_t>(m_), 0),
         b_end_(f_end_.size(), 0) {
@@ -72,10 +74,11 @@ class PaperPass {
     for (const Stage& s : stage_) worst = std::max(worst, s.idle);
     return worst;
   }
-  // The transfer across boundary b (stage b's device to stage b + 1's, one stage per device). The
-  // authors' heuristic has one communication time; with a time per boundary, each arrival and
-  // each estimate of one takes the boundary it crosses, which every use here knows.
-  SimTime comm(int b) const { return comm_[static_cast<std::size_t>(b)]; }
+  // The transfer across boundary b: stage b's device (b) to stage b + 1's (b + 1), one stage per
+  // device, so every boundary joins two devices. The authors' heuristic has one communication
+  // time; with a time per boundary, each arrival and each estimate of one takes the boundary it
+  // crosses, which every use here knows.
+  SimTime comm(int b) const { return transfer_.delay(b, b + 1, b); }
   bool fits_forward(int s) { return st(s).memory + st(s).activation <= st(s).limit; }
 
   // Appends the next op of `kind` to stage s's device, at the earliest moment its device and its
@@ -209,7 +212,7 @@ class PaperPass {
   PaperGreedyChoices choices_;
   int stages_;
   int m_;
-  std::vector<SimTime> comm_;  // each stage boundary's transfer
+  TransferRule transfer_;  // comm()
   std::vector<Stage> stage_;
   std::vector<SimTime> f_end_, b_end_;  // stage major: (stage, micro-batch)
   Schedule out_;

@@ -4,7 +4,7 @@
 namespace pipeplan {
 
 Schedule generate_zbh1_paddle(const GenerateRequest& request) {
-  check_request("zbh1-paddle", request, {request.devices, "P"});
+  check_request("zbh1-paddle", request);
   Schedule s = single_chunk_schedule("zbh1-paddle", request);
   const int p = request.devices;
   const int m = request.microbatches;

@@ -1,5 +1,5 @@
-// ZB-V (Qi et al., "Zero Bubble Pipeline Parallelism", ICLR 2024, section 6; rules as in
-// shared/reference/schedules.md). Two chunks per device on the V-shaped placement: device r holds
+// ZB-V (Qi et al., "Zero Bubble Pipeline Parallelism", ICLR 2024, section 6; rules in
+// docs/schedules.md, "ZB-V"). Two chunks per device on the V-shaped placement: device r holds
 // stage r (chunk 0, written F B W below) and stage 2P-1-r (chunk 1, written f b w), so device 0
 // holds both the first stage and the last, where the loss turns the pipeline around. With
 // n = max(2P-1, M) micro-batches (padding with virtual ones that are dropped at the end):
@@ -46,7 +46,7 @@ class VeeDevice {
 }  // namespace
 
 Schedule generate_zbv(const GenerateRequest& request) {
-  check_request("zbv", request, {1, "1", 2, 2});
+  check_request("zbv", request);
   const int p = request.devices;
   const int n = std::max(2 * p - 1, request.microbatches);
   Schedule s = empty_schedule("zbv", request, vee_placement(p));

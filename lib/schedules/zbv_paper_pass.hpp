@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "schedules/zbv_paper_greedy.hpp"
+#include "sim/transfer_rule.hpp"
 
 namespace pipeplan::zbv_paper {
 
@@ -23,8 +24,7 @@ class VeePass {
       : choices_(choices),
         p_(p.shape.devices),
         m_(p.shape.microbatches),
-        transfer_(boundary_transfer_ns(p.costs)),
-        longest_transfer_(ms_to_ns(p.costs.max_transfer_ms())),
+        transfer_(p.costs),
         device_(static_cast<std::size_t>(p_)),
         allowed_(allowed) {
     const std::size_t ends = static_cast<std::size_t>(p_) * static_cast<std::size_t>(m_);
@@ -102,9 +102,13 @@ class VeePass {
     const bool flows_up = (c == kFirst) == forward;  // from device r-1 to r
     return flows_up ? r > 0 : r + 1 < p_;
   }
-  [[nodiscard]] SimTime input_end(bool forward, std::size_t c, int r, int mb) const {
+  // The device that input comes from.
+  [[nodiscard]] int source(bool forward, std::size_t c, int r) const {
     const bool flows_up = (c == kFirst) == forward;
-    const int from = flows_up ? r - 1 : r + 1;
+    return flows_up ? r - 1 : r + 1;
+  }
+  [[nodiscard]] SimTime input_end(bool forward, std::size_t c, int r, int mb) const {
+    const int from = source(forward, c, r);
     return forward ? f_end(c, from, mb) : b_end(c, from, mb);
   }
   // The transfer that input takes: the boundary below device r's stage of chunk c for a forward
@@ -112,7 +116,7 @@ class VeePass {
   // has one communication time; with a time per boundary each input takes its own.
   [[nodiscard]] SimTime comm(bool forward, std::size_t c, int r) const {
     const int stage = device_[static_cast<std::size_t>(r)].chunk[c].stage;
-    return transfer_[static_cast<std::size_t>(forward ? stage - 1 : stage)];
+    return transfer_.delay(source(forward, c, r), r, forward ? stage - 1 : stage);
   }
   // What the reference reads as the input's end where an op has none: Python's index -1, the
   // last W of the first chunk on device P-1, usually not yet placed (-1).
@@ -185,7 +189,7 @@ class VeePass {
     // The reference adds its one communication time to the missing input's end too; no boundary
     // is crossed there, so it takes the longest of them (the single time it would be uniform).
     const SimTime arrives =
-        input ? input_end(forward, c, r, mb) + comm(forward, c, r) : missing_input_end() + longest_transfer_;
+        input ? input_end(forward, c, r, mb) + comm(forward, c, r) : missing_input_end() + transfer_.longest();
     while (input && has_w(r) && arrives >= dev(r).free_at + next_w(r)) put_w(r);
     if (has_w(r) && arrives - dev(r).free_at > tolerated(r) - dev(r).idle && fill) put_w(r);
   }
@@ -197,8 +201,7 @@ class VeePass {
 
   ZbvPaperChoices choices_;
   int p_, m_;
-  std::vector<SimTime> transfer_;  // each stage boundary's transfer (comm())
-  SimTime longest_transfer_;
+  TransferRule transfer_;  // comm()
   std::vector<Device> device_;
   std::array<std::vector<SimTime>, 2> f_end_, b_end_;  // per chunk, (device, micro-batch)
   std::vector<SimTime> allowed_;

@@ -98,13 +98,17 @@ std::vector<std::vector<Bytes>> planning_limits(const Schedule& shape, const Cos
 
 using Handcrafted = Schedule (*)(const GenerateRequest&);
 
-// Every handcrafted schedule of the same placement competes; those that break the limit drop out.
-constexpr std::initializer_list<Handcrafted> kSingleChunk = {generate_zbh1,       generate_zbh2,        generate_1f1b,
-                                                             generate_eager_1f1b, generate_zbh1_paddle, generate_gpipe};
+// Every handcrafted schedule whose registry row competes in `search` (Generator::candidate_of),
+// in the rows' rank; those that break the limit or do not apply to P and M drop out.
+std::vector<Handcrafted> handcrafted_candidates(CandidateOf search) {
+  std::vector<Handcrafted> out;
+  for (const Generator* g : candidates_of(search)) out.push_back(g->generate);
+  return out;
+}
 // `vee_paper`: the authors' ZB-V heuristic (its four choices) joins the candidates; for the V
 // placement only, where it applies.
 Schedule auto_schedule(std::string_view name, const GenerateRequest& r, std::vector<int> placement, Limit limit,
-                       std::initializer_list<Handcrafted> handcrafted, bool vee_paper = false) {
+                       const std::vector<Handcrafted>& others, bool vee_paper = false) {
   if (r.costs == nullptr) {
     throw Error(std::string(name) + ": needs costs to plan with: give --profile FILE or --costs F,B,W");
   }
@@ -132,7 +136,6 @@ Schedule auto_schedule(std::string_view name, const GenerateRequest& r, std::vec
   if (vee_paper) vee_passes = {{true, true}, {true, false}, {false, true}, {false, false}};
   GenerateRequest plain = r;
   plain.costs = nullptr;
-  const std::vector<Handcrafted> others(handcrafted);
   const long long budget = r.search_budget > 0 ? r.search_budget : ScheduleSearch::kDefaultBudget;
   const std::vector<std::vector<Bytes>> planning = planning_limits(shape, working, limits, budget);
   std::vector<GreedyProblem> problems;
@@ -171,13 +174,11 @@ Schedule auto_schedule(std::string_view name, const GenerateRequest& r, std::vec
   return std::move(*best);
 }
 
-// Several chunks per device on the looped placement (automatic interleaved zero bubble).
-constexpr std::initializer_list<Handcrafted> kLooped = {generate_interleaved_zero_bubble, generate_interleaved,
-                                                        generate_looped_bfs};
-
+// One chunk per device, or several on the looped placement (automatic interleaved zero bubble).
 Schedule looped_auto_schedule(std::string_view name, const GenerateRequest& r, Limit limit) {
-  check_request(name, r, {1, "1", 1, 64});
-  return auto_schedule(name, r, loop_placement(r.devices, r.chunks), limit, r.chunks == 1 ? kSingleChunk : kLooped);
+  check_request(name, r);
+  return auto_schedule(name, r, loop_placement(r.devices, r.chunks), limit,
+                       handcrafted_candidates(r.chunks == 1 ? CandidateOf::SingleChunk : CandidateOf::Looped));
 }
 
 }  // namespace
@@ -195,9 +196,9 @@ Schedule generate_zb_2p(const GenerateRequest& r) {
 }
 
 Schedule generate_zbv_auto(const GenerateRequest& r) {
-  check_request("zbv-auto", r, {1, "1", 2, 2});
+  check_request("zbv-auto", r);
   return auto_schedule("zbv-auto", r, vee_placement(r.devices), Limit::ExplicitOrOneP,
-                       {generate_zbv, generate_v_half, generate_v_min}, true);
+                       handcrafted_candidates(CandidateOf::Vee), true);
 }
 
 }  // namespace pipeplan

@@ -9,7 +9,7 @@ CommSimulation::CommSimulation(const LoweredSchedule& lowered, const CostModel& 
     : s_(lowered.schedule),
       mode_(mode),
       options_(options),
-      transfer_(boundary_transfer_ns(costs)),
+      transfer_(costs),
       per_iteration_(static_cast<std::size_t>(s_.stages) * static_cast<std::size_t>(s_.microbatches)),
       times_(stage_times(costs)),
       recorder_(s_, costs, options),

@@ -15,6 +15,7 @@
 #include "sim/iteration_barrier.hpp"
 #include "sim/op_costs.hpp"
 #include "sim/timeline_recorder.hpp"
+#include "sim/transfer_rule.hpp"
 
 namespace pipeplan::sim {
 
@@ -59,8 +60,9 @@ class CommSimulation {
   }
   int stream_of(const PostItem& item) const { return mode_ == CommMode::Rendezvous && item.group ? 1 : 0; }
   int streams() const { return mode_ == CommMode::Rendezvous ? 2 : 1; }
-  // How long a transfer takes: its boundary's time (the send is known once it has ended).
-  SimTime transfer_time(const TransferState& t) const { return transfer_[static_cast<std::size_t>(t.send.boundary())]; }
+  // How long a transfer takes once it runs: its boundary's crossing (a send and its receive are
+  // always on two devices).
+  SimTime transfer_time(const TransferState& t) const { return transfer_.crossing(t.send.boundary()); }
   TransferState& transfer(const CommSlot& c, int iteration) {
     return transfers_[c.link][static_cast<std::size_t>(iteration) * plan_.per_link[c.link] + c.index];
   }
@@ -90,7 +92,7 @@ class CommSimulation {
   const Schedule& s_;
   CommMode mode_;
   SimOptions options_;
-  std::vector<SimTime> transfer_;  // each stage boundary's transfer (transfer_time())
+  TransferRule transfer_;  // transfer_time()
   std::size_t per_iteration_;
   std::vector<StageTimes> times_;
   TimelineRecorder recorder_;

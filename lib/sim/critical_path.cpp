@@ -5,6 +5,7 @@
 
 #include "model/dependencies.hpp"
 #include "model/large_allocator.hpp"
+#include "sim/transfer_rule.hpp"
 
 namespace pipeplan {
 
@@ -68,11 +69,12 @@ const OpTiming* previous_on_device(const SimResult& r, const OpTiming& t) {
   return index == 0 ? nullptr : &ops[index - 1];
 }
 
-// The transfer an input from another device took: its boundary's, as the run recorded it (none
-// recorded, as for a measured run: compare the producers' ends).
-SimTime transfer(const SimResult& r, const Dependency& dep) {
-  const auto boundary = static_cast<std::size_t>(crossed_boundary(dep));
-  return boundary < r.boundary_transfers.size() ? r.boundary_transfers[boundary] : 0;
+// The transfer rule the run timed its inputs by, with each boundary's time as it recorded it.
+// A measured run records none: its inputs from other devices then count from their producers'
+// ends.
+TransferRule recorded_rule(const Schedule& s, const SimResult& r) {
+  if (!r.boundary_transfers.empty()) return TransferRule(r.boundary_transfers);
+  return TransferRule(std::vector<SimTime>(static_cast<std::size_t>(std::max(0, s.stages - 1)), 0));
 }
 
 }  // namespace
@@ -82,6 +84,7 @@ std::vector<CriticalStep> critical_path(const Schedule& schedule, const SimResul
   const OpTiming* current = last_op(result);
   if (current == nullptr) return path;
   const FirstIterationProducers producers(schedule, result);
+  const TransferRule rule = recorded_rule(schedule, result);
   while (current != nullptr) {
     path.push_back({current, false});
     const OpTiming* previous = previous_on_device(result, *current);
@@ -101,7 +104,7 @@ std::vector<CriticalStep> critical_path(const Schedule& schedule, const SimResul
         continue;
       }
       // An FB may wait on two devices, across two boundaries whose transfers may differ.
-      const SimTime arrival = from->end + transfer(result, dep);
+      const SimTime arrival = rule.arrival(from->end, from->device, current->device, crossed_boundary(dep));
       if (remote == nullptr || arrival > remote_arrival) {
         remote = from;
         remote_input = dep;

@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <vector>
 
+#include "sim/transfer_rule.hpp"
+
 namespace pipeplan {
 
 SimTime step_lower_bound(const Schedule& s, const CostModel& costs, OptimizerMode mode) {
   check_dimensions(costs, s.stages, s.devices);
-  const std::vector<SimTime> transfer = boundary_transfer_ns(costs);  // boundary s: stage s to s + 1
+  const TransferRule transfer(costs);
   const auto devices = static_cast<std::size_t>(s.devices);
   std::vector<SimTime> work(devices, 0);          // every op of the device, one iteration
   std::vector<SimTime> first_input(devices, -1);  // when its first stage's input can arrive at the earliest
@@ -20,11 +22,12 @@ SimTime step_lower_bound(const Schedule& s, const CostModel& costs, OptimizerMod
     const SimTime backward = std::min(ms_to_ns(c.b_ms) + ms_to_ns(c.w_ms), ms_to_ns(c.b_ms + c.w_ms));
     work[d] += s.microbatches * (ms_to_ns(c.f_ms) + backward);
     if (first_input[d] < 0) first_input[d] = forward_chain;
-    const bool crosses =
-        stage + 1 < s.stages && s.placement[static_cast<std::size_t>(stage) + 1] != static_cast<int>(d);
     // Micro-batch 0's activation crosses boundary `stage` on the way up and its gradient on the
     // way back, each taking that boundary's own time (a slow link counts once each way).
-    const SimTime crossing = crosses ? transfer[static_cast<std::size_t>(stage)] : 0;
+    const SimTime crossing =
+        stage + 1 < s.stages
+            ? transfer.delay(static_cast<int>(d), s.placement[static_cast<std::size_t>(stage) + 1], stage)
+            : 0;
     forward_chain += ms_to_ns(c.f_ms) + crossing;
     backward_chain += ms_to_ns(c.b_ms) + crossing;
   }

@@ -54,7 +54,7 @@ struct OutputEnds {
   return 0;
 }
 
-/// The memory an op changes at its start and at its end (DESIGN.md): F allocates a_F at its
+/// The memory an op changes at its start and at its end (docs/model.md, "Memory"): F allocates a_F at its
 /// start; B frees a_F - a_W, W a_W and BW a_F at their ends; FB allocates its forward's a_F at
 /// its start and frees its backward's at its end.
 struct MemoryEffect {

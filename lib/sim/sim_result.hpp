@@ -12,8 +12,7 @@
 
 namespace pipeplan {
 
-/// When each device takes its optimizer step (DESIGN.md; shared/reference/schedules.md,
-/// "Optimizer step and the steady state").
+/// When each device takes its optimizer step (docs/model.md, "The steady state").
 enum class OptimizerMode : unsigned char {
   Sync,            ///< a global all-reduce first: every device waits for the last one's ops
   PostValidation,  ///< each device steps as soon as its own ops are done (Qi et al. 2024)

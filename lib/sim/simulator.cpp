@@ -15,6 +15,7 @@
 #include "sim/lower_bound.hpp"
 #include "sim/op_costs.hpp"
 #include "sim/timeline_recorder.hpp"
+#include "sim/transfer_rule.hpp"
 
 namespace pipeplan {
 
@@ -32,13 +33,13 @@ struct DeviceState {
 // therefore follows the dependencies instead of a global event queue: each device advances
 // through its list while its next op's inputs are known, and an op's end wakes the device that
 // consumes it. Any processing order gives the same times, so the result is deterministic; it
-// is exactly the discrete-event run of DESIGN.md, computed in linear time.
+// is exactly the discrete-event run of docs/model.md, "The simulator", computed in linear time.
 class Simulation {
  public:
   Simulation(const Schedule& schedule, const CostModel& costs, const SimOptions& options, SimWorkspace& workspace)
       : s_(schedule),
         options_(options),
-        transfer_(boundary_transfer_ns(costs)),
+        transfer_(costs),
         per_iteration_(static_cast<std::size_t>(schedule.stages) * static_cast<std::size_t>(schedule.microbatches)),
         ring_(std::min(options.iterations, kRing)),
         forward_end_(workspace.forward_end),
@@ -104,7 +105,7 @@ class Simulation {
                                                          : split_b_end_;
     SimTime end = ends[slot(iteration, dep.stage, dep.microbatch)];
     if (end == kNever) return kNever;
-    return device_of(dep.stage) == device ? end : end + transfer_[static_cast<std::size_t>(crossed_boundary(dep))];
+    return transfer_.arrival(end, device_of(dep.stage), device, crossed_boundary(dep));
   }
 
   // Runs the device's ops while their inputs are known; stops at one that waits.
@@ -229,7 +230,7 @@ class Simulation {
 
   const Schedule& s_;
   SimOptions options_;
-  std::vector<SimTime> transfer_;            // each stage boundary's transfer
+  TransferRule transfer_;
   std::size_t per_iteration_;                // slots of one iteration: stages x micro-batches
   int ring_;                                 // iterations whose output ends are kept: min(iterations, kRing)
   std::vector<std::vector<int>> stages_of_;  // each device's stages, when the ring is reused

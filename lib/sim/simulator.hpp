@@ -1,5 +1,5 @@
 #pragma once
-// The discrete-event simulator (DESIGN.md, "Simulator"). It times a schedule; it never reorders
+// The discrete-event simulator (docs/model.md, "The simulator"). It times a schedule; it never reorders
 // it and never formats text.
 #include <vector>
 

@@ -2,13 +2,15 @@
 
 #include <algorithm>
 
+#include "sim/transfer_rule.hpp"
+
 namespace pipeplan::sim {
 
 TimelineRecorder::TimelineRecorder(const Schedule& schedule, const CostModel& costs, const SimOptions& options)
     : record_(options.record_timeline), memory_(static_cast<std::size_t>(schedule.devices), 0) {
   result_.options = options;
   result_.devices.resize(memory_.size());
-  if (record_) result_.boundary_transfers = boundary_transfer_ns(costs);
+  if (record_) result_.boundary_transfers = TransferRule(costs).per_boundary();
   const auto iterations = static_cast<std::size_t>(options.iterations);
   for (std::size_t d = 0; d < memory_.size(); ++d) {
     DeviceTimeline& t = result_.devices[d];

@@ -1,5 +1,5 @@
 #pragma once
-// The validator (DESIGN.md, "Validator"): every problem of a schedule, not only the first.
+// The validator (docs/model.md, "The validator"): every problem of a schedule, not only the first.
 #include <optional>
 #include <vector>
 
