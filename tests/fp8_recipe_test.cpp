@@ -161,3 +161,23 @@ TEST_CASE("which card runs which recipe") {
   CHECK_THROWS_WITH_AS(apply_fp8(w, g, tiny_fp8(Fp8Recipe::Mxfp8), gpu_named("h100")),
                        doctest::Contains("mxfp8 needs Blackwell"), Error);
 }
+
+TEST_CASE("under FSDP without pipeline parallelism a rank keeps its shard's FP8 copies and the units' in flight") {
+  // docs/costs.md, "FP8": the copies are made of each rank's shard and gathered with it, so of
+  // the 8 layers' linear weights a rank of dp 4 keeps a quarter, and the two units in flight whole.
+  const ModelConfig m = tiny_llama();
+  TrainingSettings t;
+  t.seq = 256;
+  t.sharding = Sharding::Params;
+  const GpuSpec& h100 = gpu_named("h100");
+  const std::vector<int> one{0};
+  const Layout layout = parse_layout("E,t*8,H", 8, "test");
+  const AnalyticProfile bf16 = analytic_profile(m, t, h100, {}, layout, {one, 1, 4, 8});
+  t.fp8 = Fp8Recipe::Tensorwise;
+  const AnalyticProfile fp8 = analytic_profile(m, t, h100, {}, layout, {one, 1, 4, 8});
+  const double layer = fp8_weight_elements(layer_linear_gemms(m, t));
+  const double copies =
+      (8 * layer / 4 + 2 * layer) * fp8_weight_copy_bytes(Fp8Recipe::Tensorwise, Architecture::Hopper);
+  CHECK(double(fp8.costs.devices[0].static_memory_bytes - bf16.costs.devices[0].static_memory_bytes) ==
+        doctest::Approx(copies).epsilon(1e-6));
+}

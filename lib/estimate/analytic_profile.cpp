@@ -460,7 +460,14 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
     out.breakdown.data_parallel_ms.push_back(d.optimizer_ms - adam_ms);
     if (tr.fp8) {
       // The FP8 weight copies beside the BF16 weights, made once a step from the stepped weights.
-      const double weights = device_fp8_weights[device];
+      // Under FSDP without pipeline parallelism the weights are whole only for the two units in
+      // flight: the copies are made of each rank's shard and gathered with it (torchao's FP8
+      // all-gather), so a rank keeps its shard's and the units' in flight.
+      double weights = device_fp8_weights[device];
+      if (fsdp_units) {
+        const double largest = *std::max_element(fp8_kind_weights.begin(), fp8_kind_weights.end());
+        weights = weights / dense.count + 2 * largest;
+      }
       static_bytes += weights * fp8_weight_copy_bytes(*tr.fp8, gpu.architecture);
       d.optimizer_ms += ms_for_bytes(weights * fp8_cast_bytes(*tr.fp8, gpu.architecture, Fp8Operand::Weight),
                                      gpu.memory_gb_per_s, e.memory);
