@@ -22,6 +22,7 @@ LayerKinds layer_kinds(const ModelConfig& m) {
     if (at == out.kinds.end()) at = out.kinds.insert(out.kinds.end(), k);
     out.of_layer.push_back(int(at - out.kinds.begin()));
   }
+  if (out.kinds.empty()) out.kinds.push_back(layer_kind(m, 0));  // a model of no layers still has their kind
   return out;
 }
 

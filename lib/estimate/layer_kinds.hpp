@@ -19,7 +19,8 @@ struct LayerKind {
 /// The kind of layer `layer` (0-based) of `model`.
 [[nodiscard]] LayerKind layer_kind(const ModelConfig& model, int layer);
 
-/// The model's distinct kinds in order of first appearance, and each layer's index among them.
+/// The model's distinct kinds in order of first appearance (at least one), and each layer's
+/// index among them.
 struct LayerKinds {
   std::vector<LayerKind> kinds;
   std::vector<int> of_layer;
