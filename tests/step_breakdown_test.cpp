@@ -2,6 +2,8 @@
 // time, and the lines of a planned row add up to its simulated step.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "estimate/analytic_profile.hpp"
 #include "estimate/piece_gemms.hpp"
 #include "io/model_config_json.hpp"
@@ -72,5 +74,35 @@ TEST_CASE("a planned row's breakdown adds up to its step, on its busiest device"
     CHECK(b.idle_ms >= -1e-6);  // the busiest device cannot be busy for longer than the step
     CHECK(b.overlap_ms <= 0);
     if (row.cp == 1) CHECK(b.layers.context_comm == 0);  // no ring without context parallelism
+  }
+}
+
+TEST_CASE("precisions searched together give each precision's own best row") {
+  // plan --dtype bf16,fp8: the best row of each precision is the best row of a plan of that
+  // precision alone (the search is the union of the two).
+  PlanRequest r;
+  r.model = tiny_llama();
+  r.training.seq = 256;
+  r.training.global_batch = 16;
+  r.gpu = &gpu_named("h100");
+  r.gpus = 4;
+  r.schedules = {"1f1b", "zb"};
+  r.threads = 2;
+  const Precision bf16{DType::BF16, std::nullopt}, fp8{DType::BF16, Fp8Recipe::Tensorwise};
+  r.precisions = {bf16, fp8};
+  const PlanOutcome both = plan(r);
+  CHECK(both.precisions);
+  for (const Precision& p : {bf16, fp8}) {
+    PlanRequest alone = r;
+    alone.precisions = {};
+    alone.training.dtype = p.dtype;
+    alone.training.fp8 = p.fp8;
+    const PlanOutcome one = plan(alone);
+    REQUIRE(!one.rows.empty());
+    const auto best =
+        std::find_if(both.rows.begin(), both.rows.end(), [&](const PlanRow& row) { return row.precision == p; });
+    REQUIRE(best != both.rows.end());
+    CHECK(best->step_ms == one.rows.front().step_ms);
+    CHECK(one.rows.front().precision == p);
   }
 }

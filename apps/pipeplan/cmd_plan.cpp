@@ -213,6 +213,7 @@ Runner add_plan(CLI::App& sub) {
     }
     request.model = in.model;
     request.training = in.training;
+    request.precisions = in.precisions;
     request.search = searched;
     request.microbatches = o->microbatches;
     // Rows beyond --top need not be ranked exactly; --json and -o list every row simulated.

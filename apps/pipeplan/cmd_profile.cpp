@@ -80,6 +80,9 @@ Runner add_profile(CLI::App& sub) {
   return [o] {
     check_file_roles({{"--model", o->model.model}, {"-o", o->output, true}});
     const ModelInput in = read_model_input(o->model);
+    if (!in.precisions.empty()) {
+      throw UsageError("--dtype " + o->model.dtype + ": a profile is of one precision (plan tries a list)");
+    }
     const CLI::Option* gather = o->model.overlap_param_gather_option;
     if (in.training.overlap_param_gather && in.training.sharding == Sharding::None && gather && gather->count() > 0) {
       throw UsageError("--overlap-param-gather: needs the distributed optimizer (--sharding optimizer or gradients)");

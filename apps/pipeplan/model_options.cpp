@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "command.hpp"
 #include "enum_flags.hpp"
 #include "estimate/context_parallel.hpp"
@@ -74,7 +76,7 @@ void add_model_options(CLI::App& sub, ModelFlags& f, bool global_batch_required)
   sub.add_option("--dtype", f.dtype,
                  "Activation and weight type: " + dtype_choices() +
                      " (Adam keeps fp32 masters; fp8: the linear layers' GEMMs in FP8, weights and activations "
-                     "in bf16, as Transformer Engine trains)")
+                     "in bf16, as Transformer Engine trains; plan: a list such as bf16,fp8 tries each)")
       ->type_name("TYPE")
       ->capture_default_str();
   sub.add_option("--fp8-recipe", f.fp8_recipe,
@@ -169,15 +171,30 @@ ModelInput read_model_input(const ModelFlags& f) {
   } catch (const Error& e) {
     throw UsageError(std::string("--gpu: ") + e.what());
   }
-  // fp8 keeps bf16 storage and puts the recipe beside it (training.hpp).
-  const bool fp8 = same_name(f.dtype, kFp8DType);
-  auto dtype = fp8 ? std::optional<DType>(DType::BF16) : dtype_named(f.dtype);
-  if (!dtype) throw UsageError("--dtype: expected " + dtype_choices() + ", got '" + f.dtype + "'");
-  in.training.dtype = *dtype;
-  if (!fp8 && !f.fp8_recipe.empty()) {
+  // fp8 keeps bf16 storage and puts the recipe beside it (training.hpp). A comma-separated list
+  // (plan --dtype bf16,fp8) names precisions to try, each a row of its own.
+  bool any_fp8 = false;
+  std::vector<Precision> precisions;
+  for (std::size_t from = 0; from <= f.dtype.size();) {
+    const std::size_t comma = std::min(f.dtype.find(',', from), f.dtype.size());
+    const std::string name = f.dtype.substr(from, comma - from);
+    from = comma + 1;
+    const bool fp8 = same_name(name, kFp8DType);
+    auto dtype = fp8 ? std::optional<DType>(DType::BF16) : dtype_named(name);
+    if (!dtype) throw UsageError("--dtype: expected " + dtype_choices() + " (or a list of them), got '" + name + "'");
+    Precision p{*dtype, fp8 ? std::optional<Fp8Recipe>(fp8_recipe_for(f, *in.gpu)) : std::nullopt};
+    if (std::find(precisions.begin(), precisions.end(), p) != precisions.end()) {
+      throw UsageError("--dtype " + f.dtype + ": '" + name + "' is named twice");
+    }
+    precisions.push_back(p);
+    any_fp8 = any_fp8 || fp8;
+  }
+  if (!any_fp8 && !f.fp8_recipe.empty()) {
     throw UsageError("--fp8-recipe " + f.fp8_recipe + ": needs --dtype fp8 (--dtype is " + f.dtype + ")");
   }
-  if (fp8) in.training.fp8 = fp8_recipe_for(f, *in.gpu);
+  in.training.dtype = precisions.front().dtype;
+  in.training.fp8 = precisions.front().fp8;
+  if (precisions.size() > 1) in.precisions = precisions;
   auto recompute = recompute_named(f.recompute);
   if (!recompute)
     throw UsageError("--recompute: expected " + enum_choices(kRecomputes) + ", got '" + f.recompute + "'");
@@ -241,10 +258,19 @@ std::string describe_input(const ModelInput& in, const SearchedSettings* searche
   const std::string ep = moe ? ", ep " + value(s.ep, std::to_string(t.ep)) + ", etp " +
                                    (t.etp > 0 ? std::to_string(t.etp) : std::string("as tp")) + capacity
                              : "";
-  // FP8: the recipe, and that storage stays bf16.
-  const std::string dtype =
+  // FP8: the recipe, and that storage stays bf16; several: the ones the planner tries.
+  std::string dtype =
       t.fp8 ? fmt::format("fp8 ({} recipe, {} weights and activations)", fp8_recipe_name(*t.fp8), dtype_name(t.dtype))
             : std::string(dtype_name(t.dtype));
+  if (in.precisions.size() > 1) {
+    dtype = "precision searched (";
+    for (std::size_t i = 0; i < in.precisions.size(); ++i) {
+      const Precision& p = in.precisions[i];
+      dtype += (i > 0 ? ", " : "") +
+               (p.fp8 ? "fp8 " + std::string(fp8_recipe_name(*p.fp8)) : std::string(dtype_name(p.dtype)));
+    }
+    dtype += ")";
+  }
   std::string text = fmt::format(
       "{} ({} parameters{}, {} layers) on {}, {}, seq {}, micro-batch {}, tp {}, cp {}{}, recompute {}",
       printable(in.model.name), parameter_count(model_parameters(in.model)), active, in.model.layers, in.gpu->name,

@@ -51,6 +51,8 @@ struct ModelInput {
   Efficiency efficiency;
   RankOrder rank_order = RankOrder::TpDpPp;
   bool rank_order_given = false;  ///< --rank-order was on the command line
+  /// `--dtype bf16,fp8`: the precisions plan tries, the first also in `training`; empty for one.
+  std::vector<Precision> precisions;
 };
 
 /// Reads the config file and resolves the names; UsageError for a bad flag, Error for a bad file.

@@ -71,6 +71,14 @@ inline constexpr EnumTable<Fp8Recipe, 4> kFp8Recipes = {{
 /// Bytes of one activation or weight element in `dtype`.
 [[nodiscard]] int element_bytes(DType dtype);
 
+/// The storage type and, for FP8 training, the recipe of its linear GEMMs: one precision the
+/// planner can try (`plan --dtype bf16,fp8`).
+struct Precision {
+  DType dtype = DType::BF16;
+  std::optional<Fp8Recipe> fp8;
+  bool operator==(const Precision&) const = default;
+};
+
 struct TrainingSettings {
   int seq = 2048;             ///< tokens per sequence
   int micro_batch = 1;        ///< sequences per micro-batch

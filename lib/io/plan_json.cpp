@@ -29,7 +29,7 @@ Json breakdown_to_json(const StepBreakdown& b) {
   return j;
 }
 
-Json row_to_json(const PlanRow& r) {
+Json row_to_json(const PlanRow& r, bool precisions) {
   Json j;
   j["schedule"] = r.schedule;
   j["pp"] = r.pp;
@@ -54,6 +54,10 @@ Json row_to_json(const PlanRow& r) {
   j["peak_memory_bytes"] = r.peak_memory;
   j["partial_search"] = r.partial_search;
   if (r.breakdown) j["breakdown"] = breakdown_to_json(*r.breakdown);
+  if (precisions) {  // several tried: each row's own (docs/formats.md)
+    j["dtype"] = r.precision.fp8 ? std::string("fp8") : std::string(dtype_name(r.precision.dtype));
+    j["fp8_recipe"] = r.precision.fp8 ? Json(std::string(fp8_recipe_name(*r.precision.fp8))) : Json(nullptr);
+  }
   return j;
 }
 
@@ -80,7 +84,7 @@ Json plan_to_json(const PlanOutcome& outcome) {
   Json& examples = j["refused_first"] = Json::object();
   for (const auto& [reason, configuration] : outcome.refused_example) examples[reason] = configuration;
   Json& rows = j["rows"] = Json::array();
-  for (const PlanRow& r : outcome.rows) rows.push_back(row_to_json(r));
+  for (const PlanRow& r : outcome.rows) rows.push_back(row_to_json(r, outcome.precisions));
   return j;
 }
 

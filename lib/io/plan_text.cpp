@@ -19,6 +19,10 @@ std::string plan_row_title(const PlanRow& r) {
       r.microbatches, r.layout);
 }
 
+std::string precision_name(const Precision& p) {
+  return p.fp8 ? "fp8 " + std::string(fp8_recipe_name(*p.fp8)) : std::string(dtype_name(p.dtype));
+}
+
 std::string plan_breakdown_text(const PlanOutcome& outcome, std::size_t top) {
   std::string text;
   for (std::size_t i = 0; i < outcome.rows.size() && i < top; ++i) {
@@ -80,21 +84,26 @@ std::string plan_text(const PlanOutcome& outcome, std::size_t top) {
   const auto ep = [&](const std::string& cell, const std::string& etp) {
     return outcome.experts ? fmt::format(" {:>3} {:>3}", cell, etp) : std::string();
   };
+  // Several precisions tried: each row says its own after the sharding.
+  const auto precision = [&](const std::string& cell) {
+    return outcome.precisions ? fmt::format(" {:<15}", cell) : std::string();
+  };
   // The rank order each row ran under (the faster of those tried): tp-dp-pp or tp-pp-dp.
   text += fmt::format(
-      "{:>3}  {:<11} {:>4} {:>3} {:>3} {:>3}{} {:<8} {:>2} {:>5} {:>3} {:<9} {:<9}  {:>10} {:>7}  {:>21}  {:>12} {:>6} "
+      "{:>3}  {:<11} {:>4} {:>3} {:>3} {:>3}{} {:<8} {:>2} {:>5} {:>3} {:<9} {:<9}{}  {:>10} {:>7}  {:>21}  {:>12} "
+      "{:>6} "
       " "
       "{}\n",
       "#", "schedule", "pp", "dp", "tp", "cp", ep("ep", "etp"), "ranks", "V", "M", "mb", "recompute", "sharding",
-      "step ms", "bubble", "peak / limit", "tokens/s/GPU", "MFU", "layout");
+      precision("precision"), "step ms", "bubble", "peak / limit", "tokens/s/GPU", "MFU", "layout");
   for (std::size_t i = 0; i < outcome.rows.size() && i < top; ++i) {
     const PlanRow& r = outcome.rows[i];
     text += fmt::format(
-        "{:>3}  {:<11} {:>4} {:>3} {:>3} {:>3}{} {:<8} {:>2} {:>5} {:>3} {:<9} {:<9}  {:>10.3f} {:>6.1f}%  {:>21}  "
+        "{:>3}  {:<11} {:>4} {:>3} {:>3} {:>3}{} {:<8} {:>2} {:>5} {:>3} {:<9} {:<9}{}  {:>10.3f} {:>6.1f}%  {:>21}  "
         "{:>12.1f} {:>5.1f}%  {}\n",
         i + 1, r.schedule, r.pp, r.dp, r.tp, r.cp, ep(std::to_string(r.ep), std::to_string(r.etp)),
         rank_order_name(r.rank_order), r.chunks, r.microbatches, r.micro_batch, recompute_name(r.recompute),
-        sharding_name(r.sharding), r.step_ms, 100.0 * r.bubble_rate,
+        sharding_name(r.sharding), precision(precision_name(r.precision)), r.step_ms, 100.0 * r.bubble_rate,
         format_size(r.max_peak()) + " / " + format_size(r.memory_limit), r.tokens_per_s_per_gpu, 100.0 * r.mfu,
         r.layout);
   }

@@ -81,6 +81,7 @@ PlanRow row_of(const PlanRequest& r, const PlanJob& job, const TrainingSettings&
   row.microbatches = job.microbatches;
   row.micro_batch = tr.micro_batch;
   row.recompute = tr.recompute;
+  row.precision = {tr.dtype, tr.fp8};
   row.sharding = job.dp * tr.cp > 1 ? tr.sharding : Sharding::None;
   row.rank_order = order;
   row.schedule = std::string(job.generator->name);
@@ -175,10 +176,10 @@ VariantOutcome evaluate_variant(const PlanRequest& r, const PlanJob& job, const 
   }
   if (out.best) {
     // Under pp 1 the rows of every schedule and chunk count are shown as one (planner.cpp).
-    const std::string group = job.pp != 1
-                                  ? std::string{}
-                                  : fmt::format("{}/{}/{}/{}/{}/{}/{}/{}", job.tp, job.cp, job.dp, job.ep,
-                                                job.micro_batch, job.microbatches, int(tr.recompute), int(tr.sharding));
+    const std::string group = job.pp != 1 ? std::string{}
+                                          : fmt::format("{}/{}/{}/{}/{}/{}/{}/{}/{}/{}", job.tp, job.cp, job.dp, job.ep,
+                                                        job.micro_batch, job.microbatches, int(tr.recompute),
+                                                        int(tr.sharding), int(tr.dtype), tr.fp8 ? int(*tr.fp8) : -1);
     top.add(out.best->step, group);
   }
   return out;

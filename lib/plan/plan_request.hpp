@@ -49,6 +49,8 @@ struct PlanRequest {
   /// told otherwise; 0 here, so that a caller's limit is the model's.
   Bytes memory_reserve = 0;
   std::vector<std::string> schedules;  ///< generator names
+  /// The precisions to try, each a row of its own (`--dtype bf16,fp8`); empty: the training's.
+  std::vector<Precision> precisions;
   /// A layout string (pipeplan's or Megatron's notation): only configurations with its stage
   /// count; or "even" / "padded": Megatron's split for every stage count it divides.
   std::optional<std::string> layout;
@@ -83,6 +85,7 @@ struct PlanRow {
   int micro_batch = 1;  ///< sequences per micro-batch
   Recompute recompute = Recompute::None;
   Sharding sharding = Sharding::None;
+  Precision precision;                       ///< the storage type and FP8 recipe the row trains with
   RankOrder rank_order = RankOrder::TpDpPp;  ///< how the ranks sit on nodes: the faster of those tried
   std::string schedule;
   std::string layout;
@@ -112,9 +115,10 @@ struct PlanOutcome {
   std::map<std::string, int> refused;                  ///< configurations a generator refused, by reason
   std::map<std::string, std::string> refused_example;  ///< reason: the first configuration refused for it
   int considered = 0;                                  ///< every configuration tried
-  int skipped = 0;       ///< not simulated: a lighter recompute or sharding fits, or its bound cannot reach the top
-  int merged = 0;        ///< rows identical to a shown one (pp 1 under every schedule)
-  bool experts = false;  ///< the model is a mixture of experts: rows show their ep and etp
+  int skipped = 0;          ///< not simulated: a lighter recompute or sharding fits, or its bound cannot reach the top
+  int merged = 0;           ///< rows identical to a shown one (pp 1 under every schedule)
+  bool experts = false;     ///< the model is a mixture of experts: rows show their ep
+  bool precisions = false;  ///< several precisions were tried: rows show theirs and etp
 };
 
 }  // namespace pipeplan

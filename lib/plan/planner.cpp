@@ -32,7 +32,7 @@ void merge_identical(PlanOutcome& outcome) {
     const bool same = std::any_of(kept.begin(), kept.end(), [&](const PlanRow& k) {
       return k.pp == row.pp && k.dp == row.dp && k.tp == row.tp && k.cp == row.cp && k.ep == row.ep &&
              k.etp == row.etp && k.micro_batch == row.micro_batch && k.microbatches == row.microbatches &&
-             k.recompute == row.recompute && k.sharding == row.sharding &&
+             k.recompute == row.recompute && k.sharding == row.sharding && k.precision == row.precision &&
              (row.pp == 1 || (k.step_ms == row.step_ms && k.max_peak() == row.max_peak()));
     });
     if (same) {
@@ -90,6 +90,8 @@ TrainingSettings PlanRow::training(const TrainingSettings& base) const {
   t.micro_batch = micro_batch;
   t.recompute = recompute;
   t.sharding = sharding;
+  t.dtype = precision.dtype;
+  t.fp8 = precision.fp8;
   return t;
 }
 
@@ -107,6 +109,7 @@ std::vector<std::string> default_plan_schedules(const ModelConfig& model) {
 PlanOutcome plan(const PlanRequest& request, const std::function<void(std::size_t, std::size_t)>& progress) {
   PlanOutcome outcome;
   outcome.experts = request.model.is_moe();
+  outcome.precisions = request.precisions.size() > 1;
   const std::vector<PlanJob> jobs = plan_jobs(request, outcome.refused);
   for (const auto& [reason, count] : outcome.refused) outcome.considered += count;
   for (const PlanJob& job : jobs) outcome.considered += int(job.variants.size());

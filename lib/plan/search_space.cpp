@@ -118,8 +118,15 @@ std::vector<int> tp_choices(const PlanRequest& r) {
   return out;
 }
 
+std::vector<Precision> precisions_of(const PlanRequest& r) {
+  if (!r.precisions.empty()) return r.precisions;
+  return {{r.training.dtype, r.training.fp8}};
+}
+
 TrainingSettings job_training(const PlanRequest& r, const PlanJob& job, const MemoryVariant& v) {
   TrainingSettings t = r.training;
+  t.dtype = job.precision.dtype;
+  t.fp8 = job.precision.fp8;
   t.tp = job.tp;
   t.cp = job.cp;
   t.ep = job.ep;
@@ -131,10 +138,11 @@ TrainingSettings job_training(const PlanRequest& r, const PlanJob& job, const Me
 
 std::string job_title(const PlanJob& j, const MemoryVariant& v) {
   return fmt::format(
-      "{}, pp {} x {} chunks, dp {}, tp {}{}{}, micro-batch {}, recompute {}, sharding {}, {} micro-batches",
+      "{}, pp {} x {} chunks, dp {}, tp {}{}{}, micro-batch {}, recompute {}, sharding {}, {} micro-batches{}",
       j.generator->name, j.pp, j.chunks, j.dp, j.tp, j.cp > 1 ? fmt::format(", cp {}", j.cp) : "",
       j.ep > 1 ? fmt::format(", ep {}", j.ep) : "", j.micro_batch, recompute_name(v.recompute),
-      sharding_name(v.sharding), j.microbatches);
+      sharding_name(v.sharding), j.microbatches,
+      j.precision.fp8 ? fmt::format(", fp8 ({})", fp8_recipe_name(*j.precision.fp8)) : "");
 }
 
 std::vector<PlanJob> plan_jobs(const PlanRequest& r, std::map<std::string, int>& refused) {
@@ -220,24 +228,28 @@ std::vector<PlanJob> plan_jobs(const PlanRequest& r, std::map<std::string, int>&
           if (!unfolded) unfolded = {tp, cp, dp};
         }
         for (int ep : eps) {
-          TrainingSettings lightest = r.training;
-          lightest.tp = tp;
-          lightest.cp = cp;
-          lightest.ep = ep;
-          lightest.micro_batch = b;
-          lightest.recompute = vs.front().recompute;
-          const GroupLinks links = group_links(
-              *r.gpu, {tp, pp, dp, ep, node_gpus(r), r.rank_order.value_or(RankOrder::TpDpPp), cp, r.training.etp});
-          const PieceTotals t =
-              piece_totals(r.model, lightest, *r.gpu, r.efficiency, r.measured ? &*r.measured : nullptr, &links);
-          const double per_microbatch = t.all();
-          for (const Generator* g : chosen) {
-            for (int v : chunk_choices(*g, r.max_chunks, r.chunks)) {
-              const int stages = pp * v;
-              if (fixed_stages > 0 ? std::size_t(stages) != fixed_stages : stages > r.model.layers + 2) continue;
-              // 1F1B's step with the fill and drain shortened V times: only an order to try them in.
-              const double estimate = (double(microbatches) + double(pp - 1) / v) * per_microbatch / pp;
-              jobs.push_back({tp, pp, dp, v, int(microbatches), b, g, vs, estimate, ep, cp});
+          for (const Precision& precision : precisions_of(r)) {
+            TrainingSettings lightest = r.training;
+            lightest.dtype = precision.dtype;
+            lightest.fp8 = precision.fp8;
+            lightest.tp = tp;
+            lightest.cp = cp;
+            lightest.ep = ep;
+            lightest.micro_batch = b;
+            lightest.recompute = vs.front().recompute;
+            const GroupLinks links = group_links(
+                *r.gpu, {tp, pp, dp, ep, node_gpus(r), r.rank_order.value_or(RankOrder::TpDpPp), cp, r.training.etp});
+            const PieceTotals t =
+                piece_totals(r.model, lightest, *r.gpu, r.efficiency, r.measured ? &*r.measured : nullptr, &links);
+            const double per_microbatch = t.all();
+            for (const Generator* g : chosen) {
+              for (int v : chunk_choices(*g, r.max_chunks, r.chunks)) {
+                const int stages = pp * v;
+                if (fixed_stages > 0 ? std::size_t(stages) != fixed_stages : stages > r.model.layers + 2) continue;
+                // 1F1B's step with the fill and drain shortened V times: only an order to try them in.
+                const double estimate = (double(microbatches) + double(pp - 1) / v) * per_microbatch / pp;
+                jobs.push_back({tp, pp, dp, v, int(microbatches), b, g, vs, estimate, ep, cp, precision});
+              }
             }
           }
         }

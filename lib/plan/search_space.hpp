@@ -32,6 +32,7 @@ struct PlanJob {
   double estimate_ms = 0;               ///< a rough step, to try the promising jobs first
   int ep = 1;                           ///< expert parallelism, dividing the experts, etp·ep dividing tp·cp·dp
   int cp = 1;                           ///< context parallelism; GPUs = tp·cp·pp·dp
+  Precision precision;                  ///< the storage type and FP8 recipe
 };
 
 /// The tensor-parallel degrees worth trying: the fixed one, or every t dividing the GPUs, the
@@ -42,6 +43,9 @@ struct PlanJob {
 /// not split, too many micro-batches) are counted in `refused`. Throws Error for a request no
 /// configuration can meet, naming the flag.
 [[nodiscard]] std::vector<PlanJob> plan_jobs(const PlanRequest& request, std::map<std::string, int>& refused);
+
+/// The precisions to try: the request's list, or its training's one.
+[[nodiscard]] std::vector<Precision> precisions_of(const PlanRequest& request);
 
 /// The settings of one job and variant: the request's, with the job's tp, cp, ep and micro-batch.
 [[nodiscard]] TrainingSettings job_training(const PlanRequest& request, const PlanJob& job, const MemoryVariant& v);

@@ -675,3 +675,17 @@ pipeplan_cli_test(plan_breakdown_json --out "\"breakdown\": {" --out "\"attentio
 pipeplan_cli_test(plan_json_without_breakdown --then "grep -q step_ms plan.json && ! grep -q breakdown plan.json"
                   -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16 --seq 256
                      --top 1 -o @TMP@/plan.json)
+
+# plan --dtype bf16,fp8 tries both precisions, each row saying its own (the table's precision
+# column, the JSON's dtype and fp8_recipe); a precision named twice, or a list for profile, is refused.
+pipeplan_cli_test(plan_precision_searched --out "precision searched \\(bf16, fp8 tensorwise\\)"
+                  --out " sharding +precision +step ms"
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16 --seq 256
+                     --dtype bf16,fp8 --top 3)
+pipeplan_cli_test(plan_precision_json --out "\"dtype\": \"(bf16|fp8)\"" --out "\"fp8_recipe\": "
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16 --seq 256
+                     --dtype bf16,fp8 --top 3 --json)
+pipeplan_cli_test(plan_precision_twice --exit 2 --err "--dtype bf16,bf16: 'bf16' is named twice"
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16 --dtype bf16,bf16)
+pipeplan_cli_test(profile_precision_list --exit 2 --err "--dtype bf16,fp8: a profile is of one precision"
+                  -- profile --model tests/data/models/tiny-llama.json --gpu h100 --stages 2 --dtype bf16,fp8)
