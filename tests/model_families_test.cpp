@@ -194,3 +194,10 @@ TEST_CASE("DeepSeek's node-limited routing: across 8 domains a token goes once t
   const double whole = ib.latency_ms + token * 8 * 63 / 64 / (ib.bandwidth_gb_per_s * 1e9) * 1e3;
   CHECK(all_to_all_ms(w, ib, nullptr, 1).f_ms == doctest::Approx(2 * whole));
 }
+
+TEST_CASE("a mixture of experts without its experts' width is refused, naming the keys") {
+  const Json oss = Json::parse(R"({"model_type": "gpt_oss", "hidden_size": 64, "num_hidden_layers": 2,
+      "num_attention_heads": 4, "vocab_size": 100, "num_local_experts": 4, "num_experts_per_tok": 1})");
+  CHECK(test::error_of([&] { (void)model_config_from_json(oss, "o.json"); }) ==
+        "o.json: missing the experts' width ('intermediate_size' or 'moe_intermediate_size')");
+}

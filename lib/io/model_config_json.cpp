@@ -1,5 +1,6 @@
 #include "io/model_config_json.hpp"
 
+#include <cstdint>
 #include <filesystem>
 #include <initializer_list>
 #include <string_view>
@@ -48,6 +49,9 @@ void check_shape(const ModelConfig& m, const JsonPath& root) {
   }
   const bool dense_layers = !m.is_moe() || m.first_dense_layers > 0 || m.moe_layer_step > 1;
   if (dense_layers && m.ffn <= 0) throw Error(root.where() + ": missing 'intermediate_size' (a positive integer)");
+  if (m.is_moe() && m.moe.ffn <= 0) {
+    throw Error(root.where() + ": missing the experts' width ('intermediate_size' or 'moe_intermediate_size')");
+  }
 }
 
 // A model made in code names no family: the one whose keys describe its shape.
@@ -81,7 +85,8 @@ ModelConfig model_config_from_json(const Json& document, const std::string& sour
   m.vocab = required_key(d, {"vocab_size"}, root, 1, kMaxVocab);
   m.ffn = optional_key(d, {"intermediate_size", "n_inner"}, root, 1, kMaxWidth, gpt2 ? 4 * m.hidden : 0);
   m.kv_heads = optional_key(d, {"num_key_value_heads"}, root, 1, kMaxWidth, m.heads);
-  if (const int hd = optional_key(d, {"head_dim"}, root, 1, kMaxWidth, 0); hd > 0 && hd * m.heads != m.hidden) {
+  if (const int hd = optional_key(d, {"head_dim"}, root, 1, kMaxWidth, 0);
+      hd > 0 && std::int64_t{hd} * m.heads != m.hidden) {
     m.explicit_head_dim = hd;
   }
   m.positions = gpt2 ? optional_key(d, {"n_positions", "max_position_embeddings"}, root, 1, kMaxWidth, 0) : 0;
