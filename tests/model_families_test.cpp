@@ -201,3 +201,20 @@ TEST_CASE("a mixture of experts without its experts' width is refused, naming th
   CHECK(test::error_of([&] { (void)model_config_from_json(oss, "o.json"); }) ==
         "o.json: missing the experts' width ('intermediate_size' or 'moe_intermediate_size')");
 }
+
+TEST_CASE("the Hub configs in profiles/models count what their model cards publish") {
+  // Rounded figures from the model cards: Qwen3-30B-A3B "30.5B in total and 3.3B activated",
+  // Mixtral 8x22B "141B parameters, 39B active", Kimi K2 "1 trillion total, 32 billion activated".
+  const auto shipped = [](const char* file) {
+    return read_model_config_file(std::string(PIPEPLAN_TEST_DATA "/../../profiles/models/") + file);
+  };
+  const ModelConfig qwen = shipped("qwen3-30b-a3b.json"), mixtral = shipped("mixtral-8x22b.json"),
+                    kimi = shipped("kimi-k2.json");
+  CHECK(double(model_parameters(qwen)) == doctest::Approx(30.5e9).epsilon(0.005));
+  CHECK(double(active_parameters(qwen)) == doctest::Approx(3.3e9).epsilon(0.02));
+  CHECK(double(model_parameters(mixtral)) == doctest::Approx(141e9).epsilon(0.005));
+  CHECK(double(active_parameters(mixtral)) == doctest::Approx(39e9).epsilon(0.01));
+  CHECK(double(model_parameters(kimi)) == doctest::Approx(1.0e12).epsilon(0.03));
+  CHECK(double(active_parameters(kimi)) == doctest::Approx(32e9).epsilon(0.03));
+  CHECK(kimi.family == "kimi_k2");
+}
