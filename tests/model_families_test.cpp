@@ -218,3 +218,20 @@ TEST_CASE("the Hub configs in profiles/models count what their model cards publi
   CHECK(double(active_parameters(kimi)) == doctest::Approx(32e9).epsilon(0.03));
   CHECK(kimi.family == "kimi_k2");
 }
+
+TEST_CASE("a mixture of experts' family without its expert count is refused, not planned as dense") {
+  // Mixtral without num_local_experts planned 7.24e9 dense parameters (Hugging Face's default
+  // would be 8 experts): the count is required, 1 for a dense model.
+  const std::string shape =
+      R"("hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 100)";
+  const auto error = [&](const std::string& type) {
+    return test::error_of([&] {
+      (void)model_config_from_json(Json::parse("{" + shape + R"(, "model_type": ")" + type + "\"}"), "c.json");
+    });
+  };
+  CHECK(error("mixtral") ==
+        "c.json: missing 'num_local_experts', the experts of model_type mixtral (1 for a dense model)");
+  CHECK(error("qwen2_moe").starts_with("c.json: missing 'num_experts'"));
+  CHECK(error("qwen3_moe").starts_with("c.json: missing 'num_experts'"));
+  CHECK(error("gpt_oss").starts_with("c.json: missing 'num_local_experts'"));
+}

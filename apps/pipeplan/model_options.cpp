@@ -166,6 +166,13 @@ ModelInput read_model_input(const ModelFlags& f) {
   ModelInput in;
   in.training = f.training;
   in.efficiency = f.efficiency;
+  // CLI11's range check lets NaN through (every comparison with it is false).
+  for (const auto& [flag, value] :
+       {std::pair{"--gemm-efficiency", f.efficiency.gemm}, std::pair{"--memory-efficiency", f.efficiency.memory}}) {
+    if (!(value >= 0.01 && value <= 1.0)) {
+      throw UsageError(std::string(flag) + ": expected a fraction from 0.01 to 1, got " + fmt::format("{}", value));
+    }
+  }
   try {
     in.gpu = &gpu_named(f.gpu);
   } catch (const Error& e) {

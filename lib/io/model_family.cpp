@@ -21,6 +21,17 @@ int experts_per_token(const Json& d, const JsonPath& root, int experts) {
   return k;
 }
 
+// A mixture of experts' family names its experts: without the count, Hugging Face's config
+// class would fill in its own default (8 for Mixtral, 60 for Qwen2-MoE), and pipeplan would
+// plan a dense model of the wrong size; refused instead, naming the key.
+void require_expert_count(const Json& d, const JsonPath& root, std::string_view key, std::string_view family) {
+  const Json* v = optional_member(d, key, root);
+  if (v == nullptr || v->is_null()) {
+    throw Error(root.where() + ": missing '" + std::string(key) + "', the experts of model_type " +
+                std::string(family) + " (1 for a dense model)");
+  }
+}
+
 // A dense layer among sparse ones by index is not one of the layer kinds (layer_kinds.hpp).
 void refuse_listed_dense_layers(const Json& d, const JsonPath& root) {
   if (const Json* dense = optional_member(d, "mlp_only_layers", root);
@@ -92,6 +103,7 @@ void read_qwen3(const Json& d, const JsonPath& root, ModelConfig& m) {
 // Mixtral: num_local_experts SwiGLU experts, each intermediate_size wide, in every layer.
 void read_mixtral(const Json& d, const JsonPath& root, ModelConfig& m) {
   read_llama(d, root, m);
+  require_expert_count(d, root, "num_local_experts", "mixtral");
   const int e = optional_key(d, {"num_local_experts"}, root, 0, kMaxExperts, 0);
   if (e <= 1) return;  // one expert, or none, is a dense MLP
   m.moe.experts = e;
@@ -107,6 +119,7 @@ void write_mixtral(const ModelConfig& m, Json& j) {
 // Qwen-MoE: num_experts moe_intermediate_size wide in every decoder_sparse_step-th layer, a
 // shared expert shared_expert_intermediate_size wide with a sigmoid gate (Qwen2MoeSparseMoeBlock).
 void read_qwen_moe_experts(const Json& d, const JsonPath& root, ModelConfig& m) {
+  require_expert_count(d, root, "num_experts", "qwen2_moe or qwen3_moe");
   const int e = optional_key(d, {"num_experts"}, root, 0, kMaxExperts, 0);
   if (e <= 1) return;
   refuse_listed_dense_layers(d, root);
@@ -150,6 +163,7 @@ void read_deepseek_v3(const Json& d, const JsonPath& root, ModelConfig& m) {
   l.qk_rope = required_key(d, {"qk_rope_head_dim"}, root, 1, kW);
   l.v_dim = required_key(d, {"v_head_dim"}, root, 1, kW);
   m.attention_biases = optional_flag(d, "attention_bias", root, false);
+  require_expert_count(d, root, "n_routed_experts", "deepseek_v3");
   const int e = optional_key(d, {"n_routed_experts"}, root, 0, kMaxExperts, 0);
   if (e > 1) {
     if (const int freq = optional_key(d, {"moe_layer_freq"}, root, 1, kW, 1); freq != 1) {

@@ -689,3 +689,9 @@ pipeplan_cli_test(plan_precision_twice --exit 2 --err "--dtype bf16,bf16: 'bf16'
                   -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16 --dtype bf16,bf16)
 pipeplan_cli_test(profile_precision_list --exit 2 --err "--dtype bf16,fp8: a profile is of one precision"
                   -- profile --model tests/data/models/tiny-llama.json --gpu h100 --stages 2 --dtype bf16,fp8)
+
+# NaN passes CLI11's range check; the efficiencies are refused by name (issue 31, item 4).
+pipeplan_cli_test(profile_gemm_efficiency_nan --exit 2 --err "--gemm-efficiency: expected a fraction from 0.01 to 1, got nan"
+                  -- profile --model tests/data/models/tiny-llama.json --gpu h100 --stages 2 --gemm-efficiency nan)
+pipeplan_cli_test(plan_memory_efficiency_nan --exit 2 --err "--memory-efficiency: expected a fraction from 0.01 to 1, got nan"
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 8 --memory-efficiency nan)
