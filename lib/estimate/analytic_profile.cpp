@@ -387,7 +387,7 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
     next_layer += std::size_t(p.layers);
     const auto sum = [&](double StageCost::*field) {
       double ms = (p.embedding ? times.embedding.*field : 0.0) + (p.head ? times.head.*field : 0.0);
-      if (times.layers.uniform() && !times.kinds.empty()) return ms + p.layers * (times.kinds.front().*field);
+      if (times.layers.uniform()) return ms + p.layers * (times.kinds.front().*field);
       for (std::size_t i = first_layer; i < next_layer && i < times.layers.of_layer.size(); ++i) {
         ms += times.layer(i).*field;
       }

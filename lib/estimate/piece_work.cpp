@@ -96,10 +96,10 @@ double attention_block_share(const ModelConfig& m, const LayerKind& kind, int se
   const int w = m.local.window;
   if (!kind.local || w <= 0 || w >= seq) return causal_block_share(seq);
   if (m.local.chunked) return causal_block_share(w) * double(w) / double(seq);
-  const long n = (seq + 127) / 128, reach = (w + 127) / 128 + 1;
-  double computed = 0;
-  for (long i = 0; i < n; ++i) computed += double(std::min(i + 1, reach));
-  return computed / (double(n) * double(n));
+  // Blocks 1, 2, ..., reach for the first query blocks, then reach each: sum of min(i + 1, reach).
+  const double n = double((seq + 127) / 128), reach = std::min(n, double((w + 127) / 128 + 1));
+  const double computed = reach * (reach + 1) / 2 + (n - reach) * reach;
+  return computed / (n * n);
 }
 
 // The element-wise kernels' traffic in B, each kernel's own: a norm reads its input and the
