@@ -271,11 +271,8 @@ std::string describe_input(const ModelInput& in, const SearchedSettings* searche
             : std::string(dtype_name(t.dtype));
   if (in.precisions.size() > 1) {
     dtype = "precision searched (";
-    for (std::size_t i = 0; i < in.precisions.size(); ++i) {
-      const Precision& p = in.precisions[i];
-      dtype += (i > 0 ? ", " : "") +
-               (p.fp8 ? "fp8 " + std::string(fp8_recipe_name(*p.fp8)) : std::string(dtype_name(p.dtype)));
-    }
+    for (std::size_t i = 0; i < in.precisions.size(); ++i)
+      dtype += (i > 0 ? ", " : "") + precision_name(in.precisions[i]);
     dtype += ")";
   }
   std::string text = fmt::format(

@@ -38,4 +38,8 @@ int element_bytes(DType dtype) {
   return dtype == DType::FP32 ? 4 : 2;
 }
 
+std::string precision_name(const Precision& p) {
+  return p.fp8 ? "fp8 " + std::string(fp8_recipe_name(*p.fp8)) : std::string(dtype_name(p.dtype));
+}
+
 }  // namespace pipeplan

@@ -2,6 +2,7 @@
 // How a model is trained: the settings the planner and `pipeplan profile` take on the command
 // line (docs/costs.md, "Training settings").
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "model/enum_table.hpp"
@@ -78,6 +79,9 @@ struct Precision {
   std::optional<Fp8Recipe> fp8;
   bool operator==(const Precision&) const = default;
 };
+
+/// "bf16", "fp8 tensorwise": a precision as reports and tables write it.
+[[nodiscard]] std::string precision_name(const Precision& precision);
 
 struct TrainingSettings {
   int seq = 2048;             ///< tokens per sequence

@@ -19,10 +19,6 @@ std::string plan_row_title(const PlanRow& r) {
       r.microbatches, r.layout);
 }
 
-std::string precision_name(const Precision& p) {
-  return p.fp8 ? "fp8 " + std::string(fp8_recipe_name(*p.fp8)) : std::string(dtype_name(p.dtype));
-}
-
 std::string plan_breakdown_text(const PlanOutcome& outcome, std::size_t top) {
   std::string text;
   for (std::size_t i = 0; i < outcome.rows.size() && i < top; ++i) {

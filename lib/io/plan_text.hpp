@@ -15,9 +15,6 @@ namespace pipeplan {
 /// Where each of the best `top` rows' step goes, line by line with its share (step_breakdown.hpp).
 [[nodiscard]] std::string plan_breakdown_text(const PlanOutcome& outcome, std::size_t top);
 
-/// "bf16", "fp8 tensorwise": a row's precision as the tables write it.
-[[nodiscard]] std::string precision_name(const Precision& precision);
-
 /// "zbv, pp 4 x 2 chunks, dp 2, tp 1, 32 micro-batches, layout E,t*3|...".
 [[nodiscard]] std::string plan_row_title(const PlanRow& row);
 
