@@ -157,7 +157,7 @@ TEST_CASE("BLOOM: GPT-2's layers with ALiBi, 176,247,271,424 parameters") {
   CHECK(model_parameters(m) == 176'247'271'424);  // Hugging Face's count for bigscience/bloom
 }
 
-TEST_CASE("a layout balances layers of different kinds by each one's own time") {
+TEST_CASE("the piece totals a layout balances price each layer by its own kind") {
   const ModelConfig m = model("deepseek-v3.json");
   TrainingSettings t;
   t.seq = 4096;
@@ -167,7 +167,9 @@ TEST_CASE("a layout balances layers of different kinds by each one's own time") 
   REQUIRE(totals.layers.size() == 61);
   CHECK(totals.layers[0] == totals.layers[2]);
   CHECK(totals.layers[3] != totals.layers[0]);  // the first expert layer differs from the dense ones
-  CHECK(totals.all() > 61 * totals.layers[3] * 0.9);
+  CHECK(totals.layers[60] == totals.layers[3]);
+  // first_k_dense_replace 3: three dense layers, then 58 of experts.
+  CHECK(totals.all() == doctest::Approx(totals.embedding + totals.head + 3 * totals.layers[0] + 58 * totals.layers[3]));
 }
 
 TEST_CASE("DeepSeek's node-limited routing: across 8 domains a token goes once to each of at most 4") {

@@ -3,6 +3,9 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "estimate/analytic_profile.hpp"
 #include "estimate/piece_gemms.hpp"
@@ -18,6 +21,19 @@ namespace {
 
 ModelConfig tiny_llama() {
   return read_model_config_file(PIPEPLAN_TEST_DATA "/models/tiny-llama.json");
+}
+
+// tiny-llama at 256 tokens a sequence, 16 a step, on `gpus` H100 with `schedules`.
+PlanRequest tiny_request(int gpus, std::vector<std::string> schedules) {
+  PlanRequest r;
+  r.model = tiny_llama();
+  r.training.seq = 256;
+  r.training.global_batch = 16;
+  r.gpu = &gpu_named("h100");
+  r.gpus = gpus;
+  r.schedules = std::move(schedules);
+  r.threads = 2;
+  return r;
 }
 
 }  // namespace
@@ -51,15 +67,7 @@ TEST_CASE("a piece's lines are its F, B and W, and the attention core is its own
 }
 
 TEST_CASE("a planned row's breakdown adds up to its step, on its busiest device") {
-  PlanRequest r;
-  r.model = tiny_llama();
-  r.training.seq = 256;
-  r.training.global_batch = 16;
-  r.gpu = &gpu_named("h100");
-  r.gpus = 8;
-  r.schedules = {"1f1b", "zbh1", "interleaved", "zb", "dualpipev"};
-  r.threads = 2;
-  const PlanOutcome out = plan(r);
+  const PlanOutcome out = plan(tiny_request(8, {"1f1b", "zbh1", "interleaved", "zb", "dualpipev"}));
   REQUIRE(out.rows.size() > 3);
   for (const PlanRow& row : out.rows) {
     CAPTURE(plan_row_title(row));
@@ -80,14 +88,7 @@ TEST_CASE("a planned row's breakdown adds up to its step, on its busiest device"
 TEST_CASE("precisions searched together give each precision's own best row") {
   // plan --dtype bf16,fp8: the best row of each precision is the best row of a plan of that
   // precision alone (the search is the union of the two).
-  PlanRequest r;
-  r.model = tiny_llama();
-  r.training.seq = 256;
-  r.training.global_batch = 16;
-  r.gpu = &gpu_named("h100");
-  r.gpus = 4;
-  r.schedules = {"1f1b", "zb"};
-  r.threads = 2;
+  PlanRequest r = tiny_request(4, {"1f1b", "zb"});
   const Precision bf16{DType::BF16, std::nullopt}, fp8{DType::BF16, Fp8Recipe::Tensorwise};
   r.precisions = {bf16, fp8};
   const PlanOutcome both = plan(r);
