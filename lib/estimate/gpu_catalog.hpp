@@ -55,6 +55,10 @@ struct GpuSpec {
   /// given the whole domain: NVIDIA recommends Slurm's `--segment 16` (16 of an NVL72 rack's 18
   /// compute trays, 64 GPUs) for jobs of 128 GPUs and more (docs/costs.md, "GPUs"); 0: the domain.
   int job_segment = 0;
+  /// The card's word in the name CUDA reports (cudaDeviceProp::name), by which `pipeplan-gpu
+  /// calibrate` finds the row: "H100" in "NVIDIA H100 80GB HBM3", "GB200" in "NVIDIA GB200".
+  /// Rows sharing it are told apart by their memory (lib/calibrate/card_match).
+  std::string_view cuda_name;
 
   /// The GPUs a job's consecutive ranks fill before the next block begins on another domain: the
   /// rank grid's default gpus_per_node (`--gpus-per-node` overrides it).
