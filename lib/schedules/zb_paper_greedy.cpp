@@ -139,7 +139,17 @@ class PaperPass {
       }
       back = std::max(busy_until, back + comm(s)) + x.b;
     }
-    for (std::size_t s = 1; s < extra.size(); ++s) extra[s] = std::min(extra[s], std::max(extra[s - 1] - 1, 0));
+    // The staircase: one forward fewer than the device before, except (as the reference has it)
+    // for a device that covers every micro-batch, and (our repair) only while the device before
+    // covers them all too. f_count is 1 on every device here.
+    bool exempted = false;
+    for (std::size_t s = 1; s < extra.size(); ++s) {
+      const bool exempt = 1 + extra[s] >= m_ && 1 + extra[s - 1] >= m_;
+      if (exempt && !choices_.strict_staircase) continue;
+      exempted = exempted || (exempt && extra[s] > std::max(extra[s - 1] - 1, 0));
+      extra[s] = std::min(extra[s], std::max(extra[s - 1] - 1, 0));
+    }
+    if (choices_.strict_staircase && !exempted) return false;  // the same as the reference's pass
     for (int s = 0; s < stages_; ++s) {
       for (int k = 0; k < extra[static_cast<std::size_t>(s)]; ++k) put(s, OpKind::F);
     }

@@ -7,17 +7,23 @@
 // forwards as its memory allows before the first backward can come back; in each later round
 // every device runs one forward (unless the third choice below skips it) and then the round's
 // B, from the last stage down; W ops go into the gaps before an F or a B whose input is late,
-// and whenever memory is full. One difference from the reference: its warm-up rule "device s
-// runs at least one forward more than device s+1" is skipped there for a device whose warm-up
-// covers every micro-batch, which with unequal costs lets a later device run ahead of its
-// predecessor (its asserts then fail); here the rule always holds.
+// and whenever memory is full.
+//
+// The port makes the reference's decisions op for op wherever the reference runs to the end
+// (tests/zb_reference_test.cpp holds it to the authors' own code on random costs). One repair:
+// the reference skips its warm-up rule "device s runs at least one forward fewer than device
+// s-1" for a device whose warm-up covers every micro-batch; when device s-1's does not, device
+// s then runs forwards whose inputs s-1 has not made yet, and the reference fails its own
+// assertions (its pass is lost; a schedule of that order deadlocks). Here the exemption holds
+// only while device s-1 also covers every micro-batch, which changes no pass the reference
+// completes. The stricter staircase (the rule for every device) is a fourth choice.
 #include <optional>
 
 #include "schedules/zb_greedy.hpp"
 
 namespace pipeplan {
 
-/// The reference's three on/off choices; the search tries all eight.
+/// The reference's three on/off choices, and one of ours; the search tries all sixteen.
 struct PaperGreedyChoices {
   /// Warm-up: allow a forward that would still run when the first B's input arrives.
   bool allow_bubble_before_first_b = false;
@@ -27,10 +33,15 @@ struct PaperGreedyChoices {
   /// Fill a gap shorter than W with a W when leaving it idle would not raise the largest
   /// accumulated idle time of any device.
   bool fill_gap_when_within_worst = false;
+  /// Not the reference's: keep the warm-up rule for every device, also those whose warm-up
+  /// covers every micro-batch (see above). Another candidate, never a replacement.
+  bool strict_staircase = false;
 };
 
 /// One pass of the paper's heuristic. Needs one stage per device on stage s = device s; nullopt
-/// for any other placement, or when a device's memory cannot hold the next forward.
+/// for any other placement, when a device's memory cannot hold the next forward (where the
+/// reference raises "Cannot fit memory"), or with strict_staircase when no device's warm-up was
+/// exempt from the rule (the pass would be the reference's own, already a candidate).
 /// The times it reports are the simulator's: every op starts as early as its order allows.
 [[nodiscard]] std::optional<GreedySchedule> paper_greedy_zero_bubble(const GreedyProblem& problem,
                                                                      const PaperGreedyChoices& choices);
