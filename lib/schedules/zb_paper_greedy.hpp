@@ -23,7 +23,15 @@
 
 namespace pipeplan {
 
-/// The reference's three on/off choices, and one of ours; the search tries all sixteen.
+/// How many warm-up forwards a device may keep against the device before it.
+enum class WarmUpStaircase {
+  /// The reference's: one fewer, except where both cover every micro-batch (see above).
+  Reference,
+  /// One fewer on every device: no exemption.
+  Strict,
+};
+
+/// The reference's three on/off choices, and one of ours; the search tries them all.
 struct PaperGreedyChoices {
   /// Warm-up: allow a forward that would still run when the first B's input arrives.
   bool allow_bubble_before_first_b = false;
@@ -33,15 +41,14 @@ struct PaperGreedyChoices {
   /// Fill a gap shorter than W with a W when leaving it idle would not raise the largest
   /// accumulated idle time of any device.
   bool fill_gap_when_within_worst = false;
-  /// Not the reference's: keep the warm-up rule for every device, also those whose warm-up
-  /// covers every micro-batch (see above). Another candidate, never a replacement.
-  bool strict_staircase = false;
+  /// The warm-up rule between neighbours (WarmUpStaircase); not the reference's when not Reference.
+  WarmUpStaircase staircase = WarmUpStaircase::Reference;
 };
 
 /// One pass of the paper's heuristic. Needs one stage per device on stage s = device s; nullopt
 /// for any other placement, when a device's memory cannot hold the next forward (where the
-/// reference raises "Cannot fit memory"), or with strict_staircase when no device's warm-up was
-/// exempt from the rule (the pass would be the reference's own, already a candidate).
+/// reference raises "Cannot fit memory"), or with a staircase other than Reference when it keeps
+/// the same warm-ups as Reference (the pass would be the reference's own, already a candidate).
 /// The times it reports are the simulator's: every op starts as early as its order allows.
 [[nodiscard]] std::optional<GreedySchedule> paper_greedy_zero_bubble(const GreedyProblem& problem,
                                                                      const PaperGreedyChoices& choices);

@@ -132,8 +132,10 @@ Schedule auto_schedule(std::string_view name, const GenerateRequest& r, std::vec
   // the search takes them as if one by one, in this fixed order.
   const std::vector<GreedyChoices> passes = {{false, false}, {false, true}, {true, false}, {true, true}};
   std::vector<PaperGreedyChoices> paper_passes;
-  for (int bits = 0; bits < 16; ++bits) {
-    paper_passes.push_back({(bits & 4) != 0, (bits & 2) != 0, (bits & 1) != 0, (bits & 8) != 0});
+  for (WarmUpStaircase rule : {WarmUpStaircase::Reference, WarmUpStaircase::Strict}) {
+    for (int bits = 0; bits < 8; ++bits) {
+      paper_passes.push_back({(bits & 4) != 0, (bits & 2) != 0, (bits & 1) != 0, rule});
+    }
   }
   std::vector<ZbvPaperChoices> vee_passes;
   if (vee_paper) vee_passes = {{true, true}, {true, false}, {false, true}, {false, false}};
