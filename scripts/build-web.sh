@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Builds the playground (web/, docs/visualize.md) into build-web/: the library and the command
-# line compiled to WebAssembly with emscripten (web/CMakeLists.txt), the page, and the model
-# configs of profiles/models/ the planner offers. Serve build-web/ from any static server, e.g.
-# `python3 -m http.server -d build-web -b 127.0.0.1 8000`, and open http://127.0.0.1:8000/.
+# Builds the playground (web/, docs/visualize.md): the library and the command line compiled to
+# WebAssembly with emscripten (web/CMakeLists.txt) in build-web/, and the page itself in
+# build-web/site/: its HTML and scripts, the wasm, and the model configs of profiles/models/ the
+# planner offers. Serve build-web/site/ from any static server, e.g.
+# `python3 -m http.server -d build-web/site -b 127.0.0.1 8000`, and open http://127.0.0.1:8000/.
 # Exits 77 where emscripten is missing (scripts/setup.sh installs it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,17 +11,19 @@ if ! command -v emcmake >/dev/null; then
   echo "SKIP: emscripten is not installed (apt-get install emscripten, or scripts/setup.sh); the page was not built"
   exit 77
 fi
-out=build-web
+build=build-web
+out=$build/site
 # Debian's emscripten keeps its cache under /usr/share/emscripten; a user without write access
 # there gets a cache of their own.
 if [ ! -w /usr/share/emscripten/cache ]; then export EM_CACHE=${EM_CACHE:-$HOME/.cache/emscripten}; fi
 # Its JavaScript optimiser needs Debian's node-acorn, which a node from elsewhere (nodesource's)
 # does not look for in /usr/share/nodejs by itself.
 export NODE_PATH=${NODE_PATH:+$NODE_PATH:}/usr/share/nodejs
-emcmake cmake -S web -B "$out/obj" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$out/obj" -j "$(nproc)"
-cp "$out/obj/pipeplan.js" "$out/obj/pipeplan.wasm" web/index.html web/args.js web/app.js "$out/"
+emcmake cmake -S web -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$build" -j "$(nproc)"
+rm -rf "$out"
 mkdir -p "$out/models"
+cp "$build/pipeplan.js" "$build/pipeplan.wasm" web/index.html web/args.js web/app.js "$out/"
 names=()
 for f in profiles/models/*.json; do
   name=$(basename "$f" .json)

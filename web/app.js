@@ -29,9 +29,19 @@ function showState(state) {
   for (const box of document.querySelectorAll("#compare-list input")) box.checked = chosen.includes(box.value);
 }
 
-function download(name, text, type) {
+// A link that makes its file when it is pressed (the CSV costs an export the page need not run
+// on every keystroke); pointerdown and focus come before the click that follows the href.
+function download(name, make, type) {
   const a = document.createElement("a");
-  a.href = URL.createObjectURL(new Blob([text], {type}));
+  a.href = "#";
+  const fill = () => {
+    if (a.dataset.made) return;
+    a.href = URL.createObjectURL(new Blob([make()], {type}));
+    a.dataset.made = "yes";
+  };
+  a.addEventListener("pointerdown", fill);
+  a.addEventListener("focus", fill);
+  a.addEventListener("click", fill);
   a.download = name;
   a.textContent = name;
   a.style.marginRight = "12px";
@@ -64,14 +74,20 @@ function retime() {
   $("timeline").innerHTML = "";
   $("downloads").replaceChildren();
   if (schedule !== null) {
-    const summary = stdoutOf(call(simulateCall(state, schedule)), errors);
-    const svg = stdoutOf(call(exportCall(state, schedule, "svg")), errors);
-    const csv = stdoutOf(call(exportCall(state, schedule, "csv")), errors);
-    if (summary !== null) $("summary").textContent = summary;
+    const simulated = stdoutOf(call(simulateCall(state, schedule)), errors);
+    let svg = null;
+    if (simulated !== null) {
+      const parts = splitSvg(simulated);
+      $("summary").textContent = parts.text;
+      svg = parts.svg;
+    }
+    // simulate draws no memory limit; export does, at the cost of a second simulation.
+    if (svg !== null && state["memory-limit"]) svg = stdoutOf(call(exportCall(state, schedule, "svg")), errors);
     if (svg !== null) $("timeline").innerHTML = svg;
-    $("downloads").append(download("schedule.json", schedule, "application/json"));
-    if (csv !== null) $("downloads").append(download("schedule.csv", csv, "text/csv"));
-    if (svg !== null) $("downloads").append(download("timeline.svg", svg, "image/svg+xml"));
+    $("downloads").append(download("schedule.json", () => schedule, "application/json"));
+    $("downloads").append(download("schedule.csv", () => stdoutOf(call(exportCall(state, schedule, "csv")), []) || "",
+                                   "text/csv"));
+    if (svg !== null) $("downloads").append(download("timeline.svg", () => svg, "image/svg+xml"));
   }
   const names = state.schedules ? state.schedules.split(",") : [];
   $("compare-section").hidden = names.length === 0;
@@ -136,8 +152,10 @@ async function start() {
   for (const el of document.querySelectorAll("aside input, aside select")) el.addEventListener("input", retime);
   $("plan-run").addEventListener("click", runPlan);
   window.addEventListener("hashchange", () => {
-    showState(parseHash(location.hash));
+    const changed = parseHash(location.hash);
+    showState(changed);
     retime();
+    if (changed.model) runPlan();
   });
   retime();
   if (state.model) await runPlan();

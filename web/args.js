@@ -92,15 +92,17 @@ function generateCall(state, generator) {
   return {args, files};
 }
 
-// `pipeplan simulate` of the generated schedule: the summary and the critical path.
+// `pipeplan simulate` of the generated schedule: the timeline's SVG (to stdout, first), the
+// summary and the critical path, from one simulation.
 function simulateCall(state, scheduleJson) {
   const files = {"schedule.json": scheduleJson};
   const args = ["simulate", "schedule.json", ...costFlags(state, files), ...simFlags(state), "--comm",
-                state.comm || "overlap", "--critical-path"];
+                state.comm || "overlap", "--critical-path", "--svg", "-"];
   return {args, files};
 }
 
-// `pipeplan export --format svg|csv` of the generated schedule, to stdout.
+// `pipeplan export --format svg|csv` of the generated schedule, to stdout: the SVG with the
+// memory limit drawn (simulate draws none), the PyTorch CSV.
 function exportCall(state, scheduleJson, format) {
   const files = {"schedule.json": scheduleJson};
   const args = ["export", "schedule.json", "--format", format];
@@ -134,8 +136,9 @@ function planCall(state, configJson) {
 function splitSvg(stdout) {
   const end = stdout.lastIndexOf("</svg>");
   if (end < 0) return {svg: "", text: stdout};
-  const cut = end + "</svg>".length;
-  return {svg: stdout.slice(0, cut), text: stdout.slice(cut).replace(/^\n/, "")};
+  let cut = end + "</svg>".length;
+  if (stdout[cut] === "\n") cut++;  // the SVG writer's last line ends the file
+  return {svg: stdout.slice(0, cut), text: stdout.slice(cut)};
 }
 
 if (typeof module !== "undefined") {

@@ -2,9 +2,8 @@
 // apps/pipeplan) on files the page hands over, and returns what it printed. JSON in:
 // {"args": ["simulate", "s.json", ...], "files": {"s.json": "..."}}; JSON out:
 // {"exit": 0, "stdout": "...", "stderr": "..."}. {"registry": true} answers the generators'
-// registry instead, the fields the page needs to offer only the flags a schedule takes. The files live in emscripten's in-memory file
-// system for the call; outputs come on stdout (--svg -, export to stdout), so no output file
-// is needed.
+// registry instead, the fields the page needs to offer only the flags a schedule takes. The files live in emscripten's
+// in-memory file system for the call; outputs come on stdout (--svg -, export to stdout), so no output file is needed.
 #include <emscripten/emscripten.h>
 
 #include <cstdio>
@@ -98,7 +97,8 @@ extern "C" EMSCRIPTEN_KEEPALIVE const char* pipeplan_call(const char* request_js
   try {
     answer = run(nlohmann::json::parse(request_json)).dump();
   } catch (const std::exception& e) {
-    answer = nlohmann::json{{"exit", 2}, {"stdout", ""}, {"stderr", std::string("pipeplan: error: ") + e.what()}}.dump();
+    answer =
+        nlohmann::json{{"exit", 2}, {"stdout", ""}, {"stderr", std::string("pipeplan: error: ") + e.what()}}.dump();
   }
   return answer.c_str();
 }
