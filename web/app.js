@@ -71,6 +71,7 @@ function retime() {
     errors.push(e.message);
   }
   $("summary").textContent = "";
+  $("critical").textContent = "";
   $("timeline").innerHTML = "";
   $("downloads").replaceChildren();
   if (schedule !== null) {
@@ -78,7 +79,10 @@ function retime() {
     let svg = null;
     if (simulated !== null) {
       const parts = splitSvg(simulated);
-      $("summary").textContent = parts.text;
+      // simulate prints the summary, a blank line, then the critical path (--critical-path).
+      const cut = parts.text.indexOf("\ncritical path:");
+      $("summary").textContent = cut < 0 ? parts.text : parts.text.slice(0, cut);
+      $("critical").textContent = cut < 0 ? "" : parts.text.slice(cut + 1);
       svg = parts.svg;
     }
     // simulate draws no memory limit; export does, at the cost of a second simulation.
