@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 
 #include "command.hpp"
 #include "enum_flags.hpp"
@@ -21,6 +22,17 @@ namespace {
 
 // What --dtype takes: the storage types, and fp8 (GEMMs in FP8, storage in bf16).
 constexpr std::string_view kFp8DType = "fp8";
+
+// One fraction of --attention-efficiency's F,B: a number from 0.01 to 1 (NaN refused by name).
+double fraction_flag(std::string_view flag, const std::string& text) {
+  double value = 0;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || ec != std::errc() || ptr != end || !(value >= 0.01 && value <= 1.0)) {
+    throw UsageError(std::string(flag) + ": expected F,B or one fraction, each from 0.01 to 1, got '" + text + "'");
+  }
+  return value;
+}
 
 std::string dtype_choices() {
   std::string out;
@@ -147,9 +159,15 @@ void add_model_options(CLI::App& sub, ModelFlags& f, bool global_batch_required)
       ->type_name("X")
       ->check(CLI::Range(0.01, 1.0))
       ->capture_default_str();
+  sub.add_option("--attention-efficiency", f.attention_efficiency,
+                 "Fractions of the peak FLOP rate flash attention's kernel reaches, forward and backward, as F,B "
+                 "(or one for both); default " +
+                     fmt::format("{},{}", Efficiency{}.attention_forward, Efficiency{}.attention_backward) +
+                     ", cuDNN's on an H100 (docs/costs.md)")
+      ->type_name("F,B");
   sub.add_option("--gpus-per-node", f.gpus_per_node,
-                 "GPUs of one NVLink domain, which link directly; beyond it the network (default: the GPU table's "
-                 "domain: 8 on HGX boards, 72 on GB200/GB300 NVL72)")
+                 "GPUs of one NVLink domain that a job's consecutive ranks fill, which link directly; beyond them the "
+                 "network (default: the GPU table's: 8 on HGX boards, 64 of a GB200/GB300 NVL72 rack's 72)")
       ->type_name("N")
       ->check(CLI::Range(1, 1024));
   f.rank_order_option =
@@ -172,6 +190,13 @@ ModelInput read_model_input(const ModelFlags& f) {
     if (!(value >= 0.01 && value <= 1.0)) {
       throw UsageError(std::string(flag) + ": expected a fraction from 0.01 to 1, got " + fmt::format("{}", value));
     }
+  }
+  if (!f.attention_efficiency.empty()) {
+    const std::size_t comma = f.attention_efficiency.find(',');
+    const std::string forward = f.attention_efficiency.substr(0, comma);
+    const std::string backward = comma == std::string::npos ? forward : f.attention_efficiency.substr(comma + 1);
+    in.efficiency.attention_forward = fraction_flag("--attention-efficiency", forward);
+    in.efficiency.attention_backward = fraction_flag("--attention-efficiency", backward);
   }
   try {
     in.gpu = &gpu_named(f.gpu);

@@ -2,8 +2,7 @@
 // The flags that describe a model, how it is trained and on which GPU, shared by `profile` and
 // `plan`: --model FILE --gpu NAME --seq --micro-batch --global-batch --dtype --fp8-recipe --tp --recompute
 // --sharding --ep --cp --etp --moe-capacity-factor --flash-attention/--no-flash-attention --gemm-efficiency
-// --memory-efficiency
-// --gpus-per-node --rank-order.
+// --memory-efficiency --attention-efficiency --gpus-per-node --rank-order.
 #include <CLI/CLI.hpp>
 
 #include <string>
@@ -36,6 +35,7 @@ struct ModelFlags {
   CLI::Option* overlap_grad_reduce_option = nullptr;
   CLI::Option* overlap_param_gather_option = nullptr;
   Efficiency efficiency;
+  std::string attention_efficiency;  ///< --attention-efficiency F,B; "" for Efficiency's defaults
   int gpus_per_node = 0;
   std::string rank_order = std::string(rank_order_name(RankOrder::TpDpPp));
   CLI::Option* rank_order_option = nullptr;  ///< plan: both orders are tried unless given
