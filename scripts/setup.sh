@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what pipeplan needs to build and test, from Debian's packages, when it is missing
-# (python3 runs the published-runs check and a few CLI cases).
+# (python3 runs the published-runs check and a few CLI cases; emscripten builds the playground,
+# scripts/build-web.sh).
 set -euo pipefail
-packages=(cmake g++ make libcli11-dev libfmt-dev nlohmann-json3-dev doctest-dev libbenchmark-dev libxml2-utils libeigen3-dev python3)
+packages=(cmake g++ make libcli11-dev libfmt-dev nlohmann-json3-dev doctest-dev libbenchmark-dev libxml2-utils libeigen3-dev python3 emscripten)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

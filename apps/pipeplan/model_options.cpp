@@ -3,7 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
+#include <cmath>
+#include <cstdlib>
 
 #include "command.hpp"
 #include "enum_flags.hpp"
@@ -25,10 +26,13 @@ constexpr std::string_view kFp8DType = "fp8";
 
 // One fraction of --attention-efficiency's F,B: a number from 0.01 to 1 (NaN refused by name).
 double fraction_flag(std::string_view flag, const std::string& text) {
-  double value = 0;
-  const char* end = text.data() + text.size();
-  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
-  if (text.empty() || ec != std::errc() || ptr != end || !(value >= 0.01 && value <= 1.0)) {
+  // std::strtod, not std::from_chars: the playground's emscripten (libc++ 13) has no
+  // floating-point from_chars. strtod also reads blanks, a leading '+' and hex, which
+  // from_chars refused; refused here too, so the flag takes the same texts as before.
+  const bool plain = !text.empty() && text.front() != '+' && text.find_first_of(" \t\n\v\f\rxX") == std::string::npos;
+  char* end = nullptr;
+  const double value = plain ? std::strtod(text.c_str(), &end) : NAN;
+  if (!plain || end != text.c_str() + text.size() || !(value >= 0.01 && value <= 1.0)) {
     throw UsageError(std::string(flag) + ": expected F,B or one fraction, each from 0.01 to 1, got '" + text + "'");
   }
   return value;

@@ -9,6 +9,7 @@
 
 #include "lower/lowering.hpp"
 #include "model/error.hpp"
+#include "model/threads.hpp"
 
 namespace pipeplan {
 
@@ -177,9 +178,9 @@ void run_replay(const ReplayProgram& program, Transport& transport, FakeTranspor
   std::mutex mutex;
   std::exception_ptr first;  // the failure that stopped the replay; the others follow from it
   {
-    std::vector<std::jthread> threads;
+    ThreadGroup threads;
     for (std::size_t r = 0; r < program.ranks.size(); ++r) {
-      threads.emplace_back([&, r] {
+      threads.start([&, r] {
         const int rank = static_cast<int>(r);
         try {
           for (const ReplayStep& step : program.ranks[r]) {

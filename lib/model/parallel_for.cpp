@@ -4,8 +4,8 @@
 #include <atomic>
 #include <exception>
 #include <mutex>
-#include <thread>
-#include <vector>
+
+#include "model/threads.hpp"
 
 namespace pipeplan {
 
@@ -22,8 +22,7 @@ ParallelWorker::~ParallelWorker() {
 
 std::size_t parallel_workers(std::size_t count) {
   if (inside_parallel_for) return 1;
-  const std::size_t cores = std::max(1U, std::thread::hardware_concurrency());
-  return std::max<std::size_t>(1, std::min(count, cores));
+  return std::max<std::size_t>(1, std::min(count, hardware_threads()));
 }
 
 void parallel_for_with_worker(std::size_t count, const std::function<void(std::size_t, std::size_t)>& work) {
@@ -47,8 +46,8 @@ void parallel_for_with_worker(std::size_t count, const std::function<void(std::s
     }
   };
   {
-    std::vector<std::jthread> pool;
-    for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(worker, t);
+    ThreadGroup pool;
+    for (std::size_t t = 1; t < threads; ++t) pool.start([&worker, t] { worker(t); });
     worker(0);  // the calling thread works too
   }
   if (first_error) std::rethrow_exception(first_error);

@@ -7,6 +7,7 @@
 
 #include "model/error.hpp"
 #include "model/parallel_for.hpp"
+#include "model/threads.hpp"
 #include "plan/plan_evaluate.hpp"
 
 namespace pipeplan {
@@ -128,11 +129,15 @@ PlanOutcome plan(const PlanRequest& request, const std::function<void(std::size_
       ++done;
     }
   };
-  const unsigned cores = std::max(1U, std::thread::hardware_concurrency());
+  const std::size_t cores = hardware_threads();
   const std::size_t threads =
       std::min<std::size_t>(request.threads > 0 ? static_cast<std::size_t>(request.threads) : cores, jobs.size());
-  std::vector<std::jthread> pool;
-  for (std::size_t t = 0; t < threads; ++t) pool.emplace_back(work);
+  ThreadGroup pool;
+  if (threads_available()) {
+    for (std::size_t t = 0; t < threads; ++t) pool.start(work);
+  } else {
+    work();  // the one-thread path (the page): every job on this thread, then the loop below ends at once
+  }
   auto last_report = std::chrono::steady_clock::now();
   while (done.load() < jobs.size()) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -141,7 +146,7 @@ PlanOutcome plan(const PlanRequest& request, const std::function<void(std::size_
       progress(done.load(), jobs.size());
     }
   }
-  pool.clear();  // joins
+  pool.join();
   if (progress) progress(jobs.size(), jobs.size());
   for (JobOutcome& r : results) {
     for (PlanRow& row : r.rows) outcome.rows.push_back(std::move(row));
