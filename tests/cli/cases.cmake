@@ -695,3 +695,31 @@ pipeplan_cli_test(profile_gemm_efficiency_nan --exit 2 --err "--gemm-efficiency:
                   -- profile --model tests/data/models/tiny-llama.json --gpu h100 --stages 2 --gemm-efficiency nan)
 pipeplan_cli_test(plan_memory_efficiency_nan --exit 2 --err "--memory-efficiency: expected a fraction from 0.01 to 1, got nan"
                   -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 8 --memory-efficiency nan)
+
+# --- ops of 0 ns are ordinary (issue 31, item 2) ---
+# Every op takes 0 ms and transfers nothing: the whole run is one instant, so makespan 0 and no
+# deadlock under blocking posts (the timed lowering once ordered equal times by stage and
+# micro-batch and deadlocked here).
+foreach(schedule 1f1b zbh1 gpipe eager-1f1b)
+  pipeplan_cli_test(zero_cost_blocking_${schedule} --out "^makespan 0\\.000 ms"
+                    --before "$PIPEPLAN generate --schedule ${schedule} --stages 4 --microbatches 8 -o s.json"
+                    -- simulate @TMP@/s.json --costs 0,0,0 --comm blocking)
+endforeach()
+# F = 0, B = W = 1: the longest path is each device's backward work once the 0-time forwards are
+# done; only the absence of a deadlock is asserted, under both modes with posts.
+foreach(schedule zbv interleaved)
+  foreach(mode blocking rendezvous)
+    pipeplan_cli_test(zero_forward_${mode}_${schedule} --out "^makespan "
+                      --before "$PIPEPLAN generate --schedule ${schedule} --stages 4 --microbatches 8 -o s.json"
+                      -- simulate @TMP@/s.json --costs 0,1,1 --comm ${mode})
+  endforeach()
+endforeach()
+# Interleaved P = 4, M = 16 exported with its sends and receives: read back, every device pair's
+# sends and receives are posted in matching orders (validate names any mispairing) and it runs.
+pipeplan_cli_test(zero_forward_csv_pairs --out "^valid: "
+                  --before "$PIPEPLAN generate --schedule interleaved --stages 4 --microbatches 16 -o s.json && $PIPEPLAN export s.json --format csv --with-comms --costs 0,1,1 -o s.csv && $PIPEPLAN import s.csv --with-comms -o l.json"
+                  -- validate @TMP@/l.json --comm blocking)
+# The lowered schedule `lower --policy timed` writes with 0-time ops runs under blocking posts.
+pipeplan_cli_test(zero_cost_lower_timed --out "^valid: "
+                  --before "$PIPEPLAN generate --schedule zbh1 --stages 4 --microbatches 8 -o s.json && $PIPEPLAN lower s.json --policy timed --costs 0,0,0 -o l.json"
+                  -- validate @TMP@/l.json --comm blocking)
