@@ -15,6 +15,7 @@
 #include "model/closest_names.hpp"
 #include "model/error.hpp"
 #include "model/memory_reuse.hpp"
+#include "sim_options.hpp"
 #include "standard_output.hpp"
 
 namespace pipeplan::cli {
@@ -139,6 +140,8 @@ int run_reporting_errors(int argc, char** argv) {
     return run(argc, argv);
   } catch (const UsageError& e) {
     return fail(kExitUsage, e.what());
+  } catch (const pipeplan::RunLimitError& e) {
+    return fail(kExitInvalid, run_limit_text(e));  // lower, validate, plan: named by their flags
   } catch (const pipeplan::Error& e) {
     return fail(kExitInvalid, e.what());
   } catch (const std::bad_alloc&) {

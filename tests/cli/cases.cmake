@@ -723,3 +723,25 @@ pipeplan_cli_test(zero_forward_csv_pairs --out "^valid: "
 pipeplan_cli_test(zero_cost_lower_timed --out "^valid: "
                   --before "$PIPEPLAN generate --schedule zbh1 --stages 4 --microbatches 8 -o s.json && $PIPEPLAN lower s.json --policy timed --costs 0,0,0 -o l.json"
                   -- validate @TMP@/l.json --comm blocking)
+
+# --- sums of times within 64-bit nanoseconds (issue 31, item 3) ---
+# 1000 ops of 5e9 + 2 x 5e9 ms on one device: 1000 x 1.5e10 = 1.5e13 ms, past the 2^62 ns
+# (4.612e12 ms) a run may last; once a bubble of -62.69%.
+pipeplan_cli_test(run_too_long --exit 1
+                  --err "^pipeplan: error: the costs \\(--costs, --transfer or --profile\\) with --iterations: the run could last up to 1\\.5e\\+13 ms"
+                  --before "$PIPEPLAN generate --schedule gpipe --stages 1 --microbatches 1000 -o s.json"
+                  -- simulate @TMP@/s.json --costs 5e9,5e9,5e9)
+# 1000 x 3e6 ms x 10000 iterations = 3e13 ms: refused, where it once printed a step below its bound.
+pipeplan_cli_test(run_too_long_iterations --exit 1 --err "run could last up to 3e\\+13 ms .every op, transfer and optimizer step of 10000 iterations"
+                  --before "$PIPEPLAN generate --schedule gpipe --stages 1 --microbatches 1000 -o s.json"
+                  -- simulate @TMP@/s.json --costs 1e6,1e6,1e6 --iterations 10000)
+# At the cap: 461 backwards of 1e10 ms (4.61e12 ms, just under 2^62 ns) are timed exactly.
+pipeplan_cli_test(run_at_the_cap --out "^makespan 4610000000000\\.000 ms, bubble rate 0\\.00%"
+                  --before "$PIPEPLAN generate --schedule gpipe --stages 1 --microbatches 461 -o s.json"
+                  -- simulate @TMP@/s.json --costs 0,0,1e10)
+pipeplan_cli_test(run_over_the_cap_export --exit 1 --err "run could last up to 4\\.62e\\+12 ms"
+                  --before "$PIPEPLAN generate --schedule gpipe --stages 1 --microbatches 462 -o s.json"
+                  -- export @TMP@/s.json --format chrome --costs 0,0,1e10)
+pipeplan_cli_test(run_over_the_cap_lower --exit 1 --err "^pipeplan: error: the costs \\(--costs"
+                  --before "$PIPEPLAN generate --schedule gpipe --stages 1 --microbatches 462 -o s.json"
+                  -- lower @TMP@/s.json --policy timed --costs 0,0,1e10)
