@@ -28,7 +28,7 @@ TEST_CASE("a run just under 2^62 ns is timed exactly; one op more is refused, in
   // 2^62 = 4,611,686,018,427,387,904 ns lies between 461 x 1e16 and 462 x 1e16.
   const Schedule under = one_device_gpipe(461);
   const CostModel costs = longest_backwards(under);
-  CHECK(run_length_bound_ns(under, costs, 1) == doctest::Approx(461e16));
+  CHECK(run_length_bound_ns(under, costs, 1) == SimTime{461} * SimTime{10'000'000'000'000'000});
   CHECK_FALSE(run_limit_problem(under, costs, {}).has_value());
   const SimResult r = simulate(under, costs);
   CHECK(r.makespan == SimTime{461} * SimTime{10'000'000'000'000'000});
@@ -57,8 +57,8 @@ TEST_CASE("iterations multiply the bound, and each transfer and optimizer step a
   CostModel c = test::uniform(s, 1, 1, 1);
   c.transfer.fixed_ms = 0.5;
   for (DeviceCost& d : c.devices) d.optimizer_ms = 2;
-  CHECK(run_length_bound_ns(s, c, 1) == doctest::Approx(18e6));
-  CHECK(run_length_bound_ns(s, c, 3) == doctest::Approx(54e6));
+  CHECK(run_length_bound_ns(s, c, 1) == ms_to_ns(18));
+  CHECK(run_length_bound_ns(s, c, 3) == ms_to_ns(54));
   // The bound holds the run: its makespan is 10 ms (comm_simulator_test.cpp times this 1F1B by
   // hand), under 18.
   CHECK(simulate(s, c).makespan == ms_to_ns(10));
@@ -73,4 +73,21 @@ TEST_CASE("too many iterations are refused by name, with the schedule's op count
                       "ops), got 25000001");
   // 25,000,000 x 8 = 200,000,000: at the limit, allowed.
   CHECK_FALSE(run_limit_problem(s, test::uniform(s, 1, 1, 1), {25'000'000}).has_value());
+}
+
+TEST_CASE("memory up to 2^62 bytes a device is counted exactly; a byte more is refused") {
+  // GPipe on one device holds every activation at once after its forwards: M x a_F. Two of 2^61
+  // bytes are 2^62 exactly, the most allowed; one byte more each is refused before the run, where
+  // four of them once wrapped around and showed a peak of two.
+  const Schedule s = test::generated("gpipe", 1, 2);
+  const Bytes half = Bytes{1} << 61;
+  const CostModel at_cap = test::uniform(s, 1, 1, 1, half, 0);
+  CHECK(memory_bound_bytes(s, at_cap, 0) == kMaxRunBytes);
+  CHECK(simulate(s, at_cap).devices[0].peak_memory == kMaxRunBytes);
+  const CostModel over = test::uniform(s, 1, 1, 1, half + 1, 0);
+  const std::optional<RunLimitProblem> p = run_limit_problem(s, over, {});
+  REQUIRE(p.has_value());
+  CHECK(p->limit == RunLimit::Memory);
+  CHECK(p->message.rfind("device 0 could hold up to 4.612e+18 bytes", 0) == 0);
+  CHECK_THROWS_AS((void)simulate(s, over), RunLimitError);
 }

@@ -17,18 +17,28 @@ namespace pipeplan {
 /// busy total and a step over several iterations all stay within SimTime.
 inline constexpr SimTime kMaxRunNs = SimTime{1} << 62;
 
+/// The most memory a device may hold in a run: 2^62 bytes (4 EiB), so that a peak, a limit's
+/// margin and a sum of two devices stay within Bytes; a sum past it once wrapped around and
+/// showed a peak smaller than the truth.
+inline constexpr Bytes kMaxRunBytes = Bytes{1} << 62;
+
+/// An upper bound on what device `device` holds at any time: its static memory plus every
+/// activation its ops allocate in one iteration (each iteration frees what it allocates).
+/// Exact, but the largest Bytes where the sum would pass it.
+[[nodiscard]] Bytes memory_bound_bytes(const Schedule& schedule, const CostModel& costs, std::size_t device);
+
 /// An upper bound on when any run of `schedule` ends, in nanoseconds: every op, every transfer
 /// between two devices (each at the longest boundary's time) and every device's optimizer step,
 /// one after another, times the iterations. Neither simulator leaves every device and link idle
-/// while something is left to run, so no run (overlapped or with posts) ends later. A double,
-/// as the sum itself may be past SimTime.
-[[nodiscard]] double run_length_bound_ns(const Schedule& schedule, const CostModel& costs, int iterations);
+/// while something is left to run, so no run (overlapped or with posts) ends later. Exact, but
+/// the largest SimTime where the sum would pass it.
+[[nodiscard]] SimTime run_length_bound_ns(const Schedule& schedule, const CostModel& costs, int iterations);
 
-enum class RunLimit : unsigned char { Iterations, Length };
+enum class RunLimit : unsigned char { Iterations, Length, Memory };
 
 struct RunLimitProblem {
   RunLimit limit = RunLimit::Iterations;
-  std::string message;  ///< "iterations: expected ..." or "the run could last ..."
+  std::string message;  ///< "iterations: expected ...", "the run could last ...", "device 0 could hold ..."
 };
 
 /// What simulate() and simulate_with_comm() throw for a RunLimitProblem, so that a caller that

@@ -745,3 +745,14 @@ pipeplan_cli_test(run_over_the_cap_export --exit 1 --err "run could last up to 4
 pipeplan_cli_test(run_over_the_cap_lower --exit 1 --err "^pipeplan: error: the costs \\(--costs"
                   --before "$PIPEPLAN generate --schedule gpipe --stages 1 --microbatches 462 -o s.json"
                   -- lower @TMP@/s.json --policy timed --costs 0,0,1e10)
+# 1F1B's device 0 allocates 8 activations of 4,000,000 TiB (4.398e18 bytes each) an iteration,
+# 3.518e19 bytes, past 2^62; it holds 4 at its peak, which once wrapped and showed 8,000,000 TiB.
+pipeplan_cli_test(memory_too_large --exit 1 --err "^pipeplan: error: the memory \\(--memory or --profile\\): device 0 could hold up to 3\\.518e\\+19 bytes"
+                  -- compare --schedules 1f1b,gpipe --stages 4 --microbatches 8 --memory 4000000TiB,0)
+
+# --- what a writer writes, its readers take (issue 31, item 7) ---
+# 1F1B P = 4, M = 8 with F = B = W = 1e9 ms: makespan (8 x 3 + 3 x 3 - 3) x 1e9 = 3.3e10 ms, a
+# sum of costs past the 1e10 ms one cost may take; the result it writes exports (was refused).
+pipeplan_cli_test(result_past_one_cost_reads_back --out "^0F0,0F1,0F2,0F3,"
+                  --before "$PIPEPLAN generate --schedule 1f1b --stages 4 --microbatches 8 -o s.json && $PIPEPLAN simulate s.json --costs 1e9,1e9,1e9 -o r.json && grep -q '\"makespan_ms\": 33000000000' r.json"
+                  -- export @TMP@/r.json --format csv)
