@@ -69,8 +69,9 @@ TEST_CASE("too many iterations are refused by name, with the schedule's op count
   const std::optional<RunLimitProblem> p = run_limit_problem(s, test::uniform(s, 1, 1, 1), {25'000'001});
   REQUIRE(p.has_value());
   CHECK(p->limit == RunLimit::Iterations);
-  CHECK(p->message == "iterations: expected 1 or more, with iterations x ops at most 200000000 (the schedule has 8 "
-                      "ops), got 25000001");
+  CHECK(p->message ==
+        "iterations: expected 1 or more, with iterations x ops at most 200000000 (the schedule has 8 "
+        "ops), got 25000001");
   // 25,000,000 x 8 = 200,000,000: at the limit, allowed.
   CHECK_FALSE(run_limit_problem(s, test::uniform(s, 1, 1, 1), {25'000'000}).has_value());
 }

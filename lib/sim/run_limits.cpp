@@ -59,8 +59,6 @@ Sum length_sum(const Schedule& schedule, const CostModel& costs, int iterations)
   return all;
 }
 
-
-
 }  // namespace
 
 Bytes memory_bound_bytes(const Schedule& schedule, const CostModel& costs, std::size_t device) {
@@ -82,16 +80,19 @@ std::optional<RunLimitProblem> run_limit_problem(const Schedule& schedule, const
   }
   const Sum length = length_sum(schedule, costs, options.iterations);
   if (length.exact > kMaxRunNs) {
-    return RunLimitProblem{RunLimit::Length,
-                           "the run could last up to " + number_text(length.shown / 1e6) + " ms (every op, transfer and optimizer step of " +
-                               std::to_string(options.iterations) + (options.iterations == 1 ? " iteration" : " iterations") +
-                               " one after another), more than the " + number_text(static_cast<double>(kMaxRunNs) / 1e6) +
-                               " ms (about 146 years) a run is timed to in 64-bit nanoseconds"};
+    return RunLimitProblem{RunLimit::Length, "the run could last up to " + number_text(length.shown / 1e6) +
+                                                 " ms (every op, transfer and optimizer step of " +
+                                                 std::to_string(options.iterations) +
+                                                 (options.iterations == 1 ? " iteration" : " iterations") +
+                                                 " one after another), more than the " +
+                                                 number_text(static_cast<double>(kMaxRunNs) / 1e6) +
+                                                 " ms (about 146 years) a run is timed to in 64-bit nanoseconds"};
   }
   for (std::size_t d = 0; d < schedule.order.size(); ++d) {
     const Sum held = memory_sum(schedule, costs, d);
     if (held.exact > kMaxRunBytes) {
-      return RunLimitProblem{RunLimit::Memory, "device " + std::to_string(d) + " could hold up to " + number_text(held.shown) +
+      return RunLimitProblem{RunLimit::Memory, "device " + std::to_string(d) + " could hold up to " +
+                                                   number_text(held.shown) +
                                                    " bytes (its static memory and every activation of an iteration at "
                                                    "once), more than the 2^62 bytes (4 EiB) a run counts"};
     }
