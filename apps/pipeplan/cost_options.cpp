@@ -131,6 +131,9 @@ std::string describe_costs(const CostOptions& o) {
 
 Bytes parse_size_flag(const std::string& text, const std::string& flag) {
   auto bytes = parse_size(text);
+  if (!bytes && parse_size_bytes(text)) {
+    throw UsageError(flag + ": '" + text + "' is 8 EiB or more, past the largest size pipeplan counts");
+  }
   if (!bytes) {
     throw UsageError(flag + ": expected a size such as 2GiB, 1.5GB or a number of bytes, got '" + text + "'");
   }

@@ -756,3 +756,21 @@ pipeplan_cli_test(memory_too_large --exit 1 --err "^pipeplan: error: the memory 
 pipeplan_cli_test(result_past_one_cost_reads_back --out "^0F0,0F1,0F2,0F3,"
                   --before "$PIPEPLAN generate --schedule 1f1b --stages 4 --microbatches 8 -o s.json && $PIPEPLAN simulate s.json --costs 1e9,1e9,1e9 -o r.json && grep -q '\"makespan_ms\": 33000000000' r.json"
                   -- export @TMP@/r.json --format csv)
+
+# --- plan --memory-limit 0 is 0 bytes, refused as fitting nothing (issue 31, item 6) ---
+# It once meant the card's whole memory, where generate and validate take 0 as 0 bytes.
+# An empty value (CMake cannot pass one as an argument: the --then shell does) is refused too.
+pipeplan_cli_test(plan_memory_limit_zero --exit 2 --err "^pipeplan: error: --memory-limit: expected a size above 0 \\(no configuration fits in 0 bytes"
+                  --then "$PIPEPLAN plan --model $SOURCE_DIR/tests/data/models/tiny-llama.json --gpu h100 --gpus 8 --global-batch 32 --seq 256 --memory-limit '' 2> err.txt\n test $? -eq 2 && grep -q \"memory-limit: expected a size such as 2GiB, 1.5GB or a number of bytes, got ''\" err.txt"
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 8 --global-batch 32 --seq 256 --memory-limit 0)
+# A size past 8 EiB is said to be too large, not malformed.
+pipeplan_cli_test(size_too_large --exit 2 --err "^pipeplan: error: --memory-limit: '9000000TiB' is 8 EiB or more, past the largest size pipeplan counts"
+                  -- validate schedules/zbh1-p4-m8.json --memory-limit 9000000TiB)
+
+# --- a malformed CSV cell is quoted cut, with its length (issue 31, item 11) ---
+# A cell of 1Q then 100000 zeros (not an action: no such micro-batch): the message quotes its
+# first 40 bytes and says 100002 bytes, where it once quoted the whole cell.
+pipeplan_cli_test(import_long_cell --exit 1 --err "row 1, column 1: '1Q0{38}\\.\\.\\. \\(100002 bytes\\)': expected an action such as 0F0"
+                  --then "test $(wc -c <stderr) -lt 400"
+                  --before "python3 -c \"print('1Q' + '0' * 100000)\" > long.csv"
+                  -- import @TMP@/long.csv)
