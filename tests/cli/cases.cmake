@@ -774,3 +774,12 @@ pipeplan_cli_test(import_long_cell --exit 1 --err "row 1, column 1: '1Q0{38}\\.\
                   --then "test $(wc -c <stderr) -lt 400"
                   --before "python3 -c \"print('1Q' + '0' * 100000)\" > long.csv"
                   -- import @TMP@/long.csv)
+# A cost past the cap of one time says the cap, not "expected a non-negative number".
+pipeplan_cli_test(cost_over_the_cap --exit 2 --err "^pipeplan: error: --costs \\(F\\): '1e12' ms is above the 1e10 ms \\(115 days\\) one time may take"
+                  -- simulate schedules/zbh1-p4-m8.json --costs 1e12,1,1)
+# Too many iterations name the flag and the schedule's ops, not a key of the file (it read
+# "s.json: iterations: ..."): GPipe P = 1, M = 10001 has 20002 ops, x 10000 = 200,020,000 > 2e8.
+pipeplan_cli_test(iterations_over_the_limit --exit 1
+                  --err "^pipeplan: error: --iterations: expected 1 or more, with iterations x ops at most 200000000 \\(the schedule has 20002 ops\\), got 10000$"
+                  --before "$PIPEPLAN generate --schedule gpipe --stages 1 --microbatches 10001 -o s.json"
+                  -- simulate @TMP@/s.json --iterations 10000)
