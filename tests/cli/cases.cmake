@@ -481,7 +481,7 @@ pipeplan_cli_test(profile_time_out_of_range --exit 1
                   --err "p.json: stages\\[0\\]\\.f_ms: expected a number of milliseconds up to 1e10 \\(115 days\\), got 1e\\+?300"
                   --before "sed '0,/\"f_ms\": 1.0/s//\"f_ms\": 1e300/' $SOURCE_DIR/profiles/example-p4.json > p.json"
                   -- simulate schedules/zbh1-p4-m8.json --profile @TMP@/p.json)
-pipeplan_cli_test(result_time_out_of_range --exit 1 --err "r.json: makespan_ms: expected a number of milliseconds up to 1e10"
+pipeplan_cli_test(result_time_out_of_range --exit 1 --err "r.json: makespan_ms: expected a number of milliseconds up to 4\\.612e12 \\(2\\^62 ns, the longest run timed\\)"
                   --before "$PIPEPLAN simulate $SOURCE_DIR/schedules/zbh1-p4-m8.json -o r0.json >/dev/null && sed 's/\"makespan_ms\": [0-9.]*/\"makespan_ms\": 1e300/' r0.json > r.json"
                   -- export @TMP@/r.json --format svg)
 pipeplan_cli_test(untimeable_names_file --exit 1 --err "^pipeplan: error: tests/data/broken_p2_m2.json: the schedule cannot be timed"
@@ -783,3 +783,8 @@ pipeplan_cli_test(iterations_over_the_limit --exit 1
                   --err "^pipeplan: error: --iterations: expected 1 or more, with iterations x ops at most 200000000 \\(the schedule has 20002 ops\\), got 10000$"
                   --before "$PIPEPLAN generate --schedule gpipe --stages 1 --microbatches 10001 -o s.json"
                   -- simulate @TMP@/s.json --iterations 10000)
+# compare checks every schedule against the limits before simulating any: 1F1B P = 4, M = 2000
+# has 2 x 4 x 2000 = 16000 ops (x 10000 iterations fits 2e8), ZB-H1 24000 (does not).
+pipeplan_cli_test(compare_iterations_up_front --exit 1
+                  --err "^pipeplan: error: zbh1: --iterations: expected 1 or more, with iterations x ops at most 200000000 \\(the schedule has 24000 ops\\), got 10000$"
+                  -- compare --schedules 1f1b,zbh1 --stages 4 --microbatches 2000 --iterations 10000)
