@@ -747,7 +747,7 @@ pipeplan_cli_test(run_over_the_cap_lower --exit 1 --err "^pipeplan: error: the c
                   -- lower @TMP@/s.json --policy timed --costs 0,0,1e10)
 # 1F1B's device 0 allocates 8 activations of 4,000,000 TiB (4.398e18 bytes each) an iteration,
 # 3.518e19 bytes, past 2^62; it holds 4 at its peak, which once wrapped and showed 8,000,000 TiB.
-pipeplan_cli_test(memory_too_large --exit 1 --err "^pipeplan: error: the memory \\(--memory or --profile\\): device 0 could hold up to 3\\.518e\\+19 bytes"
+pipeplan_cli_test(memory_too_large --exit 1 --err "^pipeplan: error: 1f1b: the memory \\(--memory or --profile\\): device 0 could hold up to 3\\.518e\\+19 bytes"
                   -- compare --schedules 1f1b,gpipe --stages 4 --microbatches 8 --memory 4000000TiB,0)
 
 # --- what a writer writes, its readers take (issue 31, item 7) ---
