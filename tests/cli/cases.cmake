@@ -788,3 +788,6 @@ pipeplan_cli_test(iterations_over_the_limit --exit 1
 pipeplan_cli_test(compare_iterations_up_front --exit 1
                   --err "^pipeplan: error: zbh1: --iterations: expected 1 or more, with iterations x ops at most 200000000 \\(the schedule has 24000 ops\\), got 10000$"
                   -- compare --schedules 1f1b,zbh1 --stages 4 --microbatches 2000 --iterations 10000)
+# --gpu a100 suggests the A100s first, not h100 (issue 31, unclear messages).
+pipeplan_cli_test(gpu_prefix_suggestion --exit 2 --err "--gpu: unknown GPU 'a100'. did you mean 'a100-40gb', 'a100-80gb'"
+                  -- profile --model tests/data/models/tiny-llama.json --gpu a100 --stages 2)
