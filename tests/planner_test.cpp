@@ -214,3 +214,17 @@ TEST_CASE("the progress counts the configurations the outcome reports, up to the
   // are five configurations.
   CHECK(considered > 5);
 }
+
+TEST_CASE("a request that leaves no configuration to try says so, not that none fits in memory") {
+  // Issue 31: --pp 64 on a model of 8 layers (10 pieces with the embedding and the head) gives
+  // no layout, so no configuration is tried; the text once said "no configuration fits in memory".
+  PlanRequest r = tiny_request();
+  r.gpus = 64;
+  r.pp = 64;
+  r.training.global_batch = 64;
+  const PlanOutcome out = plan(r);
+  CHECK(out.considered == 0);
+  const std::string text = plan_text(out, 5);
+  CHECK(text.find("no configuration to try: the degrees given") != std::string::npos);
+  CHECK(text.find("fits in memory") == std::string::npos);
+}

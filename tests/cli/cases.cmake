@@ -791,3 +791,6 @@ pipeplan_cli_test(compare_iterations_up_front --exit 1
 # --gpu a100 suggests the A100s first, not h100 (issue 31, unclear messages).
 pipeplan_cli_test(gpu_prefix_suggestion --exit 2 --err "--gpu: unknown GPU 'a100'. did you mean 'a100-40gb', 'a100-80gb'"
                   -- profile --model tests/data/models/tiny-llama.json --gpu a100 --stages 2)
+# --pp 64 on 32 layers leaves no layout, so nothing is tried: said so, not "fits in memory".
+pipeplan_cli_test(plan_nothing_to_try --exit 1 --out "^0 configurations" --out "^no configuration to try: the degrees given"
+                  -- plan --model profiles/models/llama-2-7b.json --gpu h100 --gpus 64 --pp 64 --global-batch 64)
