@@ -238,3 +238,43 @@ TEST_CASE("the timed lowering never deadlocks, whatever the costs") {
     }
   }
 }
+
+// Ops of 0 ns are ordinary (issue 31, item 2): an empty stage or a profile rounded to zero ends
+// a whole chain of dependencies at one instant, where the timed lowering once ordered the
+// transfers by time alone and deadlocked or paired the wrong tensors. Every generator of the
+// registry, generated with those costs (the automatic ones search with them), under every
+// policy and both modes with posts: `timed` must pass lowering_problems (no mispairing) and run
+// to the end in both modes; every other policy must run with zero costs wherever it runs with
+// unit costs, since posting order alone decides whether it deadlocks.
+TEST_CASE("zero-time ops: every generator, policy and mode runs as with unit costs") {
+  const std::vector<StageCost> zero_costs = {StageCost{0, 0, 0, 0, 0}, StageCost{0, 1, 1, 0, 0},
+                                             StageCost{1, 0, 0, 0, 0}, StageCost{1, 1, 0, 0, 0}};
+  for (const Generator& g : generators()) {
+    for (int p : {2, 3, 4}) {
+      for (const StageCost& cost : zero_costs) {
+        GenerateRequest r = test::request(p, 4 * p, g.chunks_for(0));
+        const CostModel c = uniform_costs(p * r.chunks, p, cost, 0);
+        r.costs = &c;
+        if (g.memory_limit == MemoryLimitUse::Required) r.memory_limit = {Bytes{1} << 40};
+        const Schedule s = g.generate(r);
+        const std::string what = std::string(g.name) + " P=" + std::to_string(p) + " costs " +
+                                 std::to_string(cost.f_ms) + "," + std::to_string(cost.b_ms) + "," +
+                                 std::to_string(cost.w_ms);
+        const SimResult overlapped = simulate(s, c);
+        REQUIRE_MESSAGE(!overlapped.deadlocked(), what);
+        for (LowerPolicy policy : all_policies()) {
+          const LoweredSchedule l = lower(s, policy, &c);
+          const bool timed = policy == LowerPolicy::Timed;
+          const bool problems = !lowering_problems(l).empty();
+          CHECK_MESSAGE((!timed || !problems), what, " timed: ", lowering_problems(l).front().message);
+          if (problems) continue;
+          for (CommMode mode : {CommMode::Rendezvous, CommMode::Blocking}) {
+            const bool runs = simulate_with_comm(l, c, mode).stuck.empty();
+            const bool runs_unit = simulate_with_comm(l, unit_costs(s, 0.5), mode).stuck.empty();
+            CHECK_MESSAGE(runs == (timed || runs_unit), what, " ", policy_name(policy), " ", comm_mode_name(mode));
+          }
+        }
+      }
+    }
+  }
+}

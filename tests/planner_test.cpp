@@ -193,3 +193,38 @@ TEST_CASE("a mixture of experts is planned with expert parallelism searched, and
   // A dense model's table has no ep column.
   CHECK(plan_text(plan(tiny_request()), 3).find(" ep ") == std::string::npos);
 }
+
+TEST_CASE("the progress counts the configurations the outcome reports, up to their total") {
+  // Issue 31, item 9: the counter once counted jobs (a layout with all its schedules and chunk
+  // counts), 980 beside the 3632 configurations the same run reported. Each call's total is the
+  // outcome's `considered`, the count grows, and the last call is total of total.
+  const PlanRequest r = tiny_request();
+  std::vector<std::pair<std::size_t, std::size_t>> calls;
+  const PlanOutcome out = plan(r, [&](std::size_t done, std::size_t total) { calls.emplace_back(done, total); });
+  REQUIRE(!calls.empty());
+  const auto considered = static_cast<std::size_t>(out.considered);
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    CHECK(calls[i].second == considered);
+    CHECK(calls[i].first <= considered);
+    if (i > 0) CHECK(calls[i].first >= calls[i - 1].first);
+  }
+  CHECK(calls.back().first == considered);
+  // More configurations than jobs here (each job holds a layout's schedules and chunk counts),
+  // so a count of jobs could not pass: 1F1B, ZB-H1, interleaved, ZB-V and zb for pp 2 alone
+  // are five configurations.
+  CHECK(considered > 5);
+}
+
+TEST_CASE("a request that leaves no configuration to try says so, not that none fits in memory") {
+  // Issue 31: --pp 64 on a model of 8 layers (10 pieces with the embedding and the head) gives
+  // no layout, so no configuration is tried; the text once said "no configuration fits in memory".
+  PlanRequest r = tiny_request();
+  r.gpus = 64;
+  r.pp = 64;
+  r.training.global_batch = 64;
+  const PlanOutcome out = plan(r);
+  CHECK(out.considered == 0);
+  const std::string text = plan_text(out, 5);
+  CHECK(text.find("no configuration to try: the degrees given") != std::string::npos);
+  CHECK(text.find("fits in memory") == std::string::npos);
+}

@@ -131,3 +131,15 @@ TEST_CASE("bad boundaries name the entry, the field and the count expected") {
         "p.json: boundaries: a profile with per-boundary transfers has schema_version 2 (a reader of version 1 "
         "would ignore them), got 1");
 }
+
+TEST_CASE("the writer refuses a profile its reader would refuse, naming the field") {
+  // Issue 31, item 7: an estimate of 1.2e10 ms for a forward, past the 1e10 ms one time may take
+  // (model/units.hpp), was written and then refused by every reader.
+  CostModel c = uniform_costs(2, 2, StageCost{1, 1, 1, 0, 0}, 0);
+  c.stages[1].f_ms = 1.2e10;
+  CHECK(test::error_of([&] { (void)profile_to_json(c); }) ==
+        "cannot write a profile its readers would refuse: the profile: stages[1].f_ms: expected a number of "
+        "milliseconds up to 1e10 (115 days), got 12000000000.0");
+  c.stages[1].f_ms = kMaxMs;  // at the limit: written and read back
+  CHECK(profile_from_json(profile_to_json(c), "p").stages[1].f_ms == kMaxMs);
+}

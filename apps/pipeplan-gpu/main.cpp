@@ -9,7 +9,9 @@
 #include <iostream>
 #include <optional>
 
+#include "../pipeplan/command.hpp"
 #include "calibrate.hpp"
+#include "early_checks.hpp"
 #include "estimate/model_config.hpp"
 #include "gpu_error.hpp"
 #include "gpu_info.hpp"
@@ -109,7 +111,9 @@ int main(int argc, char** argv) {
                   "A layout string E,t*N|...,H (default: balanced by the measured costs)");
   cal->add_option("--gpu", f.request.gpu_name,
                   "The GPU table's entry for peaks and links (default: from the device's name)");
-  cal->add_option("--device", f.request.device, "Which device times the compute")->capture_default_str();
+  cal->add_option("--device", f.request.device, "Which device times the compute")
+      ->check(CLI::Range(0, 1023))
+      ->capture_default_str();
   cal->add_option("--repetitions", f.request.plan.repetitions, "Timed runs of each kernel")
       ->check(CLI::Range(1, 10000))
       ->capture_default_str();
@@ -148,8 +152,15 @@ int main(int argc, char** argv) {
       std::cout << inventory_text(inventory());
       return 0;
     }
-    if (rep->parsed()) return replay(rq);
+    // Files and flags first, so that a machine without a GPU still says what is wrong with them.
+    if (rep->parsed()) {
+      check_replay_early(rq);
+      return replay(rq);
+    }
+    check_calibrate_early(f.model, f.output, f.request);
     return run_calibrate(f);
+  } catch (const pipeplan::cli::UsageError& e) {
+    return fail(2, e.what());
   } catch (const NoGpu& e) {
     return fail(kExitNoGpu, e.what());
   } catch (const GpuError& e) {

@@ -1,6 +1,7 @@
 // pipeplan compare: generate and simulate several schedules with the same costs, one row each.
 #include <algorithm>
 #include <memory>
+#include <optional>
 
 #include "comm_options.hpp"
 #include "command.hpp"
@@ -73,8 +74,19 @@ Runner add_compare(CLI::App& sub) {
     std::vector<ComparisonRow> rows;
     std::vector<Schedule> schedules;
     std::string comm_line;  // the same for every run: generated schedules are lowered by --policy
+    // Every schedule first, each checked against the run limits (sim/run_limits.hpp), so a
+    // request too large for the third is refused before the first two are simulated.
+    std::vector<Generated> all;
     for (const Generator* g : chosen) {
-      Generated generated = generate_for(*g, o->request, given, o->costs, sim_options(o->sim));
+      all.push_back(generate_for(*g, o->request, given, o->costs, sim_options(o->sim)));
+      if (const std::optional<RunLimitProblem> limit =
+              run_limit_problem(all.back().schedule, all.back().costs, options)) {
+        throw Error(std::string(g->name) + ": " + run_limit_text(RunLimitError(*limit)));
+      }
+    }
+    for (std::size_t i = 0; i < chosen.size(); ++i) {
+      const Generator* g = chosen[i];
+      Generated& generated = all[i];
       const LoweredSchedule plain{generated.schedule, "", {}};
       LoweredRun run = simulate_under(plain, generated.costs, options, o->comm, std::string(g->name));
       comm_line = describe_comm(run);

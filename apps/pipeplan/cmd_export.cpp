@@ -182,6 +182,8 @@ Runner add_export(CLI::App& sub) {
         const CostModel costs = build_cost_model(o->costs, schedule.stages, schedule.devices);
         try {
           result = simulate(schedule, costs, sim_options(o->sim));
+        } catch (const RunLimitError& e) {
+          throw Error(run_limit_text(e));
         } catch (const Error& e) {
           throw Error(o->file + ": " + e.what());
         }

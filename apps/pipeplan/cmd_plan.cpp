@@ -132,7 +132,7 @@ Runner add_plan(CLI::App& sub) {
       ->type_name("N")
       ->required()
       ->check(CLI::Range(1, 1 << 20));
-  sub.add_option("--memory-limit", o->memory_limit, "Per-GPU memory limit (default: the card's memory)")
+  sub.add_option("--memory-limit", o->memory_limit, "Per-GPU memory limit, above 0 (default: the card's memory)")
       ->type_name("SIZE");
   sub.add_option("--memory-reserve", o->memory_reserve,
                  "Memory kept off the limit for what the runtime holds beside the tensors: the CUDA context, "
@@ -188,7 +188,7 @@ Runner add_plan(CLI::App& sub) {
   sub.add_option("--emit-schedule", o->emit_dir, "Write the winner's schedule.json and profile.json into DIR")
       ->type_name("DIR")
       ->check(file_name());
-  return [o] {
+  return [o, app = &sub] {
     const std::string emitted = o->emit_dir.empty() ? "" : o->emit_dir + "/";
     check_file_roles({{"--model", o->model.model},
                       {"--calibration", o->calibration},
@@ -223,7 +223,17 @@ Runner add_plan(CLI::App& sub) {
     request.gpus = o->gpus;
     request.gpus_per_node = o->model.gpus_per_node;
     if (in.rank_order_given) request.rank_order = in.rank_order;
-    if (!o->memory_limit.empty()) request.memory_limit = parse_size_flag(o->memory_limit, "--memory-limit");
+    // Given, the limit is what it says: 0 bytes (or an empty value) once meant the card's memory
+    // here where generate and validate take 0 as 0 bytes; no configuration fits in none.
+    if (app->count("--memory-limit") > 0) {
+      request.memory_limit = parse_size_flag(o->memory_limit, "--memory-limit");
+      if (request.memory_limit == 0) {
+        throw UsageError(
+            "--memory-limit: expected a size above 0 (no configuration fits in 0 bytes; leave the flag "
+            "out for the card's memory), got '" +
+            o->memory_limit + "'");
+      }
+    }
     request.memory_reserve =
         o->memory_reserve.empty() ? kRuntimeMemoryReserve : parse_size_flag(o->memory_reserve, "--memory-reserve");
     const Bytes card = request.memory_limit > 0 ? request.memory_limit : in.gpu->memory_bytes;

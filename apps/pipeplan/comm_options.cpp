@@ -4,6 +4,7 @@
 #include "enum_flags.hpp"
 #include "io/printable.hpp"
 #include "model/error.hpp"
+#include "sim_options.hpp"
 #include "validate/deadlock_text.hpp"
 
 namespace pipeplan::cli {
@@ -53,6 +54,8 @@ LoweredRun simulate_under(const LoweredSchedule& file, const CostModel& costs, c
   LoweredRun run;
   try {  // "the schedule cannot be timed: ..." names the file it came from
     run = simulate_lowered(file, costs, how);
+  } catch (const RunLimitError& e) {
+    throw Error(run_limit_text(e));
   } catch (const Error& e) {
     throw Error(what + ": " + e.what());
   }

@@ -11,6 +11,7 @@
 #include "io/profile_json.hpp"
 #include "model/error.hpp"
 #include "model/size_string.hpp"
+#include "model/units.hpp"
 
 namespace pipeplan::cli {
 
@@ -32,8 +33,12 @@ std::vector<std::string> split(const std::string& text, char separator) {
 double parse_ms(const std::string& text, const std::string& flag) {
   char* end = nullptr;
   double value = text.empty() ? NAN : std::strtod(text.c_str(), &end);
-  if (!std::isfinite(value) || value < 0.0 || value > 1e10 || end == nullptr || *end != '\0') {
+  if (!std::isfinite(value) || value < 0.0 || end == nullptr || *end != '\0') {
     throw UsageError(flag + ": expected a non-negative number of milliseconds, got '" + text + "'");
+  }
+  // A number, but past the cap of one time (model/units.hpp): say the cap, not the form.
+  if (value > kMaxMs) {
+    throw UsageError(flag + ": '" + text + "' ms is above the 1e10 ms (115 days) one time may take");
   }
   return value;
 }
@@ -131,6 +136,9 @@ std::string describe_costs(const CostOptions& o) {
 
 Bytes parse_size_flag(const std::string& text, const std::string& flag) {
   auto bytes = parse_size(text);
+  if (!bytes && parse_size_bytes(text)) {
+    throw UsageError(flag + ": '" + text + "' is 8 EiB or more, past the largest size pipeplan counts");
+  }
   if (!bytes) {
     throw UsageError(flag + ": expected a size such as 2GiB, 1.5GB or a number of bytes, got '" + text + "'");
   }

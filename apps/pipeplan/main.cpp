@@ -4,6 +4,7 @@
 #include <cstring>
 #include <iostream>
 #include <new>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,6 +15,8 @@
 #include "model/closest_names.hpp"
 #include "model/error.hpp"
 #include "model/memory_reuse.hpp"
+#include "sim_options.hpp"
+#include "standard_output.hpp"
 
 namespace pipeplan::cli {
 
@@ -128,14 +131,17 @@ int run(int argc, char** argv) {
 
 }  // namespace pipeplan::cli
 
-int main(int argc, char** argv) {
+namespace {
+
+// The command, with every error turned into its message and exit code.
+int run_reporting_errors(int argc, char** argv) {
   using namespace pipeplan::cli;
-  // The planner, compare and the automatic schedules allocate and drop many schedules.
-  pipeplan::keep_freed_memory_for_reuse();
   try {
     return run(argc, argv);
   } catch (const UsageError& e) {
     return fail(kExitUsage, e.what());
+  } catch (const pipeplan::RunLimitError& e) {
+    return fail(kExitInvalid, run_limit_text(e));  // lower, validate, plan: named by their flags
   } catch (const pipeplan::Error& e) {
     return fail(kExitInvalid, e.what());
   } catch (const std::bad_alloc&) {
@@ -144,4 +150,21 @@ int main(int argc, char** argv) {
     // Never a crash: anything the library did not turn into an Error is still reported.
     return fail(kExitInvalid, std::string("internal error: ") + e.what());
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace pipeplan::cli;
+  hold_standard_streams();
+  // The planner, compare and the automatic schedules allocate and drop many schedules.
+  pipeplan::keep_freed_memory_for_reuse();
+  const int code = run_reporting_errors(argc, argv);
+  // Every command's exit passes here: what it wrote to standard output (results, tables,
+  // --help) must have got there, or the exit is not 0 (issue 31, item 1).
+  if (const std::optional<std::string> failure = finish_standard_output()) {
+    fail(kExitInvalid, *failure);
+    return code == kExitOk ? kExitInvalid : code;
+  }
+  return code;
 }

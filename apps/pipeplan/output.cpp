@@ -1,8 +1,7 @@
 #include "output.hpp"
 
-#include <iostream>
-
 #include "io/atomic_file.hpp"
+#include "standard_output.hpp"
 
 namespace pipeplan::cli {
 
@@ -16,7 +15,7 @@ bool to_stdout(const std::string& path) {
 
 void emit(const std::string& path, const std::string& content) {
   if (to_stdout(path)) {
-    std::cout << content << std::flush;
+    write_standard_output(content);
     return;
   }
   write_file_atomically(path, content);
@@ -24,11 +23,11 @@ void emit(const std::string& path, const std::string& content) {
 
 void emit_streamed(const std::string& path, const std::function<void(TextSink&)>& write) {
   if (to_stdout(path)) {
-    TextSink sink(
-        [](std::string_view piece) { std::cout.write(piece.data(), static_cast<std::streamsize>(piece.size())); });
+    // Each piece is checked as it goes, so a stream to a full disk stops at its first failure;
+    // main() flushes and closes standard output and reports what fails there.
+    TextSink sink([](std::string_view piece) { write_standard_output(piece); });
     write(sink);
     sink.flush();
-    std::cout.flush();
     return;
   }
   // Each piece goes into the unnamed file as it comes, which gets its name only when the whole

@@ -19,4 +19,13 @@ SimOptions sim_options(const SimFlags& flags) {
   return {flags.iterations, *parse_optimizer_mode(flags.optimizer_mode)};
 }
 
+std::string run_limit_text(const RunLimitError& error) {
+  if (error.limit == RunLimit::Iterations) return std::string("--") + error.what();
+  if (error.limit == RunLimit::Memory) {
+    return std::string("the memory (--memory or --profile): ") + error.what() + "; give smaller sizes";
+  }
+  return std::string("the costs (--costs, --transfer or --profile) with --iterations: ") + error.what() +
+         "; give smaller times or fewer iterations";
+}
+
 }  // namespace pipeplan::cli

@@ -74,6 +74,17 @@ std::string plan_text(const PlanOutcome& outcome, std::size_t top) {
                         example == outcome.refused_example.end() ? "" : " (first: " + example->second + ")");
   }
   if (reasons.size() > 3) text += fmt::format("  ... and {} other reasons (--json lists them)\n", reasons.size() - 3);
+  // Nothing to show, for its own reason: none to try (the fixed degrees leave no layout: --pp
+  // 64 on 32 layers once read "no configuration fits in memory"), every one refused, or over
+  // memory.
+  if (outcome.rows.empty() && outcome.considered == 0) {
+    return text +
+           "no configuration to try: the degrees given (--pp, --tp, --cp, --ep) leave none for this model and "
+           "these GPUs (a stage needs at least one of the model's pieces)\n";
+  }
+  if (outcome.rows.empty() && outcome.over_memory.empty() && outcome.skipped == 0) {
+    return text + "no configuration can run: every one was refused (the reasons above)\n";
+  }
   if (outcome.rows.empty()) return text + "no configuration fits in memory\n";
   // A mixture of experts' rows show their expert parallelism and expert tensor parallelism after
   // cp; a dense model has neither.

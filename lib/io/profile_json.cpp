@@ -146,6 +146,14 @@ Json profile_to_json(const CostModel& costs) {
     Json& boundaries = j["boundaries"] = Json::array();
     for (const TransferCost& t : costs.boundaries) boundaries.push_back(transfer_to_json(t));
   }
+  // What this writes, its reader takes (issue 31, item 7): an estimate past a reader's limit (a
+  // stage of 1.2e10 ms) is refused here, naming the field, instead of written for every reader
+  // to refuse later.
+  try {
+    (void)profile_from_json(j, "the profile");
+  } catch (const Error& e) {
+    throw Error(std::string("cannot write a profile its readers would refuse: ") + e.what());
+  }
   return j;
 }
 

@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 
+#include "io/excerpt.hpp"
 #include "lower/lowering.hpp"
 #include "model/error.hpp"
 #include "model/limits.hpp"
@@ -27,8 +28,8 @@ struct Cell {
 };
 
 [[noreturn]] void fail(const std::string& source, const Cell& at, const std::string& text, const std::string& why) {
-  throw Error(source + ": row " + std::to_string(at.row) + ", column " + std::to_string(at.column) + ": '" + text +
-              "': " + why);
+  throw Error(source + ": row " + std::to_string(at.row) + ", column " + std::to_string(at.column) + ": '" +
+              excerpt(text) + "': " + why);
 }
 
 bool is_communication(std::string_view type) {
@@ -93,7 +94,7 @@ void add_action(const std::string& source, const Cell& at, const std::string& te
     return;
   }
   if (a->type != "F" && a->type != "I" && a->type != "W" && a->type != "B" && a->type != "BW") {
-    fail(source, at, text, "unknown action type '" + a->type + "': expected F, I, W, B or BW");
+    fail(source, at, text, "unknown action type '" + excerpt(a->type) + "': expected F, I, W, B or BW");
   }
   if (a->microbatch < 0) fail(source, at, text, "the action has no micro-batch");
   parsed.rows.back().emplace_back(*a, at);

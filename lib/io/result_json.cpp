@@ -1,9 +1,11 @@
 #include "io/result_json.hpp"
 
+#include <cmath>
 #include <utility>
 
 #include "io/json_fields.hpp"
 #include "model/limits.hpp"
+#include "sim/run_limits.hpp"
 
 namespace pipeplan {
 
@@ -67,8 +69,21 @@ Json result_to_json(const Schedule& schedule, const SimResult& r) {
 
 namespace {
 
+// A time of a run, not a cost: a sum of costs, so up to the longest run the simulators time
+// (kMaxRunNs), past the 1e10 ms one cost may take. What simulate writes, export reads back.
+SimTime read_run_time(const Json& value, const JsonPath& at) {
+  if (!value.is_number() || !std::isfinite(value.get<double>()) || value.get<double>() < 0.0) {
+    fail_field(at, "a non-negative number of milliseconds", value);
+  }
+  const double ms = value.get<double>();
+  if (ms * 1e6 > static_cast<double>(kMaxRunNs)) {
+    fail_field(at, "a number of milliseconds up to 4.612e12 (2^62 ns, the longest run timed)", value);
+  }
+  return static_cast<SimTime>(std::llround(ms * 1e6));
+}
+
 SimTime read_time(const Json& obj, std::string_view key, const JsonPath& at) {
-  return ms_to_ns(read_ms(member(obj, key, at), at.key(key)));
+  return read_run_time(member(obj, key, at), at.key(key));
 }
 
 }  // namespace
@@ -125,7 +140,7 @@ LoadedResult result_from_json(const Json& document, const std::string& source) {
     for (std::size_t i = 0; i < memory.size(); ++i) {
       const JsonPath point = memory_at.index(i);
       if (!memory[i].is_array() || memory[i].size() != 2) fail_field(point, "[ms, bytes]", memory[i]);
-      t.memory.push_back({ms_to_ns(read_ms(memory[i][0], point.index(0))), read_bytes(memory[i][1], point.index(1))});
+      t.memory.push_back({read_run_time(memory[i][0], point.index(0)), read_bytes(memory[i][1], point.index(1))});
     }
     r.devices.push_back(std::move(t));
   }

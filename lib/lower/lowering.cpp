@@ -39,20 +39,30 @@ void append_gap(std::vector<LoweredAction>& out, std::vector<CommOp> gap, LowerP
 }
 
 // The timed policy. Every transfer gets one key, the same at both ends: when its data is
-// produced in the overlapped run, then its direction, stage and micro-batch. Each device posts
-// its sends and receives in key order, each in the gap where the overlapped run was at that
-// time (after every op that had ended by then): a send right after its producer, a receive
-// where its data arrived, before its consumer. Every device then meets the transfers
-// in one global order, so the pairs match and none waits for a post queued behind its own.
-using TransferKey = std::tuple<SimTime, int, int, int>;  // producer's end, kind, stage, micro-batch
+// produced in the overlapped run, then its producer's rank (below), then its direction, stage and
+// micro-batch. Each device posts its sends and receives in key order, each in the gap where the
+// overlapped run was at that time (after every op that had ended by then): a send right after
+// its producer, a receive where its data arrived, before its consumer. Every device then meets
+// the transfers in one global order, so the pairs match and none waits for a post queued behind
+// its own.
+// The order must hold when times are equal: ops of 0 ns (an empty stage, a profile rounded to
+// zero) end at one instant along a whole chain of dependencies (issue 31, item 2). So the second
+// field is the producer's end in a run where every op takes 1 and transfers nothing, which grows
+// strictly along every dependency and every device's list: when a receive must come before an
+// op whose send follows it on one device, the receive's producer happens before that op, and its
+// key is the smaller even at one instant.
+using TransferKey = std::tuple<SimTime, SimTime, int, int, int>;  // end, rank, kind, stage, micro-batch
 
 LoweredSchedule lower_timed(const Schedule& schedule, const CostModel* costs) {
   const CostModel unit = uniform_costs(schedule.stages, schedule.devices, StageCost{1, 1, 1, 0, 0}, 0);
   const CostModel& used = costs != nullptr ? *costs : unit;
   SimResult run = simulate(schedule, used);
   if (run.deadlocked()) throw Error("timed lowering: the schedule deadlocks even with overlapped transfers");
-  // When each output is produced: forward (kind 0) and input gradient (kind 1) per stage and
-  // micro-batch, in one flat table.
+  // The ranks: the same schedule with unit ops and free transfers (it cannot deadlock when the
+  // run above did not; only the times differ).
+  const SimResult ranked = costs != nullptr ? simulate(schedule, unit) : run;
+  // When each output is produced, and its producer's rank: forward (kind 0) and input gradient
+  // (kind 1) per stage and micro-batch, in one flat table.
   const auto slot = [&](int kind, int stage, int mb) {
     return (static_cast<std::size_t>(kind) * static_cast<std::size_t>(schedule.stages) +
             static_cast<std::size_t>(stage)) *
@@ -60,19 +70,25 @@ LoweredSchedule lower_timed(const Schedule& schedule, const CostModel* costs) {
            static_cast<std::size_t>(mb);
   };
   std::vector<SimTime> produced(slot(2, 0, 0), -1);
+  std::vector<SimTime> rank(slot(2, 0, 0), -1);
   std::vector<std::vector<SimTime>> ends(run.devices.size());  // each device's op ends, in list order
+  const auto record = [&](const OpTiming& t, std::vector<SimTime>& table) {
+    if (t.op.kind == OpKind::F || t.op.kind == OpKind::FB) table[slot(0, t.op.stage, t.op.microbatch)] = t.end;
+    const Op backward = t.op.kind == OpKind::FB ? t.op.backward_part() : t.op;
+    if (gives_input_gradient(backward.kind)) table[slot(1, backward.stage, backward.microbatch)] = t.end;
+  };
   for (std::size_t d = 0; d < run.devices.size(); ++d) {
     for (const OpTiming& t : run.devices[d].ops) {
       ends[d].push_back(t.end);
-      if (t.op.kind == OpKind::F || t.op.kind == OpKind::FB) produced[slot(0, t.op.stage, t.op.microbatch)] = t.end;
-      const Op backward = t.op.kind == OpKind::FB ? t.op.backward_part() : t.op;
-      if (gives_input_gradient(backward.kind)) produced[slot(1, backward.stage, backward.microbatch)] = t.end;
+      record(t, produced);
     }
+    for (const OpTiming& t : ranked.devices[d].ops) record(t, rank);
   }
   const auto key_of = [&](const CommOp& c) -> TransferKey {
     const CommOp send = c.is_send() ? c : c.matching();
     const int kind = send.kind == CommKind::SendF ? 0 : 1;
-    return {produced[slot(kind, send.stage, send.microbatch)], kind, send.stage, send.microbatch};
+    const std::size_t at = slot(kind, send.stage, send.microbatch);
+    return {produced[at], rank[at], kind, send.stage, send.microbatch};
   };
   const TransferRule transfer(used);
   LoweredSchedule out{schedule, std::string(policy_name(LowerPolicy::Timed)), {}};
@@ -92,9 +108,16 @@ LoweredSchedule lower_timed(const Schedule& schedule, const CostModel* costs) {
       for (const CommOp& c : sends_of(schedule, ops[i], device)) comms.push_back({key_of(c), c, i + 1, ops.size()});
     }
     std::stable_sort(comms.begin(), comms.end(), [](const Placed& a, const Placed& b) { return a.key < b.key; });
+    // The latest gap each post may take so that every post after it in key order still fits
+    // before its consumer: a post is never pushed past it, so the gaps grow along the keys. The
+    // ranks make this always possible: a send in key order before a receive comes from an op
+    // before that receive's consumer.
+    std::vector<std::size_t> cap(comms.size() + 1, ops.size());
+    for (std::size_t i = comms.size(); i-- > 0;) cap[i] = std::min(cap[i + 1], comms[i].latest);
     std::vector<std::vector<CommOp>> gaps(ops.size() + 1);
     std::size_t gap = 0;
-    for (const Placed& c : comms) {
+    for (std::size_t i = 0; i < comms.size(); ++i) {
+      const Placed& c = comms[i];
       // The gap after every op that had ended when the send's data was made or the receive's
       // arrived; kept growing along the keys.
       const CommOp send = c.comm.is_send() ? c.comm : c.comm.matching();
@@ -103,7 +126,8 @@ LoweredSchedule lower_timed(const Schedule& schedule, const CostModel* costs) {
           c.comm.is_send() ? std::get<0>(c.key) : transfer.arrival(std::get<0>(c.key), from, device, c.comm.boundary());
       const auto at_time =
           static_cast<std::size_t>(std::upper_bound(ends[d].begin(), ends[d].end(), when) - ends[d].begin());
-      gap = std::min(std::max({gap, at_time, c.earliest}), c.latest);
+      gap = std::min(std::max({gap, at_time, c.earliest}), cap[i]);
+      if (gap < c.earliest) throw Error("timed lowering: no order of the posts fits (an internal error)");
       gaps[gap].push_back(c.comm);
     }
     for (std::size_t g = 0; g <= ops.size(); ++g) {

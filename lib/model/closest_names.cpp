@@ -27,10 +27,16 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 
 std::vector<std::string> closest_names(std::string_view name, std::span<const std::string_view> candidates,
                                        std::size_t count) {
+  // Twice the edit distance, so that a candidate the name begins (a100 of a100-40gb, which is 5
+  // edits away where h100 is 1) ranks at 1, after only an exact match: the user typed its start.
   std::vector<std::pair<std::size_t, std::string_view>> ranked;
   for (std::string_view c : candidates) {
+    if (name.size() >= 2 && c.size() > name.size() && c.starts_with(name)) {
+      ranked.emplace_back(1, c);
+      continue;
+    }
     std::size_t distance = edit_distance(name, c);
-    if (distance <= std::max<std::size_t>(2, c.size() / 2)) ranked.emplace_back(distance, c);
+    if (distance <= std::max<std::size_t>(2, c.size() / 2)) ranked.emplace_back(2 * distance, c);
   }
   std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<std::string> names;

@@ -35,7 +35,7 @@ std::string lower(std::string_view text) {
 
 }  // namespace
 
-std::optional<Bytes> parse_size(std::string_view text) {
+std::optional<double> parse_size_bytes(std::string_view text) {
   std::string s(text);
   std::size_t start = s.find_first_not_of(' ');
   if (start == std::string::npos) return std::nullopt;
@@ -55,11 +55,15 @@ std::optional<Bytes> parse_size(std::string_view text) {
   while (!unit.empty() && unit.back() == ' ') unit.pop_back();
   for (const Unit& u : kUnits) {
     if (u.name != unit) continue;
-    double bytes = std::round(number * u.bytes);
-    if (!std::isfinite(bytes) || bytes >= 9.2e18) return std::nullopt;
-    return static_cast<Bytes>(bytes);
+    return std::round(number * u.bytes);
   }
   return std::nullopt;
+}
+
+std::optional<Bytes> parse_size(std::string_view text) {
+  const std::optional<double> bytes = parse_size_bytes(text);
+  if (!bytes || !std::isfinite(*bytes) || *bytes >= kSizeLimitBytes) return std::nullopt;
+  return static_cast<Bytes>(*bytes);
 }
 
 std::string format_size(Bytes bytes) {

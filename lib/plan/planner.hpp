@@ -19,7 +19,8 @@ namespace pipeplan {
 [[nodiscard]] std::vector<std::string> default_plan_schedules(const ModelConfig& model);
 
 /// Runs the search on request.threads threads. `progress(done, total)` is called on the calling
-/// thread, about ten times a second while it runs and once at the end. Throws Error for a
+/// thread, about ten times a second while it runs and once at the end, in configurations: its
+/// total is PlanOutcome::considered. Throws Error for a
 /// request no configuration can meet (GPUs not a multiple of --tp, a global batch no
 /// data-parallel degree divides, an unknown schedule, a layout string that does not parse).
 [[nodiscard]] PlanOutcome plan(const PlanRequest& request,

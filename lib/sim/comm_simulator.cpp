@@ -3,11 +3,11 @@
 #include <string>
 
 #include "model/error.hpp"
-#include "model/limits.hpp"
 #include "model/lowering_problems.hpp"
 #include "model/structure.hpp"
 #include "sim/comm_simulation.hpp"
 #include "sim/lower_bound.hpp"
+#include "sim/run_limits.hpp"
 
 namespace pipeplan {
 
@@ -23,10 +23,7 @@ CommSimResult simulate_with_comm(const LoweredSchedule& lowered, const CostModel
     throw Error("the lowering cannot run: " + problems.front().message +
                 (problems.size() > 1 ? " (and " + std::to_string(problems.size() - 1) + " more problems)" : ""));
   }
-  if (options.iterations < 1 ||
-      static_cast<double>(options.iterations) * static_cast<double>(s.op_count()) > static_cast<double>(kMaxOps)) {
-    throw Error("iterations: expected 1 or more, with iterations x ops at most " + std::to_string(kMaxOps));
-  }
+  if (const std::optional<RunLimitProblem> limit = run_limit_problem(s, costs, options)) throw RunLimitError(*limit);
   if (mode == CommMode::Overlap) throw Error("the overlap mode is simulate(): it needs no lowering");
   CommSimResult out = sim::CommSimulation(lowered, costs, mode, options).run();
   out.result.lower_bound = step_lower_bound(s, costs, options.optimizer_mode);

@@ -55,7 +55,9 @@ SimTime step_lower_bound(const Schedule& s, const CostModel& costs, OptimizerMod
         if (s.placement[static_cast<std::size_t>(stage)] != static_cast<int>(d) || !c.f_and_b_ms) continue;
         saving = std::max(saving, ms_to_ns(c.f_ms) + longest_backward - ms_to_ns(*c.f_and_b_ms));
       }
-      work[d] = std::max<SimTime>(0, work[d] - forwards * saving);
+      // In double: the product may pass SimTime where the work itself fits (run_limits.hpp).
+      const double cut = static_cast<double>(forwards) * static_cast<double>(saving);
+      work[d] = cut >= static_cast<double>(work[d]) ? 0 : work[d] - static_cast<SimTime>(cut);
     }
   }
 

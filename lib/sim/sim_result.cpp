@@ -11,9 +11,10 @@ namespace {
 
 double idle_fraction(const std::vector<DeviceTimeline>& devices, std::size_t iteration, SimTime window) {
   if (window <= 0 || devices.empty()) return 0.0;
-  SimTime idle = 0;
-  for (const DeviceTimeline& d : devices) idle += window - d.iterations[iteration].busy;
-  return static_cast<double>(idle) / (static_cast<double>(devices.size()) * static_cast<double>(window));
+  // In double: devices x window may pass SimTime even where each time fits (run_limits.hpp).
+  double idle = 0;
+  for (const DeviceTimeline& d : devices) idle += static_cast<double>(window - d.iterations[iteration].busy);
+  return idle / (static_cast<double>(devices.size()) * static_cast<double>(window));
 }
 
 SimTime iteration_end(const std::vector<DeviceTimeline>& devices, std::size_t iteration) {

@@ -8,12 +8,12 @@
 
 #include "model/dependencies.hpp"
 #include "model/error.hpp"
-#include "model/limits.hpp"
 #include "model/structure.hpp"
 #include "model/wait_cycle.hpp"
 #include "sim/iteration_barrier.hpp"
 #include "sim/lower_bound.hpp"
 #include "sim/op_costs.hpp"
+#include "sim/run_limits.hpp"
 #include "sim/timeline_recorder.hpp"
 #include "sim/transfer_rule.hpp"
 
@@ -258,10 +258,8 @@ SimResult simulate(const Schedule& schedule, const CostModel& costs, const SimOp
   if (!allows_timing(problems)) throw Error("the schedule cannot be timed: " + first_problems(problems));
   check_dimensions(costs, schedule.stages, schedule.devices);
   check_costs(costs);
-  if (options.iterations < 1 || static_cast<double>(options.iterations) * static_cast<double>(schedule.op_count()) >
-                                    static_cast<double>(kMaxOps)) {
-    throw Error("iterations: expected 1 or more, with iterations x ops at most " + std::to_string(kMaxOps) + ", got " +
-                std::to_string(options.iterations));
+  if (const std::optional<RunLimitProblem> limit = run_limit_problem(schedule, costs, options)) {
+    throw RunLimitError(*limit);
   }
   SimWorkspace workspace;
   SimResult result = Simulation(schedule, costs, options, workspace).run();

@@ -481,7 +481,7 @@ pipeplan_cli_test(profile_time_out_of_range --exit 1
                   --err "p.json: stages\\[0\\]\\.f_ms: expected a number of milliseconds up to 1e10 \\(115 days\\), got 1e\\+?300"
                   --before "sed '0,/\"f_ms\": 1.0/s//\"f_ms\": 1e300/' $SOURCE_DIR/profiles/example-p4.json > p.json"
                   -- simulate schedules/zbh1-p4-m8.json --profile @TMP@/p.json)
-pipeplan_cli_test(result_time_out_of_range --exit 1 --err "r.json: makespan_ms: expected a number of milliseconds up to 1e10"
+pipeplan_cli_test(result_time_out_of_range --exit 1 --err "r.json: makespan_ms: expected a number of milliseconds up to 4\\.612e12 \\(2\\^62 ns, the longest run timed\\)"
                   --before "$PIPEPLAN simulate $SOURCE_DIR/schedules/zbh1-p4-m8.json -o r0.json >/dev/null && sed 's/\"makespan_ms\": [0-9.]*/\"makespan_ms\": 1e300/' r0.json > r.json"
                   -- export @TMP@/r.json --format svg)
 pipeplan_cli_test(untimeable_names_file --exit 1 --err "^pipeplan: error: tests/data/broken_p2_m2.json: the schedule cannot be timed"
@@ -706,3 +706,102 @@ pipeplan_cli_test(profile_attention_efficiency_nan --exit 2
 pipeplan_cli_test(plan_attention_efficiency_range --exit 2
                   --err "--attention-efficiency: expected F,B or one fraction, each from 0.01 to 1, got '2'"
                   -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 8 --attention-efficiency 2)
+
+# --- ops of 0 ns are ordinary (issue 31, item 2) ---
+# Every op takes 0 ms and transfers nothing: the whole run is one instant, so makespan 0 and no
+# deadlock under blocking posts (the timed lowering once ordered equal times by stage and
+# micro-batch and deadlocked here).
+foreach(schedule 1f1b zbh1 gpipe eager-1f1b)
+  pipeplan_cli_test(zero_cost_blocking_${schedule} --out "^makespan 0\\.000 ms"
+                    --before "$PIPEPLAN generate --schedule ${schedule} --stages 4 --microbatches 8 -o s.json"
+                    -- simulate @TMP@/s.json --costs 0,0,0 --comm blocking)
+endforeach()
+# F = 0, B = W = 1: the longest path is each device's backward work once the 0-time forwards are
+# done; only the absence of a deadlock is asserted, under both modes with posts.
+foreach(schedule zbv interleaved)
+  foreach(mode blocking rendezvous)
+    pipeplan_cli_test(zero_forward_${mode}_${schedule} --out "^makespan "
+                      --before "$PIPEPLAN generate --schedule ${schedule} --stages 4 --microbatches 8 -o s.json"
+                      -- simulate @TMP@/s.json --costs 0,1,1 --comm ${mode})
+  endforeach()
+endforeach()
+# Interleaved P = 4, M = 16 exported with its sends and receives: read back, every device pair's
+# sends and receives are posted in matching orders (validate names any mispairing) and it runs.
+pipeplan_cli_test(zero_forward_csv_pairs --out "^valid: "
+                  --before "$PIPEPLAN generate --schedule interleaved --stages 4 --microbatches 16 -o s.json && $PIPEPLAN export s.json --format csv --with-comms --costs 0,1,1 -o s.csv && $PIPEPLAN import s.csv --with-comms -o l.json"
+                  -- validate @TMP@/l.json --comm blocking)
+# The lowered schedule `lower --policy timed` writes with 0-time ops runs under blocking posts.
+pipeplan_cli_test(zero_cost_lower_timed --out "^valid: "
+                  --before "$PIPEPLAN generate --schedule zbh1 --stages 4 --microbatches 8 -o s.json && $PIPEPLAN lower s.json --policy timed --costs 0,0,0 -o l.json"
+                  -- validate @TMP@/l.json --comm blocking)
+
+# --- sums of times within 64-bit nanoseconds (issue 31, item 3) ---
+# 1000 ops of 5e9 + 2 x 5e9 ms on one device: 1000 x 1.5e10 = 1.5e13 ms, past the 2^62 ns
+# (4.612e12 ms) a run may last; once a bubble of -62.69%.
+pipeplan_cli_test(run_too_long --exit 1
+                  --err "^pipeplan: error: the costs \\(--costs, --transfer or --profile\\) with --iterations: the run could last up to 1\\.5e\\+13 ms"
+                  --before "$PIPEPLAN generate --schedule gpipe --stages 1 --microbatches 1000 -o s.json"
+                  -- simulate @TMP@/s.json --costs 5e9,5e9,5e9)
+# 1000 x 3e6 ms x 10000 iterations = 3e13 ms: refused, where it once printed a step below its bound.
+pipeplan_cli_test(run_too_long_iterations --exit 1 --err "run could last up to 3e\\+13 ms .every op, transfer and optimizer step of 10000 iterations"
+                  --before "$PIPEPLAN generate --schedule gpipe --stages 1 --microbatches 1000 -o s.json"
+                  -- simulate @TMP@/s.json --costs 1e6,1e6,1e6 --iterations 10000)
+# At the cap: 461 backwards of 1e10 ms (4.61e12 ms, just under 2^62 ns) are timed exactly.
+pipeplan_cli_test(run_at_the_cap --out "^makespan 4610000000000\\.000 ms, bubble rate 0\\.00%"
+                  --before "$PIPEPLAN generate --schedule gpipe --stages 1 --microbatches 461 -o s.json"
+                  -- simulate @TMP@/s.json --costs 0,0,1e10)
+pipeplan_cli_test(run_over_the_cap_export --exit 1 --err "run could last up to 4\\.62e\\+12 ms"
+                  --before "$PIPEPLAN generate --schedule gpipe --stages 1 --microbatches 462 -o s.json"
+                  -- export @TMP@/s.json --format chrome --costs 0,0,1e10)
+pipeplan_cli_test(run_over_the_cap_lower --exit 1 --err "^pipeplan: error: the costs \\(--costs"
+                  --before "$PIPEPLAN generate --schedule gpipe --stages 1 --microbatches 462 -o s.json"
+                  -- lower @TMP@/s.json --policy timed --costs 0,0,1e10)
+# 1F1B's device 0 allocates 8 activations of 4,000,000 TiB (4.398e18 bytes each) an iteration,
+# 3.518e19 bytes, past 2^62; it holds 4 at its peak, which once wrapped and showed 8,000,000 TiB.
+pipeplan_cli_test(memory_too_large --exit 1 --err "^pipeplan: error: 1f1b: the memory \\(--memory or --profile\\): device 0 could hold up to 3\\.518e\\+19 bytes"
+                  -- compare --schedules 1f1b,gpipe --stages 4 --microbatches 8 --memory 4000000TiB,0)
+
+# --- what a writer writes, its readers take (issue 31, item 7) ---
+# 1F1B P = 4, M = 8 with F = B = W = 1e9 ms: makespan (8 x 3 + 3 x 3 - 3) x 1e9 = 3.3e10 ms, a
+# sum of costs past the 1e10 ms one cost may take; the result it writes exports (was refused).
+pipeplan_cli_test(result_past_one_cost_reads_back --out "^0F0,0F1,0F2,0F3,"
+                  --before "$PIPEPLAN generate --schedule 1f1b --stages 4 --microbatches 8 -o s.json && $PIPEPLAN simulate s.json --costs 1e9,1e9,1e9 -o r.json && grep -q '\"makespan_ms\": 33000000000' r.json"
+                  -- export @TMP@/r.json --format csv)
+
+# --- plan --memory-limit 0 is 0 bytes, refused as fitting nothing (issue 31, item 6) ---
+# It once meant the card's whole memory, where generate and validate take 0 as 0 bytes.
+# An empty value (CMake cannot pass one as an argument: the --then shell does) is refused too.
+pipeplan_cli_test(plan_memory_limit_zero --exit 2 --err "^pipeplan: error: --memory-limit: expected a size above 0 \\(no configuration fits in 0 bytes"
+                  --then "$PIPEPLAN plan --model $SOURCE_DIR/tests/data/models/tiny-llama.json --gpu h100 --gpus 8 --global-batch 32 --seq 256 --memory-limit '' 2> err.txt\n test $? -eq 2 && grep -q \"memory-limit: expected a size such as 2GiB, 1.5GB or a number of bytes, got ''\" err.txt"
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 8 --global-batch 32 --seq 256 --memory-limit 0)
+# A size past 8 EiB is said to be too large, not malformed.
+pipeplan_cli_test(size_too_large --exit 2 --err "^pipeplan: error: --memory-limit: '9000000TiB' is 8 EiB or more, past the largest size pipeplan counts"
+                  -- validate schedules/zbh1-p4-m8.json --memory-limit 9000000TiB)
+
+# --- a malformed CSV cell is quoted cut, with its length (issue 31, item 11) ---
+# A cell of 1Q then 100000 zeros (not an action: no such micro-batch): the message quotes its
+# first 40 bytes and says 100002 bytes, where it once quoted the whole cell.
+pipeplan_cli_test(import_long_cell --exit 1 --err "row 1, column 1: '1Q0{38}\\.\\.\\. \\(100002 bytes\\)': expected an action such as 0F0"
+                  --then "test $(wc -c <stderr) -lt 400"
+                  --before "python3 -c \"print('1Q' + '0' * 100000)\" > long.csv"
+                  -- import @TMP@/long.csv)
+# A cost past the cap of one time says the cap, not "expected a non-negative number".
+pipeplan_cli_test(cost_over_the_cap --exit 2 --err "^pipeplan: error: --costs \\(F\\): '1e12' ms is above the 1e10 ms \\(115 days\\) one time may take"
+                  -- simulate schedules/zbh1-p4-m8.json --costs 1e12,1,1)
+# Too many iterations name the flag and the schedule's ops, not a key of the file (it read
+# "s.json: iterations: ..."): GPipe P = 1, M = 10001 has 20002 ops, x 10000 = 200,020,000 > 2e8.
+pipeplan_cli_test(iterations_over_the_limit --exit 1
+                  --err "^pipeplan: error: --iterations: expected 1 or more, with iterations x ops at most 200000000 \\(the schedule has 20002 ops\\), got 10000$"
+                  --before "$PIPEPLAN generate --schedule gpipe --stages 1 --microbatches 10001 -o s.json"
+                  -- simulate @TMP@/s.json --iterations 10000)
+# compare checks every schedule against the limits before simulating any: 1F1B P = 4, M = 2000
+# has 2 x 4 x 2000 = 16000 ops (x 10000 iterations fits 2e8), ZB-H1 24000 (does not).
+pipeplan_cli_test(compare_iterations_up_front --exit 1
+                  --err "^pipeplan: error: zbh1: --iterations: expected 1 or more, with iterations x ops at most 200000000 \\(the schedule has 24000 ops\\), got 10000$"
+                  -- compare --schedules 1f1b,zbh1 --stages 4 --microbatches 2000 --iterations 10000)
+# --gpu a100 suggests the A100s first, not h100 (issue 31, unclear messages).
+pipeplan_cli_test(gpu_prefix_suggestion --exit 2 --err "--gpu: unknown GPU 'a100'. did you mean 'a100-40gb', 'a100-80gb'"
+                  -- profile --model tests/data/models/tiny-llama.json --gpu a100 --stages 2)
+# --pp 64 on 32 layers leaves no layout, so nothing is tried: said so, not "fits in memory".
+pipeplan_cli_test(plan_nothing_to_try --exit 1 --out "^0 configurations" --out "^no configuration to try: the degrees given"
+                  -- plan --model profiles/models/llama-2-7b.json --gpu h100 --gpus 64 --pp 64 --global-batch 64)

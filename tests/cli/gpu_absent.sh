@@ -29,6 +29,25 @@ echo '{"hidden_size": 64}' > "$tmp/bad.json"
 expect 1 "pipeplan-gpu: error: " "$gpu" calibrate --model "$tmp/bad.json"
 expect 1 "pipeplan-gpu: error: --tp 3: tensor parallelism must divide" "$gpu" calibrate --model profiles/models/llama-2-7b.json --tp 3
 expect 1 "pipeplan-gpu: error: cannot read $tmp/none.json" "$gpu" replay "$tmp/none.json" --profile "$tmp/bad.json"
+# Files and flags are checked before the GPU (issue 31, item 10): an output that is an input (a
+# GPU machine would overwrite the calibration) or another output, a folder, a file that cannot
+# be written, an unknown --gpu and a negative --device, with pipeplan's roles and exit codes.
+"${gpu%-gpu}" generate --schedule 1f1b --stages 2 --microbatches 2 -o "$tmp/s.json" 2>/dev/null ||
+  echo '{}' >"$tmp/s.json"
+echo '{}' >"$tmp/cal.json"
+expect 2 "pipeplan-gpu: error: -o $tmp/cal.json: the same file as --profile $tmp/cal.json" \
+  "$gpu" replay "$tmp/s.json" --profile "$tmp/cal.json" -o "$tmp/cal.json"
+expect 2 "pipeplan-gpu: error: --trace $tmp/x: the same file as -o $tmp/x" \
+  "$gpu" replay "$tmp/s.json" --profile "$tmp/cal.json" -o "$tmp/x" --trace "$tmp/x"
+expect 1 "pipeplan-gpu: error: cannot write $tmp: it is a directory" "$gpu" replay "$tmp/s.json" --profile "$tmp/cal.json" -o "$tmp"
+expect 1 "pipeplan-gpu: error: cannot write $tmp/no/such/p.json: " \
+  "$gpu" calibrate --model profiles/models/llama-2-7b.json -o "$tmp/no/such/p.json"
+expect 2 "pipeplan-gpu: error: --gpu: unknown GPU 'tpu'" "$gpu" calibrate --model profiles/models/llama-2-7b.json --gpu tpu
+expect 2 "pipeplan-gpu: error: --device: Value -1 not in range 0 to 1023" \
+  "$gpu" calibrate --model profiles/models/llama-2-7b.json --device -1
+# The check leaves nothing behind where it would write.
+expect 3 "pipeplan-gpu: no GPU: " "$gpu" calibrate --model profiles/models/llama-2-7b.json -o "$tmp/p.json"
+[ ! -e "$tmp/p.json" ] || { echo "FAIL: the early check left $tmp/p.json"; exit 1; }
 # torchrun, Slurm or MPI would start several copies on one host's GPUs: refused.
 expect 1 "pipeplan-gpu: error: WORLD_SIZE=2: pipeplan-gpu runs as one process per host" env WORLD_SIZE=2 "$gpu" info
 expect 1 "pipeplan-gpu: error: SLURM_NTASKS=4: " env SLURM_NTASKS=4 "$gpu" info
