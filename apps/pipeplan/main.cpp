@@ -136,6 +136,8 @@ int main(int argc, char** argv) {
     return run(argc, argv);
   } catch (const UsageError& e) {
     return fail(kExitUsage, e.what());
+  } catch (const pipeplan::FlagError& e) {  // a malformed value, read by the library for us and Python
+    return fail(kExitUsage, e.what());
   } catch (const pipeplan::Error& e) {
     return fail(kExitInvalid, e.what());
   } catch (const std::bad_alloc&) {
