@@ -21,7 +21,7 @@ except ImportError:  # pragma: no cover - exercised where numpy is absent
     _numpy = None
 
 __all__ = [
-    "Error", "Schedule", "Result", "Ops", "generate", "simulate", "validate", "from_json",
+    "Error", "Schedule", "Result", "Ops", "generate", "simulate", "validate", "plan", "from_json",
     "from_pytorch_csv", "load", "generators", "gpus", "__version__",
 ]
 
@@ -167,6 +167,30 @@ def load(path: Union[str, "_os.PathLike[str]"], *, naming: str = "auto",
 def load_profile(path: Union[str, "_os.PathLike[str]"]) -> Dict[str, Any]:
     """A profile file as a dict, for generate(profile=...) and simulate(profile=...)."""
     return _json.loads(_pipeplan.read_text(_os.fspath(path)))
+
+
+def plan(model: Union[str, "_os.PathLike[str]", Mapping[str, Any]], gpu: str, gpus: int, seq: int,
+         global_batch: int, *, top: int = 5, **fixed: Any) -> List[Dict[str, Any]]:
+    """The planner's rows, as `pipeplan plan --json` lists them; `model` a config.json path or dict.
+
+    `fixed` takes the flags of `pipeplan plan` by name, dashes as underscores (tp=8,
+    recompute="full", schedules=["1f1b", "zb"], memory_limit="70GiB", ...); a setting not given
+    is searched where the planner searches it."""
+    if isinstance(model, Mapping):
+        path, document = "model", _json.dumps(model)
+    else:
+        path, document = _os.fspath(model), ""
+    for name in ("memory_limit", "memory_reserve"):
+        if name in fixed:
+            fixed[name] = _size(fixed[name], "--" + name.replace("_", "-"))
+    if isinstance(fixed.get("schedules"), str):
+        fixed["schedules"] = fixed["schedules"].split(",")
+    for name in ("calibration",):
+        if name in fixed and isinstance(fixed[name], _os.PathLike):
+            fixed[name] = _os.fspath(fixed[name])
+    text = _pipeplan._plan(path, document, gpu, _count(gpus, "--gpus"), _count(seq, "--seq"),
+                           _count(global_batch, "--global-batch"), _count(top, "--top"), fixed)
+    return _json.loads(text)["rows"]
 
 
 def generators() -> List[Dict[str, Any]]:

@@ -11,4 +11,5 @@ PYBIND11_MODULE(_pipeplan, m) {
   pipeplan::python::register_schedule(m);
   pipeplan::python::register_run(m);
   pipeplan::python::register_catalog(m);
+  pipeplan::python::register_plan(m);
 }
