@@ -17,12 +17,12 @@
 #include "io/analytic_profile_json.hpp"
 #include "io/calibrated_profile_json.hpp"
 #include "io/json_text.hpp"
+#include "io/plan_flags.hpp"
 #include "io/plan_json.hpp"
 #include "io/plan_text.hpp"
 #include "io/schedule_text.hpp"
 #include "model/error.hpp"
 #include "model/size_string.hpp"
-#include "io/plan_flags.hpp"
 #include "model_options.hpp"
 #include "output.hpp"
 #include "plan/planner.hpp"
@@ -101,7 +101,10 @@ Runner add_plan(CLI::App& sub) {
                  "Use this layout (E,t*N|...|t*N,H, or Megatron's Et*N|...|t*NL), or 'even' / 'padded' (Megatron's "
                  "splits) for every stage count")
       ->type_name("LAYOUT");
-  sub.add_option("--top", o->plan.top, "Rows to show")->type_name("K")->check(CLI::Range(1, 1000))->capture_default_str();
+  sub.add_option("--top", o->plan.top, "Rows to show")
+      ->type_name("K")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
   sub.add_option("--pp", o->plan.pp, "Only this pipeline degree (default: every one dividing the GPUs over tp)")
       ->type_name("P")
       ->check(CLI::Range(1, 1 << 20));
@@ -120,7 +123,9 @@ Runner add_plan(CLI::App& sub) {
          "Only configurations with M micro-batches per step (default: any; M = global batch / (dp x micro-batch))")
       ->type_name("M")
       ->check(CLI::Range(1, 1 << 20));
-  sub.add_option("--threads", o->plan.threads, "Threads (default: every core)")->type_name("N")->check(CLI::Range(1, 1024));
+  sub.add_option("--threads", o->plan.threads, "Threads (default: every core)")
+      ->type_name("N")
+      ->check(CLI::Range(1, 1024));
   sub.add_flag("--json", o->json, "Print every row as JSON: {\"rows\": [...]}");
   sub.add_option("-o,--output", o->output, "Also write the JSON rows to this file")
       ->type_name("FILE")

@@ -140,9 +140,14 @@ namespace {
 ModelFlags with_given(const ModelOptions& f) {
   const auto given = [](const CLI::Option* o) { return o != nullptr && o->count() > 0; };
   ModelFlags flags = f;
-  flags.given = {given(f.tp_option),       given(f.micro_batch_option),          given(f.recompute_option),
-                 given(f.sharding_option), given(f.ep_option),                   given(f.cp_option),
-                 given(f.overlap_param_gather_option), given(f.rank_order_option)};
+  flags.given = {given(f.tp_option),
+                 given(f.micro_batch_option),
+                 given(f.recompute_option),
+                 given(f.sharding_option),
+                 given(f.ep_option),
+                 given(f.cp_option),
+                 given(f.overlap_param_gather_option),
+                 given(f.rank_order_option)};
   return flags;
 }
 

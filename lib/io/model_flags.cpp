@@ -111,8 +111,7 @@ ModelInput read_model_input(const ModelFlags& f) {
   in.training.fp8 = precisions.front().fp8;
   if (precisions.size() > 1) in.precisions = precisions;
   auto recompute = recompute_named(f.recompute);
-  if (!recompute)
-    throw FlagError("--recompute: expected " + enum_choices(kRecomputes) + ", got '" + f.recompute + "'");
+  if (!recompute) throw FlagError("--recompute: expected " + enum_choices(kRecomputes) + ", got '" + f.recompute + "'");
   in.training.recompute = *recompute;
   auto sharding = sharding_named(f.sharding);
   if (!sharding) throw FlagError("--sharding: expected " + enum_choices(kShardings) + ", got '" + f.sharding + "'");

@@ -32,13 +32,13 @@ MeasuredPieces measured_pieces(const std::string& path, ModelInput& in, Searched
   if (searched.micro_batch) in.training.micro_batch = m.micro_batch;
   if (in.training.cp > 1) {
     throw FlagError("--calibration " + path + ": measured without context parallelism; --cp " +
-                     std::to_string(in.training.cp) + " is not what was measured");
+                    std::to_string(in.training.cp) + " is not what was measured");
   }
   searched.tp = searched.micro_batch = searched.recompute = searched.cp = false;
   const TrainingSettings& p = in.training;
   if (p.fp8) {  // calibrate times bf16, fp16 or fp32 products only
     throw FlagError("--calibration " + path + ": measured with " + std::string(dtype_name(m.dtype)) +
-                     " GEMMs; --dtype fp8 would take their times for FP8 ones (give no --calibration)");
+                    " GEMMs; --dtype fp8 would take their times for FP8 ones (give no --calibration)");
   }
   if (m.seq != p.seq || m.micro_batch != p.micro_batch || m.dtype != p.dtype || m.tp != p.tp ||
       m.flash_attention != p.flash_attention) {
@@ -61,7 +61,7 @@ MeasuredPieces measured_pieces(const std::string& path, ModelInput& in, Searched
 }  // namespace
 
 PlanRequest plan_request_for(ModelInput& in, SearchedSettings& searched, const ModelFlags& model,
-                           const PlanFlags& flags) {
+                             const PlanFlags& flags) {
   const PlanFlags* o = &flags;
   // The command line's CLI::Range checks, for the callers that have none (Python); 0 is unset.
   for (const auto& [flag, value, least, most] :
@@ -105,7 +105,7 @@ PlanRequest plan_request_for(ModelInput& in, SearchedSettings& searched, const M
   const Bytes card = request.memory_limit > 0 ? request.memory_limit : in.gpu->memory_bytes;
   if (request.memory_reserve >= card) {
     throw FlagError("--memory-reserve " + format_size(request.memory_reserve) + ": leaves nothing of the " +
-                     format_size(card) + " limit");
+                    format_size(card) + " limit");
   }
   request.schedules = o->schedules.empty() ? default_plan_schedules(in.model) : o->schedules;
   for (const std::string& name : request.schedules) (void)generator_named(name);

@@ -12,8 +12,8 @@ namespace pipeplan {
 
 struct PlanFlags {
   int gpus = 0;
-  std::string memory_limit;    ///< "" for the card's memory
-  std::string memory_reserve;  ///< "" for kRuntimeMemoryReserve
+  std::string memory_limit;            ///< "" for the card's memory
+  std::string memory_reserve;          ///< "" for kRuntimeMemoryReserve
   std::vector<std::string> schedules;  ///< empty: default_plan_schedules(model)
   std::string layout;
   int top = 5;

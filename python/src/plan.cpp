@@ -34,23 +34,57 @@ using Setter = std::function<void(Settings&, const py::handle&)>;
 // Every keyword plan takes beside its positional ones, by the flag it stands for.
 const std::map<std::string, Setter>& setters() {
   static const std::map<std::string, Setter> table = {
-      {"micro_batch", [](Settings& s, const py::handle& v) { s.model.training.micro_batch = v.cast<int>(); s.model.given.micro_batch = true; }},
-      {"tp", [](Settings& s, const py::handle& v) { s.model.training.tp = v.cast<int>(); s.model.given.tp = true; }},
-      {"ep", [](Settings& s, const py::handle& v) { s.model.training.ep = v.cast<int>(); s.model.given.ep = true; }},
-      {"cp", [](Settings& s, const py::handle& v) { s.model.training.cp = v.cast<int>(); s.model.given.cp = true; }},
+      {"micro_batch",
+       [](Settings& s, const py::handle& v) {
+         s.model.training.micro_batch = v.cast<int>();
+         s.model.given.micro_batch = true;
+       }},
+      {"tp",
+       [](Settings& s, const py::handle& v) {
+         s.model.training.tp = v.cast<int>();
+         s.model.given.tp = true;
+       }},
+      {"ep",
+       [](Settings& s, const py::handle& v) {
+         s.model.training.ep = v.cast<int>();
+         s.model.given.ep = true;
+       }},
+      {"cp",
+       [](Settings& s, const py::handle& v) {
+         s.model.training.cp = v.cast<int>();
+         s.model.given.cp = true;
+       }},
       {"etp", [](Settings& s, const py::handle& v) { s.model.training.etp = v.cast<int>(); }},
-      {"moe_capacity_factor", [](Settings& s, const py::handle& v) { s.model.training.moe_capacity_factor = v.cast<double>(); }},
-      {"recompute", [](Settings& s, const py::handle& v) { s.model.recompute = v.cast<std::string>(); s.model.given.recompute = true; }},
-      {"sharding", [](Settings& s, const py::handle& v) { s.model.sharding = v.cast<std::string>(); s.model.given.sharding = true; }},
+      {"moe_capacity_factor",
+       [](Settings& s, const py::handle& v) { s.model.training.moe_capacity_factor = v.cast<double>(); }},
+      {"recompute",
+       [](Settings& s, const py::handle& v) {
+         s.model.recompute = v.cast<std::string>();
+         s.model.given.recompute = true;
+       }},
+      {"sharding",
+       [](Settings& s, const py::handle& v) {
+         s.model.sharding = v.cast<std::string>();
+         s.model.given.sharding = true;
+       }},
       {"dtype", [](Settings& s, const py::handle& v) { s.model.dtype = v.cast<std::string>(); }},
       {"fp8_recipe", [](Settings& s, const py::handle& v) { s.model.fp8_recipe = v.cast<std::string>(); }},
       {"flash_attention", [](Settings& s, const py::handle& v) { s.model.training.flash_attention = v.cast<bool>(); }},
-      {"overlap_grad_reduce", [](Settings& s, const py::handle& v) { s.model.training.overlap_grad_reduce = v.cast<bool>(); }},
-      {"overlap_param_gather", [](Settings& s, const py::handle& v) { s.model.training.overlap_param_gather = v.cast<bool>(); s.model.given.overlap_param_gather = true; }},
+      {"overlap_grad_reduce",
+       [](Settings& s, const py::handle& v) { s.model.training.overlap_grad_reduce = v.cast<bool>(); }},
+      {"overlap_param_gather",
+       [](Settings& s, const py::handle& v) {
+         s.model.training.overlap_param_gather = v.cast<bool>();
+         s.model.given.overlap_param_gather = true;
+       }},
       {"gemm_efficiency", [](Settings& s, const py::handle& v) { s.model.efficiency.gemm = v.cast<double>(); }},
       {"memory_efficiency", [](Settings& s, const py::handle& v) { s.model.efficiency.memory = v.cast<double>(); }},
       {"gpus_per_node", [](Settings& s, const py::handle& v) { s.model.gpus_per_node = v.cast<int>(); }},
-      {"rank_order", [](Settings& s, const py::handle& v) { s.model.rank_order = v.cast<std::string>(); s.model.given.rank_order = true; }},
+      {"rank_order",
+       [](Settings& s, const py::handle& v) {
+         s.model.rank_order = v.cast<std::string>();
+         s.model.given.rank_order = true;
+       }},
       {"memory_limit", [](Settings& s, const py::handle& v) { s.plan.memory_limit = v.cast<std::string>(); }},
       {"memory_reserve", [](Settings& s, const py::handle& v) { s.plan.memory_reserve = v.cast<std::string>(); }},
       {"schedules", [](Settings& s, const py::handle& v) { s.plan.schedules = v.cast<std::vector<std::string>>(); }},
