@@ -23,6 +23,7 @@
 #include "model/memory_reuse.hpp"
 #include "plan/planner.hpp"
 #include "schedules/generator.hpp"
+#include "schedules/zb_search.hpp"
 #include "sim/comm_simulator.hpp"
 #include "sim/simulator.hpp"
 #include "validate/validator.hpp"
@@ -152,6 +153,29 @@ BENCHMARK(BM_AutoZeroBubble)
     ->Args({32, 256, 1})
     ->Args({64, 512, 1})
     ->Unit(benchmark::kMillisecond);
+
+// The local search alone (ScheduleSearch::improve) from ZB-H1, P devices and M micro-batches
+// (arguments), the unequal costs above, a limit of P micro-batches, post-validation, the default
+// budget: `trials_per_s` is the schedules its walks simulate a second, the measure a faster
+// re-timing of each move (issue 26) has to raise. Each trial simulates the whole schedule now.
+void BM_LocalSearchTrials(benchmark::State& state) {
+  const int p = static_cast<int>(state.range(0));
+  const int m = static_cast<int>(state.range(1));
+  const CostModel c = unequal_costs(p, p);
+  const Schedule start = find_generator("zbh1")->generate(request(p, m, 1));
+  const std::vector<Bytes> limits(static_cast<std::size_t>(p), Bytes{150} * p);
+  long long trials = 0;
+  for (auto _ : state) {
+    ScheduleSearch search(c, limits, ScheduleSearch::kDefaultBudget, {OptimizerMode::PostValidation, 1});
+    search.offer(start);
+    std::optional<Schedule> best = search.improve();
+    benchmark::DoNotOptimize(best);
+    trials += search.trials();
+  }
+  state.counters["trials_per_s"] = benchmark::Counter(static_cast<double>(trials), benchmark::Counter::kIsRate);
+  state.counters["trials"] = static_cast<double>(trials) / static_cast<double>(state.iterations());
+}
+BENCHMARK(BM_LocalSearchTrials)->Args({8, 32})->Args({32, 32})->Args({32, 256})->Unit(benchmark::kMillisecond);
 
 // PyTorch's interleaved zero bubble, generated (P, V, M): a handcrafted order, linear in the ops.
 void BM_GenerateInterleavedZeroBubble(benchmark::State& state) {

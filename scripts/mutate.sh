@@ -39,6 +39,9 @@ span-first-iteration @@ lib/sim/sim_result.cpp @@ const std::size_t last = devic
 chunks-default-ignored @@ lib/io/generate_request.cpp @@ generator.chunks_for(flags.chunks) @@ generator.chunks_for(flags.request.chunks)
 interleaved-default-1 @@ lib/schedules/registry.cpp @@ .default_chunks = 2, @@ .default_chunks = 1,
 calibration-ignored @@ lib/estimate/analytic_profile.cpp @@ PieceTimes times = piece_times(model, tr, gpu, e, measured, &links); @@ PieceTimes times = piece_times(model, tr, gpu, e, nullptr, &links);
+zb-warm-up-strict @@ lib/schedules/zb_paper_greedy.cpp @@ if (exempt && rule != WarmUpStaircase::Strict) continue; @@ if (exempt && rule == WarmUpStaircase::Strict) continue;
+zb-warm-up-unrepaired @@ lib/schedules/zb_paper_greedy.cpp @@ const bool exempt = 1 + extra[s] >= m_ && 1 + extra[s - 1] >= m_; @@ const bool exempt = 1 + extra[s] >= m_;
+zbv-forward-unrepaired @@ lib/schedules/zbv_paper_greedy.cpp @@ if (chunk == kNone || !forward_ready(r, chunk)) continue; @@ if (chunk == kNone) continue;
 EOF
 )
 

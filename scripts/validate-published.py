@@ -591,6 +591,66 @@ def precision_class(row):
     return "BF16"
 
 
+def ranked_pairs(compared, separation=0.03):
+    """Pairs of compared rows of one source and release, model and cluster (GPU and count) in different
+    configurations (their pipeplan commands differ) whose measured throughputs differ by more than
+    `separation`: (a, b, verdict) with a measured faster and the verdict 'right', 'wrong' or
+    'tied' for the prediction's order. The same configuration measured twice (another release of
+    the framework) is no question of ranking: counted apart, as `same`."""
+    cluster = collections.defaultdict(list)
+    for r in compared:
+        # One release of the framework (the row's `version`, where the source has several):
+        # across releases the software moved too, which a planner cannot order.
+        row = r["row"]
+        cluster[(row["source"], row.get("version"), row["model"], r["gpu"], row["gpus"])].append(r)
+    pairs = []
+    for rs in cluster.values():
+        for i, first in enumerate(rs):
+            for second in rs[i + 1:]:
+                a, b = (first, second) if first["measured"]["value"] >= second["measured"]["value"] else (second, first)
+                ma, mb = a["measured"]["value"], b["measured"]["value"]
+                if ma <= mb * (1 + separation):
+                    continue
+                if a["command"] == b["command"]:
+                    pairs.append((a, b, "same"))
+                    continue
+                pa, pb = a["plan"]["tokens_per_s_per_gpu"], b["plan"]["tokens_per_s_per_gpu"]
+                pairs.append((a, b, "right" if pa > pb else "tied" if pa == pb else "wrong"))
+    return pairs
+
+
+def ranking_section(compared, w):
+    pairs = ranked_pairs(compared)
+    w("## Ranking: configurations of one model on one cluster")
+    w("")
+    w("Every pair of planned rows of one source and release (Megatron-Bridge's container version), model, "
+      "GPU and GPU count, in different configurations, whose measured throughputs differ by more than 3%: "
+      "is the faster one predicted faster?")
+    w("")
+    if not pairs:
+        w("No such pair among the planned rows.")
+        w("")
+        return
+    verdicts = collections.Counter(v for _, _, v in pairs)
+    ranked = len(pairs) - verdicts["same"]
+    w(f"{ranked} pairs: {verdicts['right']} ordered right ({pct(verdicts['right'] / ranked) if ranked else '-'}), "
+      f"{verdicts['wrong']} wrong, {verdicts['tied']} predicted equal. Not counted: {verdicts['same']} pairs of "
+      "one configuration measured apart within a release (the source's repeated runs).")
+    w("")
+    wrong = sorted((p for p in pairs if p[2] in ("wrong", "tied")),
+                   key=lambda p: -(p[0]["measured"]["value"] / p[1]["measured"]["value"]))
+    if wrong:
+        w("| faster (measured) | slower (measured) | model | GPUs | measured tok/s/GPU | predicted |")
+        w("|---|---|---|---|---|---|")
+        for a, b, _ in wrong[:15]:
+            w(f"| {a['row']['row_id']} | {b['row']['row_id']} | {a['row']['model']} | {a['row']['gpus']} x {a['gpu']} | "
+              f"{a['measured']['value']:.0f} > {b['measured']['value']:.0f} | "
+              f"{a['plan']['tokens_per_s_per_gpu']:.0f} vs {b['plan']['tokens_per_s_per_gpu']:.0f} |")
+        if len(wrong) > 15:
+            w(f"| ... and {len(wrong) - 15} more (see --json) | | | | | |")
+        w("")
+
+
 def report(results, args, meta):
     out = []
     w = out.append
@@ -686,6 +746,7 @@ def report(results, args, meta):
               f"{plan['schedule']} V{plan.get('chunks', 1)}, mb {plan.get('micro_batch')}, {plan.get('recompute')}, "
               f"{plan.get('sharding')} |")
         w("")
+    ranking_section(compared, w)
     memory = [r for r in results if r.get("memory_ratio") is not None]
     w("## Peak memory against the published value")
     w("")

@@ -201,3 +201,12 @@ TEST_CASE("match_card tells the SXM cards of the table from PCIe and NVL ones") 
   CHECK(match_card("NVIDIA H800 PCIe", 81559 * mib, "").spec == nullptr);
   CHECK(match_card("NVIDIA L4", 24 * gib, "").spec == nullptr);
 }
+
+TEST_CASE("every row of the GPU table is found by its CUDA word and its memory, and by nothing else") {
+  // The table is the only list of names: a new row needs no other change to be matched.
+  for (const GpuSpec& g : gpu_catalog()) {
+    CHECK_MESSAGE(!g.cuda_name.empty(), g.name);
+    const CardMatch c = match_card("NVIDIA " + std::string(g.cuda_name), std::size_t(g.memory_bytes), "");
+    CHECK_MESSAGE((c.spec != nullptr && c.spec->name == g.name), g.name);
+  }
+}

@@ -1,6 +1,8 @@
 #include <doctest/doctest.h>
 
+#include "estimate/analytic_profile.hpp"
 #include "estimate/gpu_catalog.hpp"
+#include "estimate/rank_placement.hpp"
 
 using namespace pipeplan;
 
@@ -86,4 +88,21 @@ TEST_CASE("FP8 peaks: twice bf16 where a card has FP8, none on Ampere") {
     CHECK((g.tflops_fp4 > 0) == (g.architecture == Architecture::Blackwell));
     CHECK(g.gpus_per_board <= g.nvlink_domain);
   }
+}
+
+TEST_CASE("a job's ranks fill 64 of an NVL72 rack's 72 GPUs (Slurm's --segment 16), a whole HGX board elsewhere") {
+  // NVIDIA's recommendation for jobs of 128 GPUs and more: segments of 16 compute trays of 4 GPUs.
+  for (const char* name : {"gb200", "gb300"}) {
+    const GpuSpec& g = gpu_named(name);
+    CHECK(g.placement_domain() == 16 * g.gpus_per_board);
+    CHECK(g.placement_domain() <= g.nvlink_domain);
+  }
+  for (const char* name : {"h100", "b200", "b300", "a100-80gb"}) CHECK(gpu_named(name).placement_domain() == 8);
+  // 256 GB200s, pp 8 over dp 32 (tp-dp-pp, dp innermost): the expert groups of 32 consecutive
+  // ranks start at 0, 32, 64, ...; in blocks of 72 the one at 64 spans ranks 64 to 95, two racks.
+  const GpuSpec& gb200 = gpu_named("gb200");
+  const GroupLinks in_segments = group_links(gb200, {1, 8, 32, 32, gb200.placement_domain(), RankOrder::TpDpPp});
+  const GroupLinks in_racks = group_links(gb200, {1, 8, 32, 32, gb200.nvlink_domain, RankOrder::TpDpPp});
+  CHECK(in_segments.experts.name == gb200.intra_node.name);
+  CHECK(in_racks.experts.name == gb200.inter_node.name);
 }

@@ -79,3 +79,29 @@ TEST_CASE("the listed products are priced by shape, the rest of a phase at the l
   CHECK(c.f_ms == doctest::Approx((2 * 4 * 2.0 * 128 * 128 * 4096 + 1e9) / 5e13 * 1e3));
   CHECK(piece_cost(w, gpu, {0.5, 0.5}, TrainingSettings{}).f_ms == doctest::Approx(w.f_flops / 5e13 * 1e3));
 }
+
+TEST_CASE("a mixture of experts' layer lists its routed experts as grouped products of their balanced rows") {
+  // Mixtral 8x7B (h 4096, 8 experts of 14336, top 2) at seq 4096 with ep 2: each rank holds 4
+  // experts and, balanced, sees 4096 x 2 routed rows, 2048 an expert. Gate and up as one 2 x 14336
+  // wide product, then down, each a batch of 4 (Megatron's grouped GEMM).
+  const ModelConfig m = read_model_config_file(PIPEPLAN_TEST_DATA "/../../profiles/models/mixtral-8x7b.json");
+  TrainingSettings t;
+  t.seq = 4096;
+  t.ep = 2;
+  const PhaseGemms g = layer_linear_gemms(m, t, layer_kind(m, 0));
+  const GemmShape& up = g.f[g.f.size() - 2];
+  const GemmShape& down = g.f.back();
+  CHECK((up.m == 2048 && up.n == 2 * 14336 && up.k == 4096 && up.batch == 4));
+  CHECK((down.m == 2048 && down.n == 4096 && down.k == 14336 && down.batch == 4));
+  // Their FLOPs are moe_work's routed ones in each phase: 2 x 8192 rows x 4096 x (2 + 1) x 14336.
+  CHECK(up.flops() + down.flops() == doctest::Approx(6.0 * 8192 * 4096 * 14336));
+  // W accumulates each expert's gradient in fp32 over its 2048 rows. tp 2 with etp 2 halves a
+  // rank's tokens (sequence parallelism) and the experts' widths, and etp gathers both ranks'
+  // rows: 2048 an expert again, at half the FLOPs.
+  CHECK((g.w.back().k == 2048 && g.w.back().accumulates_fp32 && g.w.back().batch == 4));
+  t.tp = 2;
+  t.etp = 2;
+  const PhaseGemms split = layer_linear_gemms(m, t, layer_kind(m, 0));
+  CHECK((split.f.back().m == 2048 && split.f.back().k == 14336 / 2));
+  CHECK(split.f.back().flops() == doctest::Approx(down.flops() / 2));
+}

@@ -117,10 +117,11 @@ TEST_CASE("the port's times are the simulator's, and its schedules valid, on ran
       }
     }
   }
-  // Measured: 128 of the 240 passes plan. On unequal per-stage costs the reference's rules
-  // (written for one F, B, W time) often reach an op whose input is not placed yet, where the
-  // reference fails an assertion; the port gives nothing there. With equal costs all plan.
-  CHECK(planned >= 120);
+  // Measured: 228 of the 240 passes plan (128 before the repair of issue 26). On unequal
+  // per-stage costs the reference's rules (written for one F, B, W time) often reach an op whose
+  // input is not placed yet, where the reference fails an assertion; the port's repair lets that
+  // device wait a round instead. The 12 left fail on memory. With equal costs all plan.
+  CHECK(planned >= 220);
 }
 
 TEST_CASE("under post-validation zbv-auto is never longer on the span than the authors' ZB-V heuristic") {

@@ -76,7 +76,7 @@ Calibration calibrate(const CalibrateRequest& r) {
   const auto stages = static_cast<int>(layout.size());
   const GpuSpec& spec = card.spec != nullptr ? *card.spec : gpu_named("h100");
   AnalyticProfile profile =
-      analytic_profile(m, tr, spec, {}, layout, {loop_placement(stages, 1), stages, 1, spec.nvlink_domain});
+      analytic_profile(m, tr, spec, {}, layout, {loop_placement(stages, 1), stages, 1, spec.placement_domain()});
   set_stage_costs(profile, layout, pieces);
   const Bytes bytes = activation_message_bytes(m, tr);
   const TransferMeasurement transfer =

@@ -97,7 +97,7 @@ Runner add_profile(CLI::App& sub) {
       throw UsageError("--placement: expected loop or vee, got '" + o->placement + "'");
     }
     const int stages = o->stages * o->chunks;
-    const int per_node = o->model.gpus_per_node > 0 ? o->model.gpus_per_node : in.gpu->nvlink_domain;
+    const int per_node = o->model.gpus_per_node > 0 ? o->model.gpus_per_node : in.gpu->placement_domain();
     check_expert_folding(in.model, in.training, o->data_parallel);  // analytic_profile's words, before the links
     const GroupLinks links = group_links(*in.gpu, {in.training.tp, o->stages, o->data_parallel, in.training.ep,
                                                    per_node, in.rank_order, in.training.cp, in.training.etp});
@@ -114,8 +114,9 @@ Runner add_profile(CLI::App& sub) {
                                          describe_input(in), o->stages, o->chunks, o->placement, o->data_parallel,
                                          rank_order_name(in.rank_order), per_node, layout_string(layout));
     const std::string source = fmt::format(
-        "pipeplan profile: analytic estimate (docs/costs.md), GEMM efficiency {}, memory efficiency {}; not measured",
-        in.efficiency.gemm, in.efficiency.memory);
+        "pipeplan profile: analytic estimate (docs/costs.md), GEMM efficiency {}, memory efficiency {}, attention "
+        "efficiency {},{}; not measured",
+        in.efficiency.gemm, in.efficiency.memory, in.efficiency.attention_forward, in.efficiency.attention_backward);
     emit(o->output, to_json_text(analytic_profile_to_json(profile.costs, name, source)));
     return kExitOk;
   };

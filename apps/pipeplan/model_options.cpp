@@ -119,9 +119,15 @@ void add_model_options(CLI::App& sub, ModelOptions& f, bool global_batch_require
       ->type_name("X")
       ->check(fraction_range(kEfficiencyRange))
       ->capture_default_str();
+  sub.add_option("--attention-efficiency", f.attention_efficiency,
+                 "Fractions of the peak FLOP rate flash attention's kernel reaches, forward and backward, as F,B "
+                 "(or one for both); default " +
+                     fmt::format("{},{}", Efficiency{}.attention_forward, Efficiency{}.attention_backward) +
+                     ", cuDNN's on an H100 (docs/costs.md)")
+      ->type_name("F,B");
   sub.add_option("--gpus-per-node", f.gpus_per_node,
-                 "GPUs of one NVLink domain, which link directly; beyond it the network (default: the GPU table's "
-                 "domain: 8 on HGX boards, 72 on GB200/GB300 NVL72)")
+                 "GPUs of one NVLink domain that a job's consecutive ranks fill, which link directly; beyond them the "
+                 "network (default: the GPU table's: 8 on HGX boards, 64 of a GB200/GB300 NVL72 rack's 72)")
       ->type_name("N")
       ->check(whole_range(kGpusPerNodeRange));
   f.rank_order_option =

@@ -17,6 +17,15 @@ double ms_for_flops(double flops, const GpuSpec& gpu, const Efficiency& e, DType
   return flops / (gpu.peak_flops(dtype) * e.gemm) * 1e3;
 }
 
+// The attention core, of which `forward` FLOPs run its forward and `backward` its backward:
+// flash attention's fused kernel at the fractions of the peak it is measured to reach each way
+// (Efficiency); unfused, cuBLAS's batched products at the large-product rate.
+double attention_ms(double forward, double backward, const GpuSpec& gpu, const Efficiency& e,
+                    const TrainingSettings& tr) {
+  if (!tr.flash_attention) return ms_for_flops(forward + backward, gpu, e, tr.dtype);
+  return (forward / e.attention_forward + backward / e.attention_backward) / gpu.peak_flops(tr.dtype) * 1e3;
+}
+
 double ms_for_bytes(double bytes, double gb_per_s, double efficiency) {
   return bytes / (gb_per_s * 1e9 * efficiency) * 1e3;
 }
@@ -174,34 +183,38 @@ PieceParts piece_parts(const PieceWork& w, const PhaseGemms& gemms, const GpuSpe
   // The listed products at their shapes' speed; whatever FLOPs of the phase they do not cover
   // (the attention core, the routed experts, a piece without a list) at the large-product rate,
   // the attention core's share of it told apart.
-  const auto flops_ms = [&](TimeParts& p, double flops, double core, const std::vector<GemmShape>& products) {
+  // `core_forward` of the core's FLOPs run its forward (all of F's; B's recompute).
+  const auto flops_ms = [&](TimeParts& p, double flops, double core, double core_forward,
+                            const std::vector<GemmShape>& products) {
     for (const GemmShape& g : products) {
       p.products += gemm_ms(g, gpu, e, tr.dtype);
       flops -= g.flops();
     }
     flops = std::max(flops, 0.0);
-    p.attention += ms_for_flops(std::min(core, flops), gpu, e, tr.dtype);
-    p.products += ms_for_flops(flops - std::min(core, flops), gpu, e, tr.dtype);
+    const double in_core = std::min(core, flops);
+    const double forward = core > 0 ? in_core * core_forward / core : 0.0;
+    p.attention += attention_ms(forward, in_core - forward, gpu, e, tr);
+    p.products += ms_for_flops(flops - in_core, gpu, e, tr.dtype);
   };
   // A mixture of experts' dispatch and combine, each with its expert-tensor-parallel gather.
   const AllToAllMs a2a = all_to_all_ms(w, link.experts, &link.expert_tensor, link.expert_domains);
   // Context parallelism's ring: what of its K and V transfers the attention core does not hide,
   // the core priced as the phase's FLOPs outside the listed products are.
-  const RingMs ring = ring_exposed_ms(w.ring, ms_for_flops(w.ring.f_core_flops, gpu, e, tr.dtype),
-                                      ms_for_flops(w.ring.b_core_flops, gpu, e, tr.dtype), link.context);
+  const RingMs ring = ring_exposed_ms(w.ring, attention_ms(w.ring.f_core_flops, 0.0, gpu, e, tr),
+                                      attention_ms(0.0, w.ring.b_core_flops, gpu, e, tr), link.context);
   const LinkSpec& tp_link = link.tensor;
   PieceParts p;
-  flops_ms(p.f, w.f_flops, w.f_core_flops, gemms.f);
+  flops_ms(p.f, w.f_flops, w.f_core_flops, w.f_core_flops, gemms.f);
   p.f.elementwise = ms_for_bytes(w.f_bytes + w.ring.merge_f_bytes, gpu.memory_gb_per_s, e.memory);
   p.f.tensor_comm = ms_for_collectives(w.f_collectives, w.tp_bytes, tp_link);
   p.f.expert_comm = a2a.f_ms;
   p.f.context_comm = ring.f_ms;
-  flops_ms(p.b, w.b_flops, w.b_core_flops, gemms.b);
+  flops_ms(p.b, w.b_flops, w.b_core_flops, w.b_core_forward_flops, gemms.b);
   p.b.elementwise = ms_for_bytes(w.b_bytes + w.ring.merge_b_bytes, gpu.memory_gb_per_s, e.memory);
   p.b.tensor_comm = ms_for_collectives(w.b_collectives, w.tp_bytes, tp_link);
   p.b.expert_comm = a2a.b_ms;
   p.b.context_comm = ring.b_ms;
-  flops_ms(p.w, w.w_flops, 0.0, gemms.w);
+  flops_ms(p.w, w.w_flops, 0.0, 0.0, gemms.w);
   p.w.elementwise = ms_for_bytes(w.w_bytes, gpu.memory_gb_per_s, e.memory);
   return p;
 }

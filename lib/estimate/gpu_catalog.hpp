@@ -42,7 +42,7 @@ struct GpuSpec {
   double memory_gb_per_s;  ///< memory bandwidth
   /// GPUs one NVLink (or, for GeForce cards, PCIe) domain joins: 8 on an HGX board, 72 in a
   /// GB200/GB300 NVL72 rack. Groups within it take `intra_node`, beyond it `inter_node`; the
-  /// rank grid calls it gpus_per_node, and `--gpus-per-node` overrides it.
+  /// rank grid places ranks in blocks of placement_domain() of them.
   int nvlink_domain;
   LinkSpec intra_node;    ///< between GPUs of one NVLink domain
   LinkSpec inter_node;    ///< between domains: the network, one NIC's share per GPU
@@ -51,6 +51,18 @@ struct GpuSpec {
   double tflops_fp4 = 0;  ///< dense FP4 (NVFP4/MXFP4) tensor-core peak; 0: no FP4 (listed, not yet used)
   Architecture architecture = Architecture::Ampere;
   int gpus_per_board = 0;  ///< GPUs of one server board or compute tray (8 HGX, 4 NVL72 tray); 0: as the domain
+  /// GPUs of one NVLink domain that a job's ranks are placed in as one block, where a job is not
+  /// given the whole domain: NVIDIA recommends Slurm's `--segment 16` (16 of an NVL72 rack's 18
+  /// compute trays, 64 GPUs) for jobs of 128 GPUs and more (docs/costs.md, "GPUs"); 0: the domain.
+  int job_segment = 0;
+  /// The card's word in the name CUDA reports (cudaDeviceProp::name), by which `pipeplan-gpu
+  /// calibrate` finds the row: "H100" in "NVIDIA H100 80GB HBM3", "GB200" in "NVIDIA GB200".
+  /// Rows sharing it are told apart by their memory (lib/calibrate/card_match).
+  std::string_view cuda_name;
+
+  /// The GPUs a job's consecutive ranks fill before the next block begins on another domain: the
+  /// rank grid's default gpus_per_node (`--gpus-per-node` overrides it).
+  [[nodiscard]] int placement_domain() const { return job_segment > 0 ? job_segment : nvlink_domain; }
 
   /// The dense peak for `dtype`, in FLOP/s.
   [[nodiscard]] double peak_flops(DType dtype) const;

@@ -1,5 +1,7 @@
 #include "estimate/piece_gemms.hpp"
 
+#include <algorithm>
+
 #include "estimate/attention_shape.hpp"
 #include "estimate/context_parallel.hpp"
 
@@ -7,10 +9,11 @@ namespace pipeplan {
 
 namespace {
 
-void linear(PhaseGemms& out, std::int64_t tokens, std::int64_t in, std::int64_t features) {
-  out.f.push_back({tokens, features, in, 1, false});  // Y = X W^T
-  out.b.push_back({tokens, in, features, 1, false});  // dX = dY W
-  out.w.push_back({features, in, tokens, 1, true});   // dW += dY^T X, into the fp32 gradient
+// `batch` products alike (a grouped GEMM's experts), each over `tokens` rows.
+void linear(PhaseGemms& out, std::int64_t tokens, std::int64_t in, std::int64_t features, std::int64_t batch = 1) {
+  out.f.push_back({tokens, features, in, batch, false});  // Y = X W^T
+  out.b.push_back({tokens, in, features, batch, false});  // dX = dY W
+  out.w.push_back({features, in, tokens, batch, true});   // dW += dY^T X, into the fp32 gradient
 }
 
 // The layer's tensors on a rank (LinearTensors): the whole layer's, `in` x `out` over T tokens, over t.
@@ -46,6 +49,25 @@ void add(PhaseGemms& out, const Linear& l, std::int64_t tokens, std::int64_t t, 
   }
 }
 
+// The routed experts' grouped products on one rank (moe_work's FLOPs, as shapes): its E/ep
+// experts, their widths split etp ways, each over its balanced share of the rows the rank's
+// experts see (etp ranks' tl·k copies, times the capacity factor): gate and up as one product,
+// then down. Megatron-LM runs them as one grouped GEMM each (`--moe-grouped-gemm`), in FP8 under
+// an FP8 recipe as its other linears.
+void add_routed_experts(PhaseGemms& out, const ModelConfig& m, const TrainingSettings& tr) {
+  const std::int64_t local = std::max<std::int64_t>(1, m.moe.experts / tr.ep);
+  const double etp = tr.expert_tp();
+  const double capacity = tr.moe_capacity_factor > 0 ? tr.moe_capacity_factor : 1.0;
+  const double rows = etp * double(context_tokens(tr)) / tr.tp * m.moe.per_token * capacity;  // the rank's
+  const double width = double(m.moe.ffn) / etp;
+  const auto per_expert = std::int64_t(rows / double(local) + 0.5);
+  linear(out, per_expert, m.hidden, std::int64_t(2 * width), local);
+  linear(out, per_expert, std::int64_t(width), m.hidden, local);
+  const double weights = double(local) * m.hidden * width;
+  out.linears.push_back({rows * m.hidden, rows * 2 * width, 2 * weights, false});
+  out.linears.push_back({rows * width, rows * m.hidden, weights, false});
+}
+
 }  // namespace
 
 PhaseGemms layer_linear_gemms(const ModelConfig& m, const TrainingSettings& tr, const LayerKind& kind) {
@@ -53,9 +75,10 @@ PhaseGemms layer_linear_gemms(const ModelConfig& m, const TrainingSettings& tr, 
   const std::int64_t tokens = context_tokens(tr);  // a context-parallel rank's
   PhaseGemms g;
   for (const Linear& l : attention_shape(m).linears) add(g, l, tokens, t, tr.flash_attention);  // O reads it
-  // A dense MLP, or a mixture of experts' shared expert (its routed experts' grouped products
-  // are priced from moe_work's FLOPs as large products).
+  // A dense MLP, or a mixture of experts' shared expert and routed experts (its router's
+  // logits stay priced from moe_work's FLOPs as a large product).
   for (const Linear& l : mlp_linears(m, kind.experts ? m.moe.shared_ffn : m.ffn)) add(g, l, tokens, t, false);
+  if (kind.experts) add_routed_experts(g, m, tr);
   fold_for_full_recompute(g, tr, true);
   return g;
 }

@@ -36,7 +36,8 @@ struct PhaseGemms {
 /// The attention's linears (attention_shape.hpp), the MLP's first matrices (SwiGLU's gate and up
 /// as one product) and its last, as Megatron-LM runs them under tensor and sequence
 /// parallelism: the sequence gathered whole, the columns or rows split by t. A layer with
-/// experts lists its shared expert's MLP only. Under full recompute B also holds F's and W's
+/// experts lists its shared expert's MLP and its routed experts' grouped products (E/ep of them,
+/// each over its balanced share of the rows). Under full recompute B also holds F's and W's
 /// products (W runs inside B, docs/costs.md). Tensor parallelism must divide what it splits
 /// (layer_work checks it). `linears` names the layers' tensors (what an FP8 recipe casts).
 [[nodiscard]] PhaseGemms layer_linear_gemms(const ModelConfig& model, const TrainingSettings& training,

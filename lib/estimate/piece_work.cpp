@@ -67,6 +67,7 @@ void per_rank(PieceWork& w, double t) {
   w.recompute_flops /= t;
   w.f_core_flops /= t;
   w.b_core_flops /= t;
+  w.b_core_forward_flops /= t;
   w.f_bytes /= t;
   w.b_bytes /= t;
   w.w_bytes /= t;
@@ -131,6 +132,7 @@ PieceWork& PieceWork::operator+=(const PieceWork& o) {
   recompute_flops += o.recompute_flops;
   f_core_flops += o.f_core_flops;
   b_core_flops += o.b_core_flops;
+  b_core_forward_flops += o.b_core_forward_flops;
   tp_bytes = o.tp_bytes > tp_bytes ? o.tp_bytes : tp_bytes;
   f_collectives += o.f_collectives;
   b_collectives += o.b_collectives;
@@ -201,6 +203,7 @@ PieceWork block_work(const ModelConfig& m, const TrainingSettings& tr, const Lay
     w.b_flops += core;  // the attention core runs again in the backward
     w.recompute_flops += core;
     w.b_core_flops += core;
+    w.b_core_forward_flops += core;
     w.b_bytes += (2 + (m.attention_dropout ? 2 + 1 / x.e : 0)) * scores * x.e;
   }
   // W needs the inputs of the linear layers and the gradients B computed at their outputs (a
@@ -215,6 +218,7 @@ PieceWork block_work(const ModelConfig& m, const TrainingSettings& tr, const Lay
     for_w = 0;
     w.recompute_flops += w.f_flops;
     w.b_core_flops += w.f_core_flops;  // the recomputed forward's core
+    w.b_core_forward_flops += w.f_core_flops;
     w.b_flops += w.f_flops + w.w_flops;
     w.b_bytes += w.f_bytes;
     w.w_flops = 0;

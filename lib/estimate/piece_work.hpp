@@ -20,6 +20,7 @@ struct PieceWork {
   double f_bytes = 0, b_bytes = 0, w_bytes = 0;  ///< memory traffic of element-wise kernels
   double recompute_flops = 0;                    ///< the part of b_flops that repeats the forward (not model FLOPs)
   double f_core_flops = 0, b_core_flops = 0;     ///< the part of f_flops and b_flops in the attention core
+  double b_core_forward_flops = 0;               ///< the part of b_core_flops that runs the core's forward again
   double tp_bytes = 0;                           ///< bytes one collective of tensor parallelism moves per rank
   int f_collectives = 0, b_collectives = 0;
   std::int64_t params = 0;         ///< parameters this rank holds

@@ -117,6 +117,12 @@ struct TrainingSettings {
 struct Efficiency {
   double gemm = 0.7;
   double memory = 0.7;
+  /// Fractions of the dense peak the fused (flash) attention kernel reaches, forward and
+  /// backward: cuDNN's at hdim 128 and 16k tokens on an H100 SXM5, 539 and 516 of 989 TFLOP/s
+  /// (Shah et al. 2024, FlashAttention-3, figures 5 and 6; docs/costs.md, "Attention core").
+  /// Without flash attention the core is cuBLAS's batched products, at `gemm`.
+  double attention_forward = 0.54;
+  double attention_backward = 0.52;
 };
 
 }  // namespace pipeplan

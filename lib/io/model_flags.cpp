@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <optional>
 
 #include "estimate/context_parallel.hpp"
@@ -32,6 +33,17 @@ std::string dtype_choices() {
 }
 
 namespace {
+
+// One fraction of --attention-efficiency's F,B: a number from 0.01 to 1 (NaN refused by name).
+double fraction_flag(std::string_view flag, const std::string& text) {
+  double value = 0;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || ec != std::errc() || ptr != end || !(value >= 0.01 && value <= 1.0)) {
+    throw FlagError(std::string(flag) + ": expected F,B or one fraction, each from 0.01 to 1, got '" + text + "'");
+  }
+  return value;
+}
 
 // --dtype fp8's recipe: --fp8-recipe's, or the card's default; FlagError naming the flag and
 // the card when the card cannot run it (fp8_recipe.hpp).
@@ -80,6 +92,13 @@ ModelInput read_model_input(const ModelFlags& f) {
     if (!(value >= kEfficiencyRange.least && value <= kEfficiencyRange.most)) {
       throw FlagError(std::string(flag) + ": expected a fraction from 0.01 to 1, got " + fmt::format("{}", value));
     }
+  }
+  if (!f.attention_efficiency.empty()) {
+    const std::size_t comma = f.attention_efficiency.find(',');
+    const std::string forward = f.attention_efficiency.substr(0, comma);
+    const std::string backward = comma == std::string::npos ? forward : f.attention_efficiency.substr(comma + 1);
+    in.efficiency.attention_forward = fraction_flag("--attention-efficiency", forward);
+    in.efficiency.attention_backward = fraction_flag("--attention-efficiency", backward);
   }
   try {
     in.gpu = &gpu_named(f.gpu);

@@ -54,7 +54,8 @@ struct ModelFlags {
   std::string sharding = "none";
   TrainingSettings training;  ///< seq, micro-batch, global batch, tp, ep, cp, etp, ... as given
   Efficiency efficiency;
-  int gpus_per_node = 0;  ///< 0: the card's NVLink domain
+  std::string attention_efficiency;  ///< --attention-efficiency F,B; "" for Efficiency's defaults
+  int gpus_per_node = 0;             ///< 0: the card's NVLink domain
   std::string rank_order = std::string(rank_order_name(RankOrder::TpDpPp));
   ModelGiven given;
 };

@@ -15,9 +15,6 @@ namespace pipeplan {
 
 namespace {
 
-int gpus_per_node(const PlanRequest& r) {
-  return r.gpus_per_node > 0 ? r.gpus_per_node : r.gpu->nvlink_domain;
-}
 // What the model's tensors may take: the limit (the card's memory unless given) less the reserve.
 Bytes memory_limit(const PlanRequest& r) {
   return (r.memory_limit > 0 ? r.memory_limit : r.gpu->memory_bytes) - r.memory_reserve;
@@ -26,7 +23,7 @@ const MeasuredPieces* measured_of(const PlanRequest& r) {
   return r.measured ? &*r.measured : nullptr;
 }
 RankGrid grid_of(const PlanRequest& r, const PlanJob& job, const TrainingSettings& tr, RankOrder order) {
-  return {tr.tp, job.pp, job.dp, tr.ep, gpus_per_node(r), order, tr.cp, tr.etp};
+  return {tr.tp, job.pp, job.dp, tr.ep, r.node_gpus(), order, tr.cp, tr.etp};
 }
 
 // The layouts to try: the given one (or Megatron's even or padded split, when asked by name),
@@ -65,7 +62,7 @@ std::vector<Layout> layouts_for(const PlanRequest& r, const TrainingSettings& tr
 AnalyticProfile profile_of(const PlanRequest& r, const PlanJob& job, const TrainingSettings& tr, const Layout& layout,
                            const std::vector<int>& placement, RankOrder order) {
   return analytic_profile(r.model, tr, *r.gpu, r.efficiency, layout,
-                          {placement, job.pp, job.dp, gpus_per_node(r), order}, measured_of(r));
+                          {placement, job.pp, job.dp, r.node_gpus(), order}, measured_of(r));
 }
 
 PlanRow row_of(const PlanRequest& r, const PlanJob& job, const TrainingSettings& tr, const Layout& layout,

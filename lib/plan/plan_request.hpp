@@ -39,7 +39,9 @@ struct PlanRequest {
   const GpuSpec* gpu = nullptr;
   Efficiency efficiency;
   int gpus = 1;           ///< every GPU of the job: tensor x context x pipeline x data parallelism
-  int gpus_per_node = 0;  ///< GPUs of one NVLink domain; 0: the GPU table's nvlink_domain
+  int gpus_per_node = 0;  ///< GPUs of one NVLink domain; 0: the GPU table's placement_domain()
+  /// The GPUs consecutive ranks fill on one domain: --gpus-per-node, or the card's block.
+  [[nodiscard]] int node_gpus() const { return gpus_per_node > 0 ? gpus_per_node : gpu->placement_domain(); }
   /// How ranks are numbered onto nodes (rank_placement.hpp); nullopt: both orders are tried for
   /// each configuration where they give different links, and the faster kept.
   std::optional<RankOrder> rank_order;

@@ -15,11 +15,6 @@ namespace pipeplan {
 
 namespace {
 
-// The GPUs of one NVLink domain: --gpus-per-node, or the card's (72 on an NVL72 rack).
-int node_gpus(const PlanRequest& r) {
-  return r.gpus_per_node > 0 ? r.gpus_per_node : r.gpu->nvlink_domain;
-}
-
 // The largest tensor parallelism searched, however large the NVLink domain: beyond 8 its
 // collectives outgrow its GEMMs (docs/costs.md, "The planner"); --tp fixes a larger one.
 constexpr int kMaxSearchedTensorParallel = 8;
@@ -110,7 +105,7 @@ std::vector<int> tp_choices(const PlanRequest& r) {
   if (!r.search.tp) return {r.training.tp};
   std::vector<int> out;
   const ModelConfig& m = r.model;
-  for (int t = 1; t <= std::min({r.gpus, node_gpus(r), kMaxSearchedTensorParallel}); ++t) {
+  for (int t = 1; t <= std::min({r.gpus, r.node_gpus(), kMaxSearchedTensorParallel}); ++t) {
     // A mixture of experts' MLPs are its experts (moe_work.cpp); intermediate_size may be unused.
     const bool mlp_split = m.is_moe() ? m.moe.ffn % t == 0 && m.moe.shared_ffn % t == 0 : m.ffn % t == 0;
     if (r.gpus % t == 0 && m.heads % t == 0 && m.kv_heads % t == 0 && mlp_split) out.push_back(t);
@@ -163,7 +158,7 @@ std::vector<PlanJob> plan_jobs(const PlanRequest& r, std::map<std::string, int>&
   const std::vector<int> tps = tp_choices(r);
   if (tps.empty()) {
     throw Error("--gpus " + std::to_string(r.gpus) + ": no tensor-parallel degree up to " +
-                std::to_string(std::min(node_gpus(r), kMaxSearchedTensorParallel)) +
+                std::to_string(std::min(r.node_gpus(), kMaxSearchedTensorParallel)) +
                 " (the NVLink domain's GPUs, at most " + std::to_string(kMaxSearchedTensorParallel) +
                 ") divides it and the model's heads (" + std::to_string(r.model.heads) + "), key-value heads (" +
                 std::to_string(r.model.kv_heads) + ") and FFN width");
@@ -238,7 +233,7 @@ std::vector<PlanJob> plan_jobs(const PlanRequest& r, std::map<std::string, int>&
             lightest.micro_batch = b;
             lightest.recompute = vs.front().recompute;
             const GroupLinks links = group_links(
-                *r.gpu, {tp, pp, dp, ep, node_gpus(r), r.rank_order.value_or(RankOrder::TpDpPp), cp, r.training.etp});
+                *r.gpu, {tp, pp, dp, ep, r.node_gpus(), r.rank_order.value_or(RankOrder::TpDpPp), cp, r.training.etp});
             const PieceTotals t =
                 piece_totals(r.model, lightest, *r.gpu, r.efficiency, r.measured ? &*r.measured : nullptr, &links);
             const double per_microbatch = t.all();

@@ -6,7 +6,8 @@
 // every move starts from a gap before some op X on a device: a later W whose B already ran moves
 // into the gap; X trades places with the op after it, which may be ready sooner; the op that
 // produces X's input moves one place earlier on its own device (the B/F order there); when X is
-// a B, the device's warm-up gets one forward fewer before it, or one more.
+// a B, the device's warm-up gets one forward fewer before it, or one more; and before a device's
+// first B, the same on several devices together (warm_up_shifts).
 //
 // Why a walk score: the longest span is often shared by several devices (ZB-H1's are all
 // equal), so no single move shortens it. The walk accepts a move when the step gets no longer
@@ -14,7 +15,9 @@
 // the devices one by one until the longest span itself falls.
 #include <algorithm>
 #include <numeric>
+#include <optional>
 #include <utility>
+#include <vector>
 
 #include "schedules/zb_search.hpp"
 
@@ -94,9 +97,53 @@ std::vector<std::pair<std::size_t, std::size_t>> gaps(const SimResult& r, Optimi
   return out;
 }
 
+// A trial: one move, or several on different devices applied together (a warm-up shift).
+using Trial = std::vector<Move>;
+
+// The index of device d's first B (or BW), or its op count when it has none.
+std::size_t first_backward(const std::vector<Op>& ops) {
+  return static_cast<std::size_t>(
+      std::find_if(ops.begin(), ops.end(), [](const Op& op) { return op.kind == OpKind::B || op.kind == OpKind::BW; }) -
+      ops.begin());
+}
+
+// The move that gives device e one forward more before its first B (deeper: the first F after
+// it moves before it) or one fewer (the last F before it moves after it); nullopt when there is
+// no such F.
+std::optional<Move> warm_up_shift(const Schedule& s, std::size_t e, bool deeper) {
+  const auto& ops = s.order[e];
+  const std::size_t b = first_backward(ops);
+  if (b == 0 || b >= ops.size()) return std::nullopt;
+  if (!deeper) return ops[b - 1].kind == OpKind::F ? std::optional<Move>(Move{e, b - 1, b}) : std::nullopt;
+  for (std::size_t j = b + 1; j < ops.size(); ++j) {
+    if (ops[j].kind == OpKind::F) return Move{e, j, b};
+  }
+  return std::nullopt;
+}
+
+// Warm-up shifts on several devices together, for the gap before device d's first B: one
+// forward more (or fewer) on every device from d to the last, or from the first to d. A single
+// device's shift often only moves its gap to its neighbour, and getting from one staircase of
+// warm-ups to another needs many devices to change at once (issue 26). Shorter runs of devices
+// (2, 4, 8, ...) were tried too: with every trial timing the whole schedule they spend the
+// budget the single moves would have used, and the walk ended worse on average.
+void warm_up_shifts(const Schedule& s, std::size_t d, std::vector<Trial>& trials) {
+  const std::size_t devices = s.order.size();
+  for (const bool deeper : {true, false}) {
+    for (const bool after : {true, false}) {
+      Trial shift;
+      for (std::size_t e = after ? d : 0; e < (after ? devices : d + 1); ++e) {
+        if (std::optional<Move> m = warm_up_shift(s, e, deeper)) shift.push_back(*m);
+      }
+      if (shift.size() > 1) trials.push_back(std::move(shift));
+    }
+  }
+}
+
 // The moves aimed at the gap before op i of device d (see the top of this file).
-void moves_for_gap(const Schedule& s, std::size_t d, std::size_t i, std::vector<Move>& moves) {
-  moves.clear();
+void moves_for_gap(const Schedule& s, std::size_t d, std::size_t i, std::vector<Trial>& trials) {
+  trials.clear();
+  std::vector<Move> moves;
   const auto& ops = s.order[d];
   int fills = 0;
   for (std::size_t j = i + 1; j < ops.size() && fills < 2; ++j) {
@@ -133,6 +180,8 @@ void moves_for_gap(const Schedule& s, std::size_t d, std::size_t i, std::vector<
       }
     }
   }
+  for (const Move& m : moves) trials.push_back({m});
+  if (x.kind == OpKind::B && i == first_backward(ops)) warm_up_shifts(s, d, trials);
 }
 
 }  // namespace
@@ -157,18 +206,30 @@ void ScheduleSearch::walk_from(Schedule current, long long stop, OptimizerMode s
     best_ = current;
     best_score_ = here->score;
   }
-  std::vector<Move> moves;
+  std::vector<Trial> trials;
   SimResult trial;
   bool moved = true;
   while (moved && budget_ > stop) {
     moved = false;
     for (const auto& [d, i] : gaps(timeline, steer)) {
-      moves_for_gap(current, d, i, moves);
-      for (const Move& m : moves) {
-        if (!keeps_own_order(current, m)) continue;
-        m.apply(current);
+      moves_for_gap(current, d, i, trials);
+      for (const Trial& t : trials) {
+        // Each part on its own device, in turn; undone in reverse when the trial loses.
+        std::size_t applied = 0;
+        bool fits = true;
+        for (; applied < t.size() && keeps_own_order(current, t[applied]); ++applied) {
+          t[applied].apply(current);
+          fits = fits && fits_device(current, t[applied].device);
+        }
+        const auto undo = [&] {
+          while (applied > 0) t[--applied].undo().apply(current);
+        };
+        if (applied < t.size()) {
+          undo();
+          continue;
+        }
         std::optional<Walk> there;
-        if (fits_device(current, m.device)) there = walk(current, steer, &trial);
+        if (fits) there = walk(current, steer, &trial);
         if (there && walk_better(*there, *here)) {
           here = there;
           std::swap(timeline, trial);
@@ -179,7 +240,7 @@ void ScheduleSearch::walk_from(Schedule current, long long stop, OptimizerMode s
           moved = true;
           break;
         }
-        m.undo().apply(current);
+        undo();
         if (budget_ <= stop) break;
       }
       if (moved || budget_ <= stop) break;
@@ -193,6 +254,7 @@ std::optional<ScheduleSearch::Walk> ScheduleSearch::walk(const Schedule& s, Opti
   options.iterations = objective_.iterations;
   options.optimizer_mode = objective_.mode;
   budget_ -= static_cast<long long>(s.op_count()) * objective_.iterations;
+  ++trials_;
   SimResult r = simulate_trusted(s, costs_, options, workspace_);
   if (r.deadlocked()) return std::nullopt;
   Walk w{score_of_result(r), 0, 0, 0};

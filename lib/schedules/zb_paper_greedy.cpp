@@ -139,12 +139,31 @@ class PaperPass {
       }
       back = std::max(busy_until, back + comm(s)) + x.b;
     }
-    for (std::size_t s = 1; s < extra.size(); ++s) extra[s] = std::min(extra[s], std::max(extra[s - 1] - 1, 0));
+    const std::vector<int> reference = staircase(extra, WarmUpStaircase::Reference);
+    if (choices_.staircase != WarmUpStaircase::Reference) {
+      extra = staircase(extra, choices_.staircase);
+      if (extra == reference) return false;  // the same as the reference's pass, already a candidate
+    } else {
+      extra = reference;
+    }
     for (int s = 0; s < stages_; ++s) {
       for (int k = 0; k < extra[static_cast<std::size_t>(s)]; ++k) put(s, OpKind::F);
     }
     for (int s = stages_ - 1; s >= 0; --s) put(s, OpKind::B);
     return true;
+  }
+
+  // The warm-up forwards each device keeps of those that fit (`extra`, beyond micro-batch 0's): at
+  // most one fewer than the device before, except (as the reference has it) for a device that
+  // covers every micro-batch, and (our repair) only while the device before covers them all too;
+  // Strict has no exemption. f_count is 1 on every device here.
+  [[nodiscard]] std::vector<int> staircase(std::vector<int> extra, WarmUpStaircase rule) const {
+    for (std::size_t s = 1; s < extra.size(); ++s) {
+      const bool exempt = 1 + extra[s] >= m_ && 1 + extra[s - 1] >= m_;
+      if (exempt && rule != WarmUpStaircase::Strict) continue;
+      extra[s] = std::min(extra[s], std::max(extra[s - 1] - 1, 0));
+    }
+    return extra;
   }
 
   // Whether stage s, which leads its successor by two forwards or more, should skip this round's

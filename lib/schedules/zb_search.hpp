@@ -70,6 +70,10 @@ class ScheduleSearch {
   /// the budget is spent. nullopt when no candidate fitted.
   [[nodiscard]] std::optional<Schedule> improve();
 
+  /// How many schedules the local search has simulated so far (its trials): what a faster
+  /// re-timing of each move would raise within the same budget (bench/, BM_LocalSearchTrials).
+  [[nodiscard]] long long trials() const { return trials_; }
+
  private:
   /// The score of a simulated run under the objective.
   [[nodiscard]] Score score_of_result(const SimResult& r) const;
@@ -101,6 +105,7 @@ class ScheduleSearch {
   long long budget_;
   SearchObjective objective_;
   SimWorkspace workspace_;
+  long long trials_ = 0;
   std::optional<Schedule> best_;
   Score best_score_{0, 0, 0};
   /// The best candidate by the other mode's measure: a second start for the local search,

@@ -53,7 +53,7 @@ void VeePass::catch_up() {
     while (ok_ && behind()) {
       bool put_any = false;
       for (int j = p_ - 1; j >= r; --j) {
-        if (dev(j).forwards[chunk] < m_) {
+        if (forward_ready(j, chunk)) {  // the reference's test is forwards < M; see backwards()
           put(j, OpKind::F, chunk);
           put_any = true;
         }
@@ -68,10 +68,14 @@ void VeePass::catch_up() {
 // One backward per device: the first chunk's where its input is there (or the second chunk has
 // no backward left), else the second chunk's; the first chunk's from the last device down, then
 // the second chunk's from device 0 up, so each input is placed before the op that needs it.
+// With one F, B, W time (the reference's) that holds; with per-stage costs a device can be
+// ahead of the one its input comes from, where the reference fails its assertions. The repair:
+// such a device puts no backward this round and runs it in a later one (run() adds the rounds).
 void VeePass::backwards() {
   std::vector<int> first_chunk, second_chunk;
   for (int r = 0; r < p_; ++r) {
     const Device& d = dev(r);
+    if (d.backwards[kFirst] >= m_ && d.backwards[kSecond] >= m_) continue;  // done (extra rounds)
     if (d.backwards[kFirst] >= d.backwards[kSecond]) {
       second_chunk.push_back(r);
     } else if (r == p_ - 1 || b_end(kFirst, r + 1, d.backwards[kFirst]) != kUnplaced || d.backwards[kSecond] >= m_) {
@@ -82,10 +86,12 @@ void VeePass::backwards() {
   }
   std::reverse(first_chunk.begin(), first_chunk.end());
   for (int r : first_chunk) {
+    if (!backward_ready(r, kFirst)) continue;  // the repair (above)
     fill_gap(r, false, kFirst, true);
     put(r, OpKind::B, kFirst);
   }
   for (int r : second_chunk) {
+    if (!backward_ready(r, kSecond)) continue;
     fill_gap(r, false, kSecond, choices_.fill_before_second_backward);
     put(r, OpKind::B, kSecond);
   }
@@ -106,7 +112,9 @@ void VeePass::forwards() {
     } else if (d.forwards[kFirst] < m_ && (r == 0 || f_end(kFirst, r - 1, d.forwards[kFirst]) != kUnplaced)) {
       chunk = kFirst;
     }
-    if (chunk == kNone) continue;
+    // The repair of backwards(): the first branch has no test of the input, which per-stage
+    // costs can leave unplaced (the reference fails there); the device waits a round.
+    if (chunk == kNone || !forward_ready(r, chunk)) continue;
     // Memory full: run W ops until the forward fits.
     while (ok_ && d.memory + d.chunk[chunk].activation > d.limit) {
       if (!has_w(r)) return fail();

@@ -15,7 +15,9 @@
 //
 // Written for per-stage costs: the reference takes one F, B, W time and one activation size for
 // every chunk. Where both apply they give the same orders (tests/zbv_auto_test.cpp checks the
-// spans against the reference's on the same inputs).
+// spans against the reference's on the same inputs). With per-stage costs the reference's rules
+// can pick an op whose input is not placed yet (it fails an assertion there); the port's repair
+// lets that device put nothing of it that round and adds rounds at the end for what is left.
 #include <optional>
 
 #include "schedules/zb_greedy.hpp"

@@ -59,6 +59,12 @@ class VeePass {
       backwards();
       forwards();
     }
+    // The repair's extra rounds (backwards()): the backwards a device had to leave for later.
+    for (int round = 0; round < 2 * m_ && ok_ && backwards_left(); ++round) {
+      backwards();
+      forwards();
+    }
+    if (ok_ && backwards_left()) fail();
     for (int r = 0; r < p_; ++r) {
       while (dev(r).w_head < dev(r).pending.size()) put_w(r);
     }
@@ -89,6 +95,7 @@ class VeePass {
   };
 
   Device& dev(int r) { return device_[static_cast<std::size_t>(r)]; }
+  [[nodiscard]] const Device& dev(int r) const { return device_[static_cast<std::size_t>(r)]; }
   std::size_t at(int r, int mb) const {
     return static_cast<std::size_t>(r) * static_cast<std::size_t>(m_) + static_cast<std::size_t>(mb);
   }
@@ -198,6 +205,27 @@ class VeePass {
   void catch_up();
   void backwards();
   void forwards();
+  // Whether device r's next backward of chunk c can be put now: its own forward (or its second
+  // chunk's backward) and its input from the next stage are placed.
+  [[nodiscard]] bool backward_ready(int r, std::size_t c) const {
+    const Device& d = dev(r);
+    const int mb = d.backwards[c];
+    if (mb >= m_) return false;
+    const bool inside = c == kSecond ? f_end(kSecond, r, mb) != kUnplaced : b_end(kSecond, r, mb) != kUnplaced;
+    return inside && (!has_input(false, c, r) || input_end(false, c, r, mb) != kUnplaced);
+  }
+  // The same for device r's next forward of chunk c.
+  [[nodiscard]] bool forward_ready(int r, std::size_t c) const {
+    const Device& d = dev(r);
+    const int mb = d.forwards[c];
+    if (mb >= m_) return false;
+    if (c == kSecond && f_end(kFirst, r, mb) == kUnplaced) return false;
+    return !has_input(true, c, r) || input_end(true, c, r, mb) != kUnplaced;
+  }
+  [[nodiscard]] bool backwards_left() const {
+    return std::any_of(device_.begin(), device_.end(),
+                       [&](const Device& d) { return d.backwards[kFirst] < m_ || d.backwards[kSecond] < m_; });
+  }
 
   ZbvPaperChoices choices_;
   int p_, m_;

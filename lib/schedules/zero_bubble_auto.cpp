@@ -126,12 +126,17 @@ Schedule auto_schedule(std::string_view name, const GenerateRequest& r, std::vec
   std::vector<Bytes> limits = device_limits(name, r, shape, working, limit);
 
   // The candidates: four greedy passes of our own, the paper's heuristic with each of its eight
-  // choices (one stage per device only), for zbv-auto the authors' ZB-V heuristic with each of
+  // choices, then the same eight with the strict warm-up staircase where that differs (one stage
+  // per device only), for zbv-auto the authors' ZB-V heuristic with each of
   // its four, and every handcrafted schedule of this placement, made and scored on every core;
   // the search takes them as if one by one, in this fixed order.
   const std::vector<GreedyChoices> passes = {{false, false}, {false, true}, {true, false}, {true, true}};
   std::vector<PaperGreedyChoices> paper_passes;
-  for (int bits = 0; bits < 8; ++bits) paper_passes.push_back({(bits & 4) != 0, (bits & 2) != 0, (bits & 1) != 0});
+  for (WarmUpStaircase rule : {WarmUpStaircase::Reference, WarmUpStaircase::Strict}) {
+    for (int bits = 0; bits < 8; ++bits) {
+      paper_passes.push_back({(bits & 4) != 0, (bits & 2) != 0, (bits & 1) != 0, rule});
+    }
+  }
   std::vector<ZbvPaperChoices> vee_passes;
   if (vee_paper) vee_passes = {{true, true}, {true, false}, {false, true}, {false, false}};
   GenerateRequest plain = r;

@@ -79,6 +79,8 @@ const std::map<std::string, Setter>& setters() {
        }},
       {"gemm_efficiency", [](Settings& s, const py::handle& v) { s.model.efficiency.gemm = v.cast<double>(); }},
       {"memory_efficiency", [](Settings& s, const py::handle& v) { s.model.efficiency.memory = v.cast<double>(); }},
+      {"attention_efficiency",
+       [](Settings& s, const py::handle& v) { s.model.attention_efficiency = v.cast<std::string>(); }},
       {"gpus_per_node", [](Settings& s, const py::handle& v) { s.model.gpus_per_node = v.cast<int>(); }},
       {"rank_order",
        [](Settings& s, const py::handle& v) {

@@ -658,8 +658,8 @@ pipeplan_cli_test(plan_capacity_needs_experts --exit 1 --err "--moe-capacity-fac
                      --moe-capacity-factor 1.25)
 # docs/costs.md, "FSDP": torchtitan's Llama 2 13B on 64 A100 80GB (FSDP2 over 64, seq 4096, global
 # batch 128, local batch 2, no activation checkpointing) measured 2162 tokens/s/GPU; FSDP fits it
-# without recompute at 1958.7.
-pipeplan_cli_test(plan_torchtitan_llama2_13b_fsdp --out " none +params +4182\\.426 .* 1958\\.7 "
+# without recompute at 1949.7.
+pipeplan_cli_test(plan_torchtitan_llama2_13b_fsdp --out " none +params +4201\\.654 .* 1949\\.7 "
                   -- plan --model profiles/models/llama-2-13b.json --gpu a100-80gb --gpus 64 --global-batch 128
                      --seq 4096 --tp 1 --pp 1 --cp 1 --micro-batch 2 --recompute none --sharding params --top 1)
 
@@ -695,3 +695,14 @@ pipeplan_cli_test(profile_gemm_efficiency_nan --exit 2 --err "--gemm-efficiency:
                   -- profile --model tests/data/models/tiny-llama.json --gpu h100 --stages 2 --gemm-efficiency nan)
 pipeplan_cli_test(plan_memory_efficiency_nan --exit 2 --err "--memory-efficiency: expected a fraction from 0.01 to 1, got nan"
                   -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 8 --memory-efficiency nan)
+
+# --attention-efficiency F,B: flash attention's fractions of the peak, applied and said in the
+# profile's source; anything but one or two fractions from 0.01 to 1 is refused by name.
+pipeplan_cli_test(profile_attention_efficiency --out "attention efficiency 0\\.3,0\\.2"
+                  -- profile --model tests/data/models/tiny-llama.json --gpu h100 --stages 2 --attention-efficiency 0.3,0.2)
+pipeplan_cli_test(profile_attention_efficiency_nan --exit 2
+                  --err "--attention-efficiency: expected F,B or one fraction, each from 0.01 to 1, got 'nan'"
+                  -- profile --model tests/data/models/tiny-llama.json --gpu h100 --stages 2 --attention-efficiency 0.5,nan)
+pipeplan_cli_test(plan_attention_efficiency_range --exit 2
+                  --err "--attention-efficiency: expected F,B or one fraction, each from 0.01 to 1, got '2'"
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 8 --attention-efficiency 2)
