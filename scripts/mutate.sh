@@ -36,7 +36,7 @@ csv-keeps-cr @@ lib/io/pytorch_csv.cpp @@ find_first_not_of(" \t\r") @@ find_fir
 csv-keeps-cr @@ lib/io/pytorch_csv.cpp @@ find_last_not_of(" \t\r") @@ find_last_not_of(" \t")
 csv-refuses-bom @@ lib/io/pytorch_csv.cpp @@ if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3); @@ /* a BOM is an error again */
 span-first-iteration @@ lib/sim/sim_result.cpp @@ const std::size_t last = devices.front().iterations.size() - 1; @@ const std::size_t last = 0;
-chunks-default-ignored @@ apps/pipeplan/schedule_request.cpp @@ generator.chunks_for(flags.chunks) @@ generator.chunks_for(flags.request.chunks)
+chunks-default-ignored @@ lib/io/generate_request.cpp @@ generator.chunks_for(flags.chunks) @@ generator.chunks_for(flags.request.chunks)
 interleaved-default-1 @@ lib/schedules/registry.cpp @@ .default_chunks = 2, @@ .default_chunks = 1,
 calibration-ignored @@ lib/estimate/analytic_profile.cpp @@ PieceTimes times = piece_times(model, tr, gpu, e, measured, &links); @@ PieceTimes times = piece_times(model, tr, gpu, e, nullptr, &links);
 zb-warm-up-strict @@ lib/schedules/zb_paper_greedy.cpp @@ if (exempt && rule != WarmUpStaircase::Strict) continue; @@ if (exempt && rule == WarmUpStaircase::Strict) continue;

@@ -37,18 +37,11 @@ Runner add_generate(CLI::App& sub) {
   sub.add_option("-o,--output", o->output, "Write the schedule here instead of stdout")
       ->type_name("FILE")
       ->check(file_name());
-  const CLI::Option* mode_flag = sub.get_option("--optimizer-mode");
-  const CLI::Option* iterations_flag = sub.get_option("--iterations");
-  return [o, app = &sub, mode_flag, iterations_flag] {
+  return [o, app = &sub] {
     check_file_roles({{"--profile", o->costs.profile}, {"-o", o->output, true}});
     const Generator& generator = generator_named(o->schedule);
     const Generator* chosen[] = {&generator};
     check_flags_apply(*app, chosen, o->request, true);
-    if (!generator.uses_costs && (mode_flag->count() > 0 || iterations_flag->count() > 0)) {
-      throw UsageError(std::string(mode_flag->count() > 0 ? "--optimizer-mode" : "--iterations") +
-                       " applies to the automatic schedules (" + automatic_generator_names() + "), not to " +
-                       std::string(generator.name) + ", whose order does not depend on costs");
-    }
     Generated g = generate_for(generator, o->request, given_costs(o->costs, o->request.request.devices), o->costs,
                                sim_options(o->objective));
     emit(o->output, schedule_json_text(g.schedule));

@@ -20,7 +20,7 @@ namespace pipeplan::cli {
 namespace {
 
 struct ProfileOptions {
-  ModelFlags model;
+  ModelOptions model;
   int stages = 0;
   int chunks = 1;
   std::string placement = "loop";

@@ -142,6 +142,8 @@ int run_reporting_errors(int argc, char** argv) {
     return fail(kExitUsage, e.what());
   } catch (const pipeplan::RunLimitError& e) {
     return fail(kExitInvalid, run_limit_text(e));  // lower, validate, plan: named by their flags
+  } catch (const pipeplan::FlagError& e) {         // a malformed value, read by the library for us and Python
+    return fail(kExitUsage, e.what());
   } catch (const pipeplan::Error& e) {
     return fail(kExitInvalid, e.what());
   } catch (const std::bad_alloc&) {

@@ -61,8 +61,8 @@ std::vector<Layout> layouts_for(const PlanRequest& r, const TrainingSettings& tr
 
 AnalyticProfile profile_of(const PlanRequest& r, const PlanJob& job, const TrainingSettings& tr, const Layout& layout,
                            const std::vector<int>& placement, RankOrder order) {
-  return analytic_profile(r.model, tr, *r.gpu, r.efficiency, layout,
-                          {placement, job.pp, job.dp, r.node_gpus(), order}, measured_of(r));
+  return analytic_profile(r.model, tr, *r.gpu, r.efficiency, layout, {placement, job.pp, job.dp, r.node_gpus(), order},
+                          measured_of(r));
 }
 
 PlanRow row_of(const PlanRequest& r, const PlanJob& job, const TrainingSettings& tr, const Layout& layout,

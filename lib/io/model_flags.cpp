@@ -1,0 +1,222 @@
+#include "io/model_flags.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <optional>
+
+#include "estimate/context_parallel.hpp"
+#include "estimate/fp8_recipe.hpp"
+#include "estimate/moe_work.hpp"
+#include "estimate/piece_work.hpp"
+#include "io/json_text.hpp"
+#include "io/model_config_json.hpp"
+#include "io/printable.hpp"
+#include "model/error.hpp"
+#include "model/name_fold.hpp"
+
+namespace pipeplan {
+
+namespace {
+
+// What --dtype takes: the storage types, and fp8 (GEMMs in FP8, storage in bf16).
+constexpr std::string_view kFp8DType = "fp8";
+
+}  // namespace
+
+std::string dtype_choices() {
+  std::string out;
+  for (const auto& row : kDTypes) out += std::string(row.name) + ", ";
+  out.resize(out.size() - 2);
+  return out + " or " + std::string(kFp8DType);
+}
+
+namespace {
+
+// One fraction of --attention-efficiency's F,B: a number from 0.01 to 1 (NaN refused by name).
+double fraction_flag(std::string_view flag, const std::string& text) {
+  // std::strtod, not std::from_chars: the playground's emscripten (libc++ 13) has no
+  // floating-point from_chars. strtod also reads blanks, a leading '+' and hex, which
+  // from_chars refused; refused here too, so the flag takes the same texts as before.
+  const bool plain = !text.empty() && text.front() != '+' && text.find_first_of(" \t\n\v\f\rxX") == std::string::npos;
+  char* end = nullptr;
+  const double value = plain ? std::strtod(text.c_str(), &end) : NAN;
+  if (!plain || end != text.c_str() + text.size() || !(value >= 0.01 && value <= 1.0)) {
+    throw FlagError(std::string(flag) + ": expected F,B or one fraction, each from 0.01 to 1, got '" + text + "'");
+  }
+  return value;
+}
+
+// --dtype fp8's recipe: --fp8-recipe's, or the card's default; FlagError naming the flag and
+// the card when the card cannot run it (fp8_recipe.hpp).
+Fp8Recipe fp8_recipe_for(const ModelFlags& f, const GpuSpec& gpu) {
+  std::optional<Fp8Recipe> recipe = default_fp8_recipe(gpu);
+  if (!f.fp8_recipe.empty()) {
+    recipe = fp8_recipe_named(f.fp8_recipe);
+    if (!recipe) {
+      throw FlagError("--fp8-recipe: expected " + enum_choices(kFp8Recipes) + ", got '" + f.fp8_recipe + "'");
+    }
+  }
+  if (!recipe) throw FlagError("--dtype fp8: " + *fp8_refusal(Fp8Recipe::Tensorwise, gpu));
+  if (std::optional<std::string> refusal = fp8_refusal(*recipe, gpu)) {
+    throw FlagError((f.fp8_recipe.empty() ? "--dtype fp8: " : "--fp8-recipe " + f.fp8_recipe + ": ") + *refusal);
+  }
+  return *recipe;
+}
+
+}  // namespace
+
+void check_model_ranges(const ModelFlags& f, bool global_batch_required) {
+  const TrainingSettings& t = f.training;
+  const auto check = [](const SettingRange& range, double value) {
+    if (!(value >= range.least && value <= range.most)) {
+      throw FlagError(fmt::format("{}: expected {} to {}, got {}", range.flag, range.least, range.most, value));
+    }
+  };
+  check(kSeqRange, t.seq);
+  check(kMicroBatchRange, t.micro_batch);
+  if (global_batch_required || t.global_batch != 0) check(kGlobalBatchRange, t.global_batch);
+  check(kTpRange, t.tp);
+  check(kEpRange, t.ep);
+  check(kCpRange, t.cp);
+  if (t.etp != 0) check(kEtpRange, t.etp);
+  if (t.moe_capacity_factor != 0) check(kCapacityRange, t.moe_capacity_factor);
+  if (f.gpus_per_node != 0) check(kGpusPerNodeRange, f.gpus_per_node);
+}
+
+ModelInput read_model_input(const ModelFlags& f) {
+  ModelInput in;
+  in.training = f.training;
+  in.efficiency = f.efficiency;
+  // CLI11's range check lets NaN through (every comparison with it is false).
+  for (const auto& [flag, value] :
+       {std::pair{"--gemm-efficiency", f.efficiency.gemm}, std::pair{"--memory-efficiency", f.efficiency.memory}}) {
+    if (!(value >= kEfficiencyRange.least && value <= kEfficiencyRange.most)) {
+      throw FlagError(std::string(flag) + ": expected a fraction from 0.01 to 1, got " + fmt::format("{}", value));
+    }
+  }
+  if (!f.attention_efficiency.empty()) {
+    const std::size_t comma = f.attention_efficiency.find(',');
+    const std::string forward = f.attention_efficiency.substr(0, comma);
+    const std::string backward = comma == std::string::npos ? forward : f.attention_efficiency.substr(comma + 1);
+    in.efficiency.attention_forward = fraction_flag("--attention-efficiency", forward);
+    in.efficiency.attention_backward = fraction_flag("--attention-efficiency", backward);
+  }
+  try {
+    in.gpu = &gpu_named(f.gpu);
+  } catch (const Error& e) {
+    throw FlagError(std::string("--gpu: ") + e.what());
+  }
+  // fp8 keeps bf16 storage and puts the recipe beside it (training.hpp). A comma-separated list
+  // (plan --dtype bf16,fp8) names precisions to try, each a row of its own.
+  bool any_fp8 = false;
+  std::vector<Precision> precisions;
+  for (std::size_t from = 0; from <= f.dtype.size();) {
+    const std::size_t comma = std::min(f.dtype.find(',', from), f.dtype.size());
+    const std::string name = f.dtype.substr(from, comma - from);
+    from = comma + 1;
+    const bool fp8 = same_name(name, kFp8DType);
+    auto dtype = fp8 ? std::optional<DType>(DType::BF16) : dtype_named(name);
+    if (!dtype) throw FlagError("--dtype: expected " + dtype_choices() + " (or a list of them), got '" + name + "'");
+    Precision p{*dtype, fp8 ? std::optional<Fp8Recipe>(fp8_recipe_for(f, *in.gpu)) : std::nullopt};
+    if (std::find(precisions.begin(), precisions.end(), p) != precisions.end()) {
+      throw FlagError("--dtype " + f.dtype + ": '" + name + "' is named twice");
+    }
+    precisions.push_back(p);
+    any_fp8 = any_fp8 || fp8;
+  }
+  if (!any_fp8 && !f.fp8_recipe.empty()) {
+    throw FlagError("--fp8-recipe " + f.fp8_recipe + ": needs --dtype fp8 (--dtype is " + f.dtype + ")");
+  }
+  in.training.dtype = precisions.front().dtype;
+  in.training.fp8 = precisions.front().fp8;
+  if (precisions.size() > 1) in.precisions = precisions;
+  auto recompute = recompute_named(f.recompute);
+  if (!recompute) throw FlagError("--recompute: expected " + enum_choices(kRecomputes) + ", got '" + f.recompute + "'");
+  in.training.recompute = *recompute;
+  auto sharding = sharding_named(f.sharding);
+  if (!sharding) throw FlagError("--sharding: expected " + enum_choices(kShardings) + ", got '" + f.sharding + "'");
+  in.training.sharding = *sharding;
+  const bool sharding_given = f.given.sharding;
+  const bool gather_given = f.given.overlap_param_gather;
+  if (in.training.overlap_param_gather && gather_given && in.training.sharding == Sharding::None && sharding_given) {
+    throw FlagError(
+        "--overlap-param-gather: needs the distributed optimizer (--sharding optimizer or gradients); "
+        "with --sharding none every replica keeps its weights and gathers none");
+  }
+  const std::optional<RankOrder> order = rank_order_named(f.rank_order);
+  if (!order) throw FlagError("--rank-order: expected " + enum_choices(kRankOrders) + ", got '" + f.rank_order + "'");
+  in.rank_order = *order;
+  in.rank_order_given = f.given.rank_order;
+  in.model = f.model_json.empty() ? read_model_config_file(f.model)
+                                  : model_config_from_json(parse_json(f.model_json, f.model), f.model);
+  if (!in.model.is_moe() && in.training.ep > 1) {
+    throw Error("--ep " + std::to_string(in.training.ep) + ": " + f.model + " has no experts to spread");
+  }
+  if (!in.model.is_moe() && in.training.moe_capacity_factor > 0) {
+    throw Error("--moe-capacity-factor: " + f.model + " has no experts to route to");
+  }
+  if (!in.model.is_moe() && in.training.etp > 0) {
+    throw Error("--etp " + std::to_string(in.training.etp) + ": " + f.model + " has no experts to split");
+  }
+  check_context_parallel(in.training);
+  return in;
+}
+
+namespace {
+
+// "6.74 B", "124.44 M", "36992".
+std::string parameter_count(std::int64_t n) {
+  if (n >= 1'000'000'000) return fmt::format("{:.2f} B", double(n) / 1e9);
+  if (n >= 1'000'000) return fmt::format("{:.2f} M", double(n) / 1e6);
+  return std::to_string(n);
+}
+
+}  // namespace
+
+SearchedSettings searched_settings(const ModelFlags& f) {
+  const ModelGiven& g = f.given;
+  return {!g.tp, !g.micro_batch, !g.recompute, !g.sharding, !g.ep, !g.cp};
+}
+
+std::string describe_input(const ModelInput& in, const SearchedSettings* searched) {
+  const TrainingSettings& t = in.training;
+  const auto value = [&](bool search, const std::string& fixed) {
+    return searched != nullptr && search ? std::string("searched") : fixed;
+  };
+  const SearchedSettings none{false, false, false, false, false, false};
+  const SearchedSettings& s = searched != nullptr ? *searched : none;
+  // A mixture of experts: how many of its parameters a token passes through, and the experts' spread.
+  const bool moe = in.model.is_moe();
+  const std::string active = moe ? ", " + parameter_count(active_parameters(in.model)) + " active" : "";
+  const std::string capacity =
+      t.moe_capacity_factor > 0 ? fmt::format(", capacity factor {}", t.moe_capacity_factor) : ", dropless";
+  const std::string ep = moe ? ", ep " + value(s.ep, std::to_string(t.ep)) + ", etp " +
+                                   (t.etp > 0 ? std::to_string(t.etp) : std::string("as tp")) + capacity
+                             : "";
+  // FP8: the recipe, and that storage stays bf16; several: the ones the planner tries.
+  std::string dtype =
+      t.fp8 ? fmt::format("fp8 ({} recipe, {} weights and activations)", fp8_recipe_name(*t.fp8), dtype_name(t.dtype))
+            : std::string(dtype_name(t.dtype));
+  if (in.precisions.size() > 1) {
+    dtype = "precision searched (";
+    for (std::size_t i = 0; i < in.precisions.size(); ++i)
+      dtype += (i > 0 ? ", " : "") + precision_name(in.precisions[i]);
+    dtype += ")";
+  }
+  std::string text = fmt::format(
+      "{} ({} parameters{}, {} layers) on {}, {}, seq {}, micro-batch {}, tp {}, cp {}{}, recompute {}",
+      printable(in.model.name), parameter_count(model_parameters(in.model)), active, in.model.layers, in.gpu->name,
+      dtype, t.seq, value(s.micro_batch, std::to_string(t.micro_batch)), value(s.tp, std::to_string(t.tp)),
+      value(s.cp, std::to_string(t.cp)), ep, value(s.recompute, std::string(recompute_name(t.recompute))));
+  if (searched != nullptr || t.sharding != Sharding::None)
+    text += ", sharding " + value(s.sharding, std::string(sharding_name(t.sharding)));
+  text += t.flash_attention ? ", flash attention" : ", no flash attention";
+  if (t.overlap_grad_reduce) text += ", overlapped gradient reduction";
+  if (t.overlap_param_gather) text += ", overlapped weight all-gather";
+  return text;
+}
+
+}  // namespace pipeplan
