@@ -180,10 +180,10 @@ PieceParts piece_parts(const PieceWork& w, const PhaseGemms& gemms, const GpuSpe
                        const TrainingSettings& tr, const GroupLinks* links) {
   const GroupLinks inside = node_links(gpu);
   const GroupLinks& link = links != nullptr ? *links : inside;
-  // The listed products at their shapes' speed; whatever FLOPs of the phase they do not cover
-  // (the attention core, the routed experts, a piece without a list) at the large-product rate,
-  // the attention core's share of it told apart.
-  // `core_forward` of the core's FLOPs run its forward (all of F's; B's recompute).
+  // The listed products at their shapes' speed (the routed experts' grouped ones among them);
+  // of the phase's FLOPs they do not cover, the attention core's at flash attention's rate (its
+  // `core_forward` FLOPs, all of F's and B's recompute, at the forward's) and the rest (the
+  // router's logits, a piece without a list) at the large-product rate.
   const auto flops_ms = [&](TimeParts& p, double flops, double core, double core_forward,
                             const std::vector<GemmShape>& products) {
     for (const GemmShape& g : products) {
@@ -199,7 +199,7 @@ PieceParts piece_parts(const PieceWork& w, const PhaseGemms& gemms, const GpuSpe
   // A mixture of experts' dispatch and combine, each with its expert-tensor-parallel gather.
   const AllToAllMs a2a = all_to_all_ms(w, link.experts, &link.expert_tensor, link.expert_domains);
   // Context parallelism's ring: what of its K and V transfers the attention core does not hide,
-  // the core priced as the phase's FLOPs outside the listed products are.
+  // the core at the attention rate as above.
   const RingMs ring = ring_exposed_ms(w.ring, attention_ms(w.ring.f_core_flops, 0.0, gpu, e, tr),
                                       attention_ms(0.0, w.ring.b_core_flops, gpu, e, tr), link.context);
   const LinkSpec& tp_link = link.tensor;
