@@ -45,7 +45,6 @@ class Captured {
 
 // The registry's rows, as schedules/generator.hpp defines them.
 nlohmann::json registry() {
-  static constexpr const char* kLimitUse[] = {"none", "optional", "required"};
   nlohmann::json rows = nlohmann::json::array();
   for (const pipeplan::Generator& g : pipeplan::generators()) {
     rows.push_back({{"name", g.name},
@@ -54,7 +53,7 @@ nlohmann::json registry() {
                     {"min_chunks", g.min_chunks},
                     {"max_chunks", g.max_chunks},
                     {"default_chunks", g.default_chunks},
-                    {"memory_limit", kLimitUse[static_cast<int>(g.memory_limit)]},
+                    {"memory_limit", pipeplan::memory_limit_use_name(g.memory_limit)},
                     {"uses_costs", g.uses_costs},
                     {"takes_group", g.takes_group}});
   }

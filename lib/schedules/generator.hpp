@@ -39,6 +39,9 @@ struct GenerateRequest {
 /// with one given.
 enum class MemoryLimitUse : unsigned char { None, Optional, Required };
 
+/// "none", "optional", "required": how the registry's rows are listed to the page and to Python.
+[[nodiscard]] std::string_view memory_limit_use_name(MemoryLimitUse use);
+
 /// The fewest micro-batches a generator builds on P devices: per_device * P + plus. {0, 1} is
 /// "1", {1, 0} "P", {2, -1} "2P-1".
 struct MicrobatchMinimum {

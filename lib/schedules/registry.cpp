@@ -174,6 +174,18 @@ int Generator::chunks_for(int chunks) const {
   return chunks == 0 ? default_chunks : std::clamp(chunks, min_chunks, max_chunks);
 }
 
+std::string_view memory_limit_use_name(MemoryLimitUse use) {
+  switch (use) {
+    case MemoryLimitUse::None:
+      return "none";
+    case MemoryLimitUse::Optional:
+      return "optional";
+    case MemoryLimitUse::Required:
+      return "required";
+  }
+  return "none";
+}
+
 std::span<const Generator> generators() {
   return kGenerators;
 }

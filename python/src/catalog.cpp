@@ -15,18 +15,6 @@ namespace pipeplan::python {
 
 namespace {
 
-std::string memory_limit_use(MemoryLimitUse use) {
-  switch (use) {
-    case MemoryLimitUse::None:
-      return "none";
-    case MemoryLimitUse::Optional:
-      return "optional";
-    case MemoryLimitUse::Required:
-      return "required";
-  }
-  return "none";
-}
-
 py::dict link(const LinkSpec& l) {
   py::dict d;
   d["name"] = std::string(l.name);
@@ -49,7 +37,7 @@ void register_catalog(py::module_& m) {
       d["max_chunks"] = g.max_chunks;
       d["default_chunks"] = g.default_chunks;
       d["uses_costs"] = g.uses_costs;
-      d["memory_limit"] = memory_limit_use(g.memory_limit);
+      d["memory_limit"] = std::string(memory_limit_use_name(g.memory_limit));
       d["takes_group"] = g.takes_group;
       out.append(d);
     }
