@@ -8,6 +8,7 @@
 #include "estimate/analytic_profile.hpp"
 #include "estimate/megatron_layout.hpp"
 #include "estimate/moe_work.hpp"
+#include "estimate/sustained_gemm.hpp"
 #include "file_roles.hpp"
 #include "io/analytic_profile_json.hpp"
 #include "model/error.hpp"
@@ -116,7 +117,8 @@ Runner add_profile(CLI::App& sub) {
     const std::string source = fmt::format(
         "pipeplan profile: analytic estimate (docs/costs.md), GEMM efficiency {}, memory efficiency {}, attention "
         "efficiency {},{}; not measured",
-        in.efficiency.gemm, in.efficiency.memory, in.efficiency.attention_forward, in.efficiency.attention_backward);
+        gemm_efficiency_text(in.efficiency, *in.gpu), in.efficiency.memory, in.efficiency.attention_forward,
+        in.efficiency.attention_backward);
     emit(o->output, to_json_text(analytic_profile_to_json(profile.costs, name, source)));
     return kExitOk;
   };
