@@ -69,14 +69,7 @@ void register_schedule(py::module_& m) {
              // What `pipeplan generate` and `import` write, byte for byte.
              return has_communication(s.lowered) ? lowered_json_text(s.lowered)
                                                  : schedule_json_text(s.lowered.schedule);
-           })
-      .def(
-          "to_pytorch_csv",
-          [](const PySchedule& s, bool with_comms) {
-            if (with_comms && has_communication(s.lowered)) return lowered_to_pytorch_csv(s.lowered);
-            return schedule_to_pytorch_csv(s.lowered.schedule);
-          },
-          py::arg("with_comms") = false);
+           });
   m.def("from_json", &from_json_text, py::arg("text"), py::arg("source") = "<json>");
   m.def("from_pytorch_csv", &from_csv_text, py::arg("text"), py::arg("source") = "<csv>", py::arg("naming") = "auto",
         py::arg("with_comms") = false);
