@@ -21,7 +21,7 @@ except ImportError:  # pragma: no cover - exercised where numpy is absent
     _numpy = None
 
 __all__ = [
-    "Error", "Schedule", "Result", "Ops", "generate", "simulate", "validate", "plan", "profile", "from_json",
+    "Error", "Schedule", "Result", "Device", "Ops", "generate", "simulate", "validate", "plan", "profile", "from_json",
     "from_pytorch_csv", "load", "load_profile", "generators", "gpus", "__version__",
 ]
 
@@ -191,6 +191,22 @@ class Ops:
 
     def __len__(self) -> int:
         return len(self.start_ms)
+
+
+class Device(dict):
+    """One device's figures, the result JSON's: `device`, `busy_ms`, `idle_ms`,
+    `static_memory_bytes`, `peak_memory_bytes`, `peak_time_ms`, read as attributes
+    (`result.devices[0].busy_ms`) or as the dict they are (`result.devices[0]["busy_ms"]`)."""
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(f"a device has no {name!r}; it has {', '.join(self)}") from None
+
+
+Result.devices = property(lambda result: [Device(d) for d in result._devices],
+                          doc="Per device, its figures (Device).")
 
 
 def _ops(result: Result) -> Ops:

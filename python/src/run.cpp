@@ -206,7 +206,7 @@ void register_run(py::module_& m) {
       .def_property_readonly("span_bubble_rate", [](const PyResult& r) { return r.run.run.result.span_bubble_rate(); })
       .def_property_readonly("lower_bound_ms", [](const PyResult& r) { return ns_to_ms(r.run.run.result.lower_bound); })
       .def_property_readonly("comm", [](const PyResult& r) { return std::string(comm_mode_name(r.run.mode)); })
-      .def_property_readonly("devices",
+      .def_property_readonly("_devices",
                              [](const PyResult& r) {
                                // The per-device figures of the result JSON (io/result_json_writer.cpp).
                                const SimResult& s = r.run.run.result;
