@@ -73,8 +73,8 @@ Json analytic_profile_document(const ModelInput& in, const ModelFlags& model, co
   const Layout layout = f.layout.empty() ? balanced_layout(stages, totals.embedding, totals.layers, totals.head)
                                          : layout_flag(f.layout, in.model.layers, stages);
   if (layout.size() != std::size_t(stages)) {
-    throw FlagError(fmt::format("--layout: has {} stages, --stages {} x --chunks {} needs {}", layout.size(),
-                                f.stages, f.chunks, stages));
+    throw FlagError(fmt::format("--layout: has {} stages, --stages {} x --chunks {} needs {}", layout.size(), f.stages,
+                                f.chunks, stages));
   }
   const AnalyticProfile profile = analytic_profile(in.model, in.training, *in.gpu, in.efficiency, layout,
                                                    {placement, f.stages, f.data_parallel, per_node, in.rank_order});

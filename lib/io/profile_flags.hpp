@@ -15,11 +15,11 @@ inline constexpr SettingRange kProfileChunksRange{"--chunks", 1, 64};
 inline constexpr SettingRange kProfileDpRange{"--dp", 1, 1 << 20};
 
 struct ProfileFlags {
-  int stages = 0;                ///< P, devices
-  int chunks = 1;                ///< V, stages per device: the profile has P x V stages
+  int stages = 0;                  ///< P, devices
+  int chunks = 1;                  ///< V, stages per device: the profile has P x V stages
   std::string placement = "loop";  ///< loop (stage s on device s mod P) or vee (V = 2)
-  std::string layout;            ///< "" balanced by cost; "even", "padded" or pieces per stage
-  int data_parallel = 1;         ///< replicas whose gradient all-reduce the optimizer time includes
+  std::string layout;              ///< "" balanced by cost; "even", "padded" or pieces per stage
+  int data_parallel = 1;           ///< replicas whose gradient all-reduce the optimizer time includes
 };
 
 /// The analytic profile of `in` (read_model_input of `model`, whose `given` says which flags were

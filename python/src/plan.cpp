@@ -8,11 +8,11 @@
 #include <string>
 
 #include "bindings.hpp"
-#include "settings.hpp"
 #include "io/json_text.hpp"
 #include "io/plan_json.hpp"
 #include "io/profile_flags.hpp"
 #include "plan/planner.hpp"
+#include "settings.hpp"
 
 namespace py = pybind11;
 

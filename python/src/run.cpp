@@ -167,7 +167,8 @@ py::list validate_schedule(const PySchedule& s, const CostSpec& costs, const Com
 std::string pytorch_csv(const PySchedule& s, bool with_comms, const CostSpec& costs, const std::string& cost_given,
                         const std::string& policy) {
   if (!with_comms) {
-    if (!cost_given.empty()) throw FlagError(cost_given + ": the CSV without with_comms is not timed; give with_comms=True");
+    if (!cost_given.empty())
+      throw FlagError(cost_given + ": the CSV without with_comms is not timed; give with_comms=True");
     if (!policy.empty()) throw FlagError("--policy: applies to the CSV with_comms=True");
     return schedule_to_pytorch_csv(s.lowered.schedule);
   }
@@ -187,7 +188,8 @@ void register_run(py::module_& m) {
       .def(py::init([](std::string profile, std::string costs, std::string transfer, std::string memory,
                        std::string profile_json, std::string profile_name) {
              return CostSpec{{std::move(profile), std::move(costs), std::move(transfer), std::move(memory)},
-                             std::move(profile_json), std::move(profile_name)};
+                             std::move(profile_json),
+                             std::move(profile_name)};
            }),
            py::arg("profile") = "", py::arg("costs") = "", py::arg("transfer") = "", py::arg("memory") = "",
            py::arg("profile_json") = "", py::arg("profile_name") = "profile")

@@ -69,12 +69,10 @@ void register_schedule(py::module_& m) {
                                }
                                return devices;
                              })
-      .def("to_json",
-           [](const PySchedule& s) {
-             // What `pipeplan generate` and `import` write, byte for byte.
-             return has_communication(s.lowered) ? lowered_json_text(s.lowered)
-                                                 : schedule_json_text(s.lowered.schedule);
-           });
+      .def("to_json", [](const PySchedule& s) {
+        // What `pipeplan generate` and `import` write, byte for byte.
+        return has_communication(s.lowered) ? lowered_json_text(s.lowered) : schedule_json_text(s.lowered.schedule);
+      });
   m.def("from_json", &from_json_text, py::arg("text"), py::arg("source") = "<json>");
   m.def("from_pytorch_csv", &from_csv_text, py::arg("text"), py::arg("source") = "<csv>", py::arg("naming") = "auto",
         py::arg("with_comms") = false);

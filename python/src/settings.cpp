@@ -145,8 +145,8 @@ void apply_settings(Settings& s, Command command, const py::dict& fixed) {
     try {
       (*setter)(s, value);
     } catch (const py::cast_error&) {
-      throw FlagError(std::string(name_of_command) + ": " + name + ": expected a value of the type its flag takes, got " +
-                      py::str(value).cast<std::string>());
+      throw FlagError(std::string(name_of_command) + ": " + name +
+                      ": expected a value of the type its flag takes, got " + py::str(value).cast<std::string>());
     }
   }
 }

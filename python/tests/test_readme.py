@@ -40,3 +40,14 @@ def test_the_example_runs_as_written(tmp_path, page):
                              memory_limit="60GiB") == []
     # What it printed: the step and the bubble of that schedule, simulated as the example says.
     assert done.stdout.strip(), f"{page}: the example printed nothing"
+
+
+def test_every_other_example_of_the_api_page_runs(tmp_path):
+    blocks = re.findall(r"```python\n(.*?)```", (ROOT / "docs" / "python.md").read_text(), re.S)[1:]
+    assert blocks, "docs/python.md: only the one example"
+    here = os.path.dirname(os.path.dirname(pipeplan.__file__))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [here, os.environ.get("PYTHONPATH")])))
+    for code in blocks:
+        done = subprocess.run([sys.executable, "-c", "import pipeplan\n" + code], cwd=tmp_path, capture_output=True,
+                              text=True, env=env)
+        assert done.returncode == 0, f"{code}\n{done.stderr}"
