@@ -170,3 +170,14 @@ def test_per_stage_lists_of_another_length_name_the_count():
     # 3 entries for a 4-stage schedule on 4 devices: neither one per stage nor one per device.
     with pytest.raises(pipeplan.Error, match="3"):
         pipeplan.simulate(pipeplan.generate("1f1b", 4, 8), costs=([1] * 3, [1] * 3, [1] * 3))
+
+
+def test_a_per_device_memory_limit_is_the_clis(cli):
+    # --memory-limit SIZE,SIZE,...: one per device, the command line's per-device form; zb plans
+    # device 0 under the tightest limit, so the order differs from one limit for all.
+    args = ["generate", "--schedule", "zb", "--stages", 4, "--microbatches", 8, "--costs", "1.0,1.5,0.75",
+            "--memory", "1GiB,256MiB"]
+    limits = ["3GiB", "5GiB", "6GiB", "6GiB"]
+    schedule = pipeplan.generate("zb", 4, 8, costs=(1.0, 1.5, 0.75), memory=("1GiB", "256MiB"), memory_limit=limits)
+    assert schedule.to_json() == cli(*args, "--memory-limit", ",".join(limits)).stdout
+    assert schedule.to_json() != cli(*args, "--memory-limit", "6GiB").stdout
