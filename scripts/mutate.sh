@@ -134,7 +134,10 @@ print(failed[0] if failed else "failed")
 PY
 )"
   fi
-  echo "${unit:+unit: $unit}${unit:+${cli:+; }}${cli:+cli: $cli}${py:+${unit:+; }${cli:+; }$py}"
+  local out="${unit:+unit: $unit}"
+  [ -z "$cli" ] || out="${out:+$out; }cli: $cli"
+  [ -z "$py" ] || out="${out:+$out; }$py"
+  echo "$out"
 }
 
 copy_tree
