@@ -71,3 +71,17 @@ def test_csv_refuses_what_it_would_ignore():
         schedule.to_pytorch_csv(costs=(1, 2, 1))
     with pytest.raises(pipeplan.Error, match="--policy"):
         schedule.to_pytorch_actions(policy="megatron")
+
+
+def test_a_files_own_sends_and_receives_are_kept(cli, tmp_path, reference):
+    # A schedule read with its sends and receives (import --with-comms) writes them back as they
+    # are, as export does, rather than lowering it again.
+    path = reference / "zb1p_2rank_2stagep_comms_legacy.csv"
+    schedule = pipeplan.load(path, with_comms=True)
+    assert schedule.has_communication
+    json_path = tmp_path / "s.json"
+    json_path.write_text(schedule.to_json())
+    expected = cli("export", json_path, "--format", "csv", "--with-comms").stdout
+    assert schedule.to_pytorch_csv(with_comms=True) == expected
+    with pytest.raises(pipeplan.Error, match="--policy"):  # it has its own: a policy is refused, as by export
+        schedule.to_pytorch_csv(with_comms=True, policy="timed")
