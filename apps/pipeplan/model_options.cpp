@@ -140,10 +140,8 @@ void add_model_options(CLI::App& sub, ModelOptions& f, bool global_batch_require
           ->capture_default_str();
 }
 
-namespace {
-
 // What was on the command line, counted rather than compared with the defaults.
-ModelFlags with_given(const ModelOptions& f) {
+ModelFlags model_flags(const ModelOptions& f) {
   const auto given = [](const CLI::Option* o) { return o != nullptr && o->count() > 0; };
   ModelFlags flags = f;
   flags.given = {given(f.tp_option),
@@ -157,14 +155,12 @@ ModelFlags with_given(const ModelOptions& f) {
   return flags;
 }
 
-}  // namespace
-
 ModelInput read_model_input(const ModelOptions& f) {
-  return pipeplan::read_model_input(with_given(f));
+  return pipeplan::read_model_input(model_flags(f));
 }
 
 SearchedSettings searched_settings(const ModelOptions& f) {
-  return pipeplan::searched_settings(with_given(f));
+  return pipeplan::searched_settings(model_flags(f));
 }
 
 }  // namespace pipeplan::cli
