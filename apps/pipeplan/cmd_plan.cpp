@@ -4,10 +4,12 @@
 #include <fmt/ranges.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <vector>
 
 #include "calibrate/measured_pieces.hpp"
 #include "command.hpp"
@@ -40,6 +42,7 @@ struct PlanOptions {
   bool json = false;
   bool breakdown = false;
   std::string emit_dir;
+  std::string emit_rows_dir;
   std::string output;
   SimFlags sim;
 };
@@ -66,10 +69,12 @@ class Progress {
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
-void write_winner(const PlanRequest& request, const PlanRow& row, const std::string& dir) {
+// A row's schedule.json and profile.json in `dir`: the schedule and the analytic profile it was
+// simulated with, rebuilt (rebuild_row), which `pipeplan simulate` reads back to the row's step.
+void write_row(const PlanRequest& request, const PlanRow& row, const std::string& dir, const std::string& flag) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  if (ec) throw Error("--emit-schedule " + dir + ": cannot create the directory: " + ec.message());
+  if (ec) throw Error(flag + " " + dir + ": cannot create the directory: " + ec.message());
   const PlannedRun run = rebuild_row(request, row);
   emit(dir + "/profile.json",
        to_json_text(analytic_profile_to_json(run.profile.costs, plan_row_title(row),
@@ -147,13 +152,24 @@ Runner add_plan(CLI::App& sub) {
   sub.add_option("--emit-schedule", o->emit_dir, "Write the winner's schedule.json and profile.json into DIR")
       ->type_name("DIR")
       ->check(file_name());
+  sub.add_option("--emit-rows", o->emit_rows_dir,
+                 "Write each row shown (--top) into DIR/N, N its number in the table: its schedule.json and "
+                 "profile.json, as --emit-schedule writes the winner's")
+      ->type_name("DIR")
+      ->check(file_name());
   return [o, app = &sub] {
     const std::string emitted = o->emit_dir.empty() ? "" : o->emit_dir + "/";
-    check_file_roles({{"--model", o->model.model},
-                      {"--calibration", o->plan.calibration},
-                      {"-o", o->output, true},
-                      {"--emit-schedule", emitted.empty() ? "" : emitted + "profile.json", true},
-                      {"--emit-schedule", emitted.empty() ? "" : emitted + "schedule.json", true}});
+    std::vector<FileRole> roles{{"--model", o->model.model},
+                                {"--calibration", o->plan.calibration},
+                                {"-o", o->output, true},
+                                {"--emit-schedule", emitted.empty() ? "" : emitted + "profile.json", true},
+                                {"--emit-schedule", emitted.empty() ? "" : emitted + "schedule.json", true}};
+    for (int n = 1; !o->emit_rows_dir.empty() && n <= o->plan.top; ++n) {
+      for (const char* file : {"/profile.json", "/schedule.json"}) {
+        roles.push_back({"--emit-rows", fmt::format("{}/{}{}", o->emit_rows_dir, n, file), true});
+      }
+    }
+    check_file_roles(roles);
     ModelInput in = read_model_input(o->model);
     SearchedSettings searched = searched_settings(o->model);
     PlanFlags flags = o->plan;
@@ -169,7 +185,13 @@ Runner add_plan(CLI::App& sub) {
     }
     if (!o->emit_dir.empty()) {
       if (outcome.rows.empty()) throw Error("--emit-schedule: no configuration fits in memory, nothing to write");
-      write_winner(request, outcome.rows.front(), o->emit_dir);
+      write_row(request, outcome.rows.front(), o->emit_dir, "--emit-schedule");
+    }
+    if (!o->emit_rows_dir.empty()) {
+      if (outcome.rows.empty()) throw Error("--emit-rows: no configuration fits in memory, nothing to write");
+      for (std::size_t i = 0; i < std::min(outcome.rows.size(), std::size_t(o->plan.top)); ++i) {
+        write_row(request, outcome.rows[i], fmt::format("{}/{}", o->emit_rows_dir, i + 1), "--emit-rows");
+      }
     }
     if (!o->breakdown) {  // the rows' JSON stays as it was unless asked
       for (PlanRow& row : outcome.rows) row.breakdown.reset();

@@ -351,6 +351,16 @@ pipeplan_cli_test(plan_winner_resimulated
                   --then "$PIPEPLAN simulate w/schedule.json --profile w/profile.json -o r.json && a=$(grep -o '\"step_ms\": [0-9][0-9.e+-]*' plan.json | head -1) && test -n \"$a\" && test \"$a\" = \"$(grep -o '\"step_ms\": [0-9][0-9.e+-]*' r.json | head -1)\""
                   -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16 --seq 256
                      --json --emit-schedule @TMP@/w -o @TMP@/plan.json)
+# --emit-rows writes each row shown (--top 5) into rows/N, N its number in the table: the fourth,
+# simulated again, gives the fourth row's step (plan.json's fourth "step_ms": each row has one
+# without --breakdown); no sixth is written.
+pipeplan_cli_test(plan_emit_rows_resimulated
+                  --then "test -f rows/5/schedule.json && test ! -e rows/6 && $PIPEPLAN simulate rows/4/schedule.json --profile rows/4/profile.json -o r.json && a=$(grep -o '\"step_ms\": [0-9][0-9.e+-]*' plan.json | sed -n 4p) && test -n \"$a\" && test \"$a\" = \"$(grep -o '\"step_ms\": [0-9][0-9.e+-]*' r.json | head -1)\""
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16 --seq 256
+                     --json --emit-rows @TMP@/rows -o @TMP@/plan.json)
+pipeplan_cli_test(plan_emit_rows_nothing_fits --exit 1 --err "--emit-rows: no configuration fits in memory, nothing to write"
+                  -- plan --model profiles/models/llama-3-70b.json --gpu rtx3090 --gpus 4 --global-batch 8 --schedules 1f1b,zbh1
+                     --emit-rows @TMP@/rows)
 pipeplan_cli_test(plan_nothing_fits --exit 1 --out "no configuration fits in memory" --out "closest over memory: "
                   -- plan --model profiles/models/llama-3-70b.json --gpu rtx3090 --gpus 4 --global-batch 8 --schedules 1f1b,zbh1)
 pipeplan_cli_test(plan_unknown_gpu --exit 2 --err "--gpu: unknown GPU 'h10'. did you mean 'h100', 'h800', 'h200'"
