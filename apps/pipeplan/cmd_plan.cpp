@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -12,19 +13,24 @@
 #include "calibrate/measured_pieces.hpp"
 #include "command.hpp"
 #include "cost_options.hpp"
+#include "enum_flags.hpp"
 #include "estimate/megatron_layout.hpp"
 #include "file_roles.hpp"
 #include "io/analytic_profile_json.hpp"
 #include "io/calibrated_profile_json.hpp"
 #include "io/json_text.hpp"
 #include "io/plan_flags.hpp"
+#include "io/plan_glance.hpp"
 #include "io/plan_json.hpp"
 #include "io/plan_text.hpp"
+#include "io/pytorch_csv.hpp"
 #include "io/schedule_text.hpp"
+#include "launch_text.hpp"
 #include "model/error.hpp"
 #include "model/size_string.hpp"
 #include "model_options.hpp"
 #include "output.hpp"
+#include "plan/launch.hpp"
 #include "plan/planner.hpp"
 #include "schedule_request.hpp"
 #include "schedules/zb_search.hpp"
@@ -42,6 +48,9 @@ struct PlanOptions {
   std::string emit_dir;
   std::string output;
   SimFlags sim;
+  bool wide = false;
+  std::string launch;  ///< a kFrameworks name, or "" for the table
+  int row = 0;         ///< the row --launch and --emit-schedule take, from 1; 0: the first
 };
 
 // "planning: 120 / 480 configurations" on stderr, redrawn in place, once the search has run
@@ -66,6 +75,8 @@ class Progress {
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
+// The row's schedule.json and profile.json, and its schedule as PyTorch's CSV (the file
+// torchtitan's pipeline_parallel_schedule_csv reads, docs/launch.md).
 void write_winner(const PlanRequest& request, const PlanRow& row, const std::string& dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
@@ -75,6 +86,7 @@ void write_winner(const PlanRequest& request, const PlanRow& row, const std::str
        to_json_text(analytic_profile_to_json(run.profile.costs, plan_row_title(row),
                                              "pipeplan plan: analytic estimate (docs/costs.md)")));
   emit(dir + "/schedule.json", schedule_json_text(run.schedule));
+  emit(dir + "/schedule.csv", schedule_to_pytorch_csv(run.schedule));
 }
 
 }  // namespace
@@ -144,22 +156,39 @@ Runner add_plan(CLI::App& sub) {
   sub.add_flag("--breakdown", o->breakdown,
                "Say where each shown row's step goes (GEMMs, attention, element-wise, each kind of communication, "
                "bubble, optimizer), on its busiest device; with --json, a \"breakdown\" object in each row");
-  sub.add_option("--emit-schedule", o->emit_dir, "Write the winner's schedule.json and profile.json into DIR")
+  sub.add_option("--emit-schedule", o->emit_dir,
+                 "Write the winner's (or --row's) schedule.json, profile.json and schedule.csv (PyTorch's CSV) into DIR")
       ->type_name("DIR")
       ->check(file_name());
+  CLI::Option* launch =
+      sub.add_option("--launch", o->launch,
+                     "Print what runs the first row (or --row's) instead of the table: " + enum_help(kFrameworks))
+          ->type_name("FRAMEWORK")
+          ->transform(enum_choices_of(kFrameworks));
+  sub.add_option("--row", o->row, "The row --launch and --emit-schedule take (default 1, the winner)")
+      ->type_name("N")
+      ->check(CLI::Range(1, 1000));
+  CLI::Option* wide = sub.add_flag("--wide", o->wide, "Print every column in full, however wide (the table only)");
+  sub.get_option("--json")->excludes(launch)->excludes(wide);
+  launch->excludes(wide);
   return [o, app = &sub] {
+    if (o->row > 0 && o->launch.empty() && o->emit_dir.empty()) {
+      throw FlagError("--row " + std::to_string(o->row) + " needs --launch or --emit-schedule: it chooses their row");
+    }
     const std::string emitted = o->emit_dir.empty() ? "" : o->emit_dir + "/";
     check_file_roles({{"--model", o->model.model},
                       {"--calibration", o->plan.calibration},
                       {"-o", o->output, true},
                       {"--emit-schedule", emitted.empty() ? "" : emitted + "profile.json", true},
-                      {"--emit-schedule", emitted.empty() ? "" : emitted + "schedule.json", true}});
+                      {"--emit-schedule", emitted.empty() ? "" : emitted + "schedule.json", true},
+                      {"--emit-schedule", emitted.empty() ? "" : emitted + "schedule.csv", true}});
     ModelInput in = read_model_input(o->model);
     SearchedSettings searched = searched_settings(o->model);
     PlanFlags flags = o->plan;
     flags.optimizer_mode = o->sim.optimizer_mode;
     flags.iterations = o->sim.iterations;
     flags.memory_limit_given = app->count("--memory-limit") > 0;
+    flags.top = std::max(flags.top, o->row);  // the row taken is ranked as exactly as the rows shown
     const PlanRequest request = plan_request_for(in, searched, o->model, flags);
     const Bytes card = request.memory_limit > 0 ? request.memory_limit : in.gpu->memory_bytes;
     PlanOutcome outcome;
@@ -167,25 +196,37 @@ Runner add_plan(CLI::App& sub) {
       Progress progress;
       outcome = plan(request, [&progress](std::size_t done, std::size_t total) { progress(done, total); });
     }
-    if (!o->emit_dir.empty()) {
-      if (outcome.rows.empty()) throw Error("--emit-schedule: no configuration fits in memory, nothing to write");
-      write_winner(request, outcome.rows.front(), o->emit_dir);
+    const std::size_t taken = o->row > 0 ? std::size_t(o->row - 1) : 0;
+    if ((!o->emit_dir.empty() || !o->launch.empty()) && taken >= outcome.rows.size()) {
+      throw Error(fmt::format("{}: {}", o->row > 0 ? "--row " + std::to_string(o->row) : std::string("--launch"),
+                              outcome.rows.empty() ? "no configuration fits in memory, nothing to take"
+                                                   : fmt::format("only {} rows fit in memory", outcome.rows.size())));
     }
+    const std::string csv = emitted.empty() ? "" : emitted + "schedule.csv";
+    if (!o->emit_dir.empty()) write_winner(request, outcome.rows[taken], o->emit_dir);
+    const std::string described =
+        describe_input(in, &searched) +
+        fmt::format(", global batch {}, {} GPUs, ranks {}, {} of {} per GPU for the model ({} kept for the runtime)\n",
+                    in.training.global_batch, o->plan.gpus,
+                    request.rank_order ? rank_order_name(*request.rank_order) : "searched",
+                    format_size(card - request.memory_reserve), format_size(card), format_size(request.memory_reserve));
+    // Before the breakdowns go: the line under the table reads them.
+    const std::string table = o->wide ? described + plan_text(outcome, std::size_t(o->plan.top))
+                                      : wrap_lines(described, kGlanceWidth) +
+                                            plan_glance_text(outcome, std::size_t(o->plan.top), kGlanceWidth);
     if (!o->breakdown) {  // the rows' JSON stays as it was unless asked
       for (PlanRow& row : outcome.rows) row.breakdown.reset();
     }
     const std::string json = to_json_text(plan_to_json(outcome));
     if (!o->output.empty()) emit(o->output, json);
+    if (!o->launch.empty()) {
+      const Framework framework = *enum_named(kFrameworks, o->launch);
+      const PlanRow& row = outcome.rows[taken];
+      emit("", launch_text(launch_plan(framework, request, row, {csv}), row, taken + 1));
+      return kExitOk;
+    }
     emit("", o->json ? json
-                     : describe_input(in, &searched) +
-                           fmt::format(", global batch {}, {} GPUs, ranks {}, {} of {} per GPU for the model ({} "
-                                       "kept for the runtime)\n",
-                                       in.training.global_batch, o->plan.gpus,
-                                       request.rank_order ? rank_order_name(*request.rank_order) : "searched",
-                                       format_size(card - request.memory_reserve), format_size(card),
-                                       format_size(request.memory_reserve)) +
-                           plan_text(outcome, std::size_t(o->plan.top)) +
-                           (o->breakdown ? plan_breakdown_text(outcome, std::size_t(o->plan.top)) : std::string()));
+                     : table + (o->breakdown ? plan_breakdown_text(outcome, std::size_t(o->plan.top)) : std::string()));
     return outcome.rows.empty() ? kExitInvalid : kExitOk;
   };
 }
