@@ -4,6 +4,7 @@
 
   scripts/launch_names.py megatron   MEGATRON_GIT_DIR   COMMIT > tests/data/launch/megatron-args.txt
   scripts/launch_names.py torchtitan TORCHTITAN_GIT_DIR COMMIT > tests/data/launch/torchtitan-keys.txt
+  scripts/launch_names.py pytorch    PYTORCH_GIT_DIR    COMMIT > tests/data/launch/pytorch-schedules.txt
 
 Reads the sources with `git show COMMIT:path` (a bare clone is enough) and parses them with
 Python's ast; nothing is imported, so neither torch nor the frameworks need be installed.
@@ -18,6 +19,9 @@ included (TransformerConfig derives from ModelParallelConfig).
 torchtitan: every dataclass field of torchtitan/config/job_config.py reachable from JobConfig,
 written as the TOML key path 'section.sub.key' (torchtitan's ConfigManager reads --job.config_file
 into these dataclasses; a nested dataclass is a [section.sub] table).
+
+PyTorch: the keys of the schedule_map in torch/distributed/pipelining/schedules.py's
+get_schedule_class, the names torchtitan's pipeline_parallel_schedule takes.
 """
 import ast
 import subprocess
@@ -152,16 +156,31 @@ def torchtitan(repo, commit):
     return sorted(keys)
 
 
+def pytorch(repo, commit):
+    tree = ast.parse(git_show(repo, commit, "torch/distributed/pipelining/schedules.py"))
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == "get_schedule_class":
+            for item in ast.walk(node):
+                if isinstance(item, ast.Dict):
+                    return sorted(k.value for k in item.keys)
+    sys.exit("launch_names.py: no get_schedule_class schedule_map in schedules.py")
+
+
+WHERE = {
+    "megatron": "NVIDIA/Megatron-LM megatron/training/arguments.py",
+    "torchtitan": "pytorch/torchtitan torchtitan/config/job_config.py",
+    "pytorch": "pytorch/pytorch torch/distributed/pipelining/schedules.py get_schedule_class",
+}
+
+
 def main():
-    if len(sys.argv) != 4 or sys.argv[1] not in ("megatron", "torchtitan"):
+    if len(sys.argv) != 4 or sys.argv[1] not in WHERE:
         sys.exit(__doc__)
     kind, repo, commit = sys.argv[1:]
     full = subprocess.run(["git", "-C", repo, "rev-parse", commit], check=True, capture_output=True,
                           text=True).stdout.strip()
-    names = megatron(repo, full) if kind == "megatron" else torchtitan(repo, full)
-    where = ("NVIDIA/Megatron-LM megatron/training/arguments.py" if kind == "megatron" else
-             "pytorch/torchtitan torchtitan/config/job_config.py")
-    print(f"# {where} at commit {full}")
+    names = {"megatron": megatron, "torchtitan": torchtitan, "pytorch": pytorch}[kind](repo, full)
+    print(f"# {WHERE[kind]} at commit {full}")
     print(f"# written by scripts/launch_names.py {kind} GIT_DIR {full}; one name a line")
     for n in names:
         print(n)
