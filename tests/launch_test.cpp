@@ -4,6 +4,7 @@
 #include <set>
 #include <string>
 
+#include "estimate/megatron_layout.hpp"
 #include "io/model_config_json.hpp"
 #include "model/error.hpp"
 #include "plan/launch.hpp"
@@ -103,7 +104,8 @@ TEST_CASE("every emitted flag and key is on the pinned list") {
     const int chunks = g.chunks_for(0);
     // 2 x chunks stages over 8 layers, E first and H last, uneven for the layout flag.
     std::string layout = "E,t";
-    for (int s = 1; s < 2 * chunks; ++s) layout += s + 1 < 2 * chunks ? "|t" : "|t*" + std::to_string(9 - 2 * chunks) + ",H";
+    for (int s = 1; s < 2 * chunks; ++s)
+      layout += s + 1 < 2 * chunks ? "|t" : "|t*" + std::to_string(9 - 2 * chunks) + ",H";
     for (Recompute rc : {Recompute::None, Recompute::Selective, Recompute::Full}) {
       for (Sharding sh : {Sharding::None, Sharding::Optimizer, Sharding::Gradients, Sharding::Params}) {
         PlanRow row = tiny_row(std::string(g.name), chunks, layout);
@@ -146,7 +148,7 @@ TEST_CASE("Megatron-LM: an even split takes the virtual-stage count, an uneven o
   CHECK(setting(p, "--pipeline-model-parallel-layout") == nullptr);
   // Arguments.py refuses the layout beside a virtual-stage count: only the layout.
   const LaunchPlan uneven = megatron_launch(r, tiny_row("interleaved", 2, "E,t|t*3|t*3|t,H"));
-  CHECK(value(uneven, "--pipeline-model-parallel-layout") == "(megatron layout)");
+  CHECK(value(uneven, "--pipeline-model-parallel-layout") == "(megatron layout)");  // no runs to fold
   CHECK(setting(uneven, "--num-virtual-stages-per-pipeline-rank") == nullptr);
   // The rest of the row: tp 2 with sequence parallelism, micro-batch 2, global batch 16, seq 256.
   CHECK(value(uneven, "--tensor-model-parallel-size") == "2");
@@ -280,4 +282,19 @@ TEST_CASE("a schedule missing from a table is refused by name") {
                        doctest::Contains("no Megatron-LM schedule row for pipeplan's 'zbh9'"), Error);
   CHECK_THROWS_WITH_AS(torchtitan_launch(r, tiny_row("zbh9", 1, "E,t*4|t*4,H"), {}),
                        doctest::Contains("no torchtitan schedule row for pipeplan's 'zbh9'"), Error);
+}
+
+TEST_CASE("Megatron-LM's layout with its runs folded reads back to the same stages") {
+  // Llama-3-70B's 80 layers on 32 stages as the planner balanced them (README's winner).
+  const std::string full = "Et*2|t*2|t*2|t*2|t*2|t*2|t*2|t*2|t*2|t*2|t*2|t*2|t*2|t*2|t*3|t*3|t*3|t*3|t*3|t*3|t*3|t*3|"
+                           "t*3|t*3|t*3|t*3|t*3|t*3|t*3|t*3|t*3|tL";
+  const std::string folded = repeated_layout(full);
+  CHECK(folded == "Et*2|(t*2|)*13(t*3|)*17tL");
+  // Read as Megatron reads it (parse_megatron_layout follows parse_str_to_list): the same stages.
+  const Layout a = parse_megatron_layout(full, 80, "full");
+  const Layout b = parse_megatron_layout(folded, 80, "folded");
+  REQUIRE(a.size() == b.size());
+  for (std::size_t s = 0; s < a.size(); ++s) CHECK(a[s].layers == b[s].layers);
+  CHECK(repeated_layout("Et*4|t*4L") == "Et*4|t*4L");
+  CHECK(repeated_layout("Et|t|t|t|tL") == "Et|(t|)*3tL");
 }

@@ -156,8 +156,9 @@ Runner add_plan(CLI::App& sub) {
   sub.add_flag("--breakdown", o->breakdown,
                "Say where each shown row's step goes (GEMMs, attention, element-wise, each kind of communication, "
                "bubble, optimizer), on its busiest device; with --json, a \"breakdown\" object in each row");
-  sub.add_option("--emit-schedule", o->emit_dir,
-                 "Write the winner's (or --row's) schedule.json, profile.json and schedule.csv (PyTorch's CSV) into DIR")
+  sub.add_option(
+         "--emit-schedule", o->emit_dir,
+         "Write the winner's (or --row's) schedule.json, profile.json and schedule.csv (PyTorch's CSV) into DIR")
       ->type_name("DIR")
       ->check(file_name());
   CLI::Option* launch =

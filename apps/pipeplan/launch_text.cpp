@@ -31,8 +31,7 @@ std::string comment(const std::string& text) {
 // (a Megatron layout holds '|', '*' and parentheses).
 std::string shell_word(const std::string& value) {
   const bool bare = !value.empty() && std::all_of(value.begin(), value.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '.' || c == '_' || c == '-' || c == '/' ||
-           c == ',';
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '.' || c == '_' || c == '-' || c == '/' || c == ',';
   });
   return bare ? value : "'" + value + "'";
 }
@@ -41,7 +40,8 @@ std::string predicted(const LaunchPlan& launch, const PlanRow& row) {
   if (launch.closest) {
     const PlanRow& c = *launch.closest;
     return fmt::format(
-        "what this runs, simulated as plan simulates its rows: step {:.1f} ms (the row's {:.1f} ms), {:.1f} tokens/s/GPU "
+        "what this runs, simulated as plan simulates its rows: step {:.1f} ms (the row's {:.1f} ms), {:.1f} "
+        "tokens/s/GPU "
         "(the row's {:.1f}), peak {} of {}{}",
         c.step_ms, row.step_ms, c.tokens_per_s_per_gpu, row.tokens_per_s_per_gpu, format_size(c.max_peak()),
         format_size(c.memory_limit), c.max_peak() > c.memory_limit ? ": over memory" : "");
@@ -50,11 +50,18 @@ std::string predicted(const LaunchPlan& launch, const PlanRow& row) {
   return "";
 }
 
+// The row's title with its layout compressed (the settings below carry it in full).
+std::string titled(const PlanRow& row) {
+  PlanRow shown = row;
+  shown.layout = compressed_layout(row.layout);
+  return plan_row_title(shown);
+}
+
 std::string header(const LaunchPlan& launch, const PlanRow& row, std::size_t number) {
   const bool megatron = launch.framework == Framework::Megatron;
   std::string text = comment(fmt::format("{} for row {} of pipeplan plan: {}; step {:.1f} ms, {:.1f} tokens/s/GPU",
                                          megatron ? "Megatron-LM arguments" : "torchtitan job config", number,
-                                         plan_row_title(row), row.step_ms, row.tokens_per_s_per_gpu));
+                                         titled(row), row.step_ms, row.tokens_per_s_per_gpu));
   text += comment(megatron ? fmt::format("flags as NVIDIA/Megatron-LM {} reads them (docs/launch.md); the model's "
                                          "own (--num-layers, --hidden-size, ...), the data's and the optimizer's are "
                                          "yours; world size {} = tp x cp x pp x dp",
@@ -74,8 +81,8 @@ std::string megatron_arguments(const LaunchPlan& launch) {
   std::string out;
   for (std::size_t i = 0; i < launch.settings.size(); ++i) {
     const LaunchSetting& s = launch.settings[i];
-    out += s.name + (s.value.empty() ? "" : " " + shell_word(s.value)) +
-           (i + 1 < launch.settings.size() ? " \\\n" : "\n");
+    out +=
+        s.name + (s.value.empty() ? "" : " " + shell_word(s.value)) + (i + 1 < launch.settings.size() ? " \\\n" : "\n");
   }
   return out;
 }

@@ -43,25 +43,34 @@ int stage_layers(std::string_view stage) {
 // The short names the narrow columns use; the legend under the table spells them out.
 std::string_view short_recompute(Recompute r) {
   switch (r) {
-    case Recompute::None: return "none";
-    case Recompute::Selective: return "sel";
-    case Recompute::Full: return "full";
+    case Recompute::None:
+      return "none";
+    case Recompute::Selective:
+      return "sel";
+    case Recompute::Full:
+      return "full";
   }
   return "";
 }
 
 std::string_view short_sharding(Sharding s) {
   switch (s) {
-    case Sharding::None: return "none";
-    case Sharding::Optimizer: return "opt";
-    case Sharding::Gradients: return "grads";
-    case Sharding::Params: return "params";
+    case Sharding::None:
+      return "none";
+    case Sharding::Optimizer:
+      return "opt";
+    case Sharding::Gradients:
+      return "grads";
+    case Sharding::Params:
+      return "params";
   }
   return "";
 }
 
 // "dp-pp" for tp-dp-pp: tensor parallelism is always innermost.
-std::string_view short_ranks(RankOrder order) { return order == RankOrder::TpDpPp ? "dp-pp" : "pp-dp"; }
+std::string_view short_ranks(RankOrder order) {
+  return order == RankOrder::TpDpPp ? "dp-pp" : "pp-dp";
+}
 
 std::string short_precision(const Precision& p) {
   if (!p.fp8) return std::string(dtype_name(p.dtype));
@@ -69,7 +78,9 @@ std::string short_precision(const Precision& p) {
   return std::string("fp8-") + kShort[static_cast<std::size_t>(*p.fp8)];
 }
 
-std::string gib(Bytes bytes) { return fmt::format("{:.1f}", double(bytes) / double(Bytes{1} << 30)); }
+std::string gib(Bytes bytes) {
+  return fmt::format("{:.1f}", double(bytes) / double(Bytes{1} << 30));
+}
 
 // One row's cells but the layout, or the header's two lines, in the same widths: what the
 // header says and what a row holds cannot drift apart.
@@ -119,7 +130,7 @@ std::string row_line(std::size_t i, const PlanRow& r, const PlanOutcome& outcome
 
 std::string header(const PlanOutcome& outcome) {
   Cells top{"", "", "", "", "", "", "", "", "", "", "", "", "", "", "step", "", "peak/limit", "tok/s", ""};
-  Cells bottom{"#",  "schedule", "pp",    "dp",   "tp", "cp",     "ep/etp", "ranks", "V",    "M",
+  Cells bottom{"#",  "schedule", "pp",    "dp",   "tp", "cp",     "ep/etp", "ranks", "V",  "M",
                "mb", "rc",       "shard", "prec", "ms", "bubble", "GiB",    "/GPU",  "MFU"};
   std::string first = line_of(top, outcome);
   while (!first.empty() && first.back() == ' ') first.pop_back();

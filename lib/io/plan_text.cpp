@@ -63,8 +63,8 @@ std::string plan_summary_text(const PlanOutcome& outcome, const std::function<st
                         outcome.merged);
   if (!outcome.over_memory.empty()) {
     const PlanRow& closest = outcome.over_memory.front();
-    text += fmt::format("  closest over memory: {} needs {}{} on its fullest device, the limit is {}\n",
-                        title(closest), closest.estimated ? "at least " : "", format_size(closest.max_peak()),
+    text += fmt::format("  closest over memory: {} needs {}{} on its fullest device, the limit is {}\n", title(closest),
+                        closest.estimated ? "at least " : "", format_size(closest.max_peak()),
                         format_size(closest.memory_limit));
   }
   std::vector<std::pair<std::string, int>> reasons(outcome.refused.begin(), outcome.refused.end());

@@ -18,14 +18,13 @@ bool launch_knows_schedule(Framework framework, std::string_view schedule) {
 void simulate_closest(const PlanRequest& request, const PlanRow& as_run, LaunchPlan& launch) {
   const Generator* g = find_generator(as_run.schedule);
   if (g == nullptr) throw Error("unknown schedule '" + as_run.schedule + "'");
-  const PlanJob job{as_run.tp,          as_run.pp, as_run.dp, as_run.chunks, as_run.microbatches,
-                    as_run.micro_batch, g,         {},        0,             as_run.ep,
-                    as_run.cp,          as_run.precision};
+  const PlanJob job{as_run.tp, as_run.pp, as_run.dp, as_run.chunks, as_run.microbatches, as_run.micro_batch,
+                    g,         {},        0,         as_run.ep,     as_run.cp,           as_run.precision};
   try {
-    launch.closest = evaluate_layout(request, job, as_run.training(request.training),
-                                     parse_layout(as_run.layout, request.model.layers, "the row's layout"),
-                                     as_run.rank_order)
-                         .row;
+    launch.closest =
+        evaluate_layout(request, job, as_run.training(request.training),
+                        parse_layout(as_run.layout, request.model.layers, "the row's layout"), as_run.rank_order)
+            .row;
   } catch (const Error& e) {  // the generator refuses the configuration: say why, simulate nothing
     launch.closest_refusal = e.what();
   }

@@ -79,6 +79,10 @@ struct LaunchFiles {
 /// sets `launch.closest`, or `launch.closest_refusal` when the generator refuses it.
 void simulate_closest(const PlanRequest& request, const PlanRow& as_run, LaunchPlan& launch);
 
+/// A Megatron-LM layout string ("Et*2|t*2|t*2|t*3L") with each run of equal stages written
+/// once in Megatron's repetition ("Et*2|(t*2|)*2t*3L"), which its parser unrolls to the same stages.
+[[nodiscard]] std::string repeated_layout(const std::string& megatron);
+
 /// Whether `layout` is the even split of its stages (Megatron-LM's default: every stage the
 /// same layers, E on the first and H on the last), with `padded` the split that counts E and H
 /// as a layer each (--account-for-embedding-in-pipeline-split and -loss-).

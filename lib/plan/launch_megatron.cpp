@@ -6,6 +6,7 @@
 #include <array>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "estimate/fp8_recipe.hpp"
 #include "model/error.hpp"
@@ -62,15 +63,15 @@ struct MegatronInput {
   int group = 0;        ///< micro-batches per virtual-stage group where not Megatron's default P
   [[nodiscard]] bool custom_layout() const { return row.pp > 1 && !even && !padded; }
   [[nodiscard]] bool data_parallel() const { return row.dp * row.cp > 1; }
-  [[nodiscard]] bool fsdp() const {
-    return row.sharding == Sharding::Gradients || row.sharding == Sharding::Params;
-  }
+  [[nodiscard]] bool fsdp() const { return row.sharding == Sharding::Gradients || row.sharding == Sharding::Params; }
 };
 
 using Value = std::optional<std::string>;
 const Value kSwitch = std::string();
 
-Value when(bool emit, const std::string& value) { return emit ? Value(value) : std::nullopt; }
+Value when(bool emit, const std::string& value) {
+  return emit ? Value(value) : std::nullopt;
+}
 
 // The arguments, in the order they are written; each says when the row calls for it (nullopt:
 // not emitted, Megatron's default is the row's) and its value ("" for a switch).
@@ -80,22 +81,28 @@ struct MegatronArg {
 };
 
 constexpr std::array kMegatronArgs = {
-    MegatronArg{"--tensor-model-parallel-size", [](const MegatronInput& in) { return Value(std::to_string(in.row.tp)); }},
+    MegatronArg{"--tensor-model-parallel-size",
+                [](const MegatronInput& in) { return Value(std::to_string(in.row.tp)); }},
     MegatronArg{"--pipeline-model-parallel-size",
                 [](const MegatronInput& in) { return Value(std::to_string(in.row.pp)); }},
     // At most one of the three virtual-stage flags (arguments.py refuses two): the layout,
     // which implies its virtual stages, or the count over an even split.
     MegatronArg{"--num-virtual-stages-per-pipeline-rank",
-                [](const MegatronInput& in) { return when(in.row.chunks > 1 && !in.custom_layout(), std::to_string(in.row.chunks)); }},
+                [](const MegatronInput& in) {
+                  return when(in.row.chunks > 1 && !in.custom_layout(), std::to_string(in.row.chunks));
+                }},
     MegatronArg{"--pipeline-model-parallel-layout",
-                [](const MegatronInput& in) { return when(in.custom_layout(), in.row.megatron_layout); }},
-    MegatronArg{"--account-for-embedding-in-pipeline-split",
-                [](const MegatronInput& in) { return in.row.pp > 1 && !in.even && in.padded ? kSwitch : std::nullopt; }},
-    MegatronArg{"--account-for-loss-in-pipeline-split",
-                [](const MegatronInput& in) { return in.row.pp > 1 && !in.even && in.padded ? kSwitch : std::nullopt; }},
+                [](const MegatronInput& in) { return when(in.custom_layout(), repeated_layout(in.row.megatron_layout)); }},
+    MegatronArg{
+        "--account-for-embedding-in-pipeline-split",
+        [](const MegatronInput& in) { return in.row.pp > 1 && !in.even && in.padded ? kSwitch : std::nullopt; }},
+    MegatronArg{
+        "--account-for-loss-in-pipeline-split",
+        [](const MegatronInput& in) { return in.row.pp > 1 && !in.even && in.padded ? kSwitch : std::nullopt; }},
     MegatronArg{"--microbatch-group-size-per-virtual-pipeline-stage",
                 [](const MegatronInput& in) { return when(in.group > 0, std::to_string(in.group)); }},
-    MegatronArg{"--context-parallel-size", [](const MegatronInput& in) { return when(in.row.cp > 1, std::to_string(in.row.cp)); }},
+    MegatronArg{"--context-parallel-size",
+                [](const MegatronInput& in) { return when(in.row.cp > 1, std::to_string(in.row.cp)); }},
     MegatronArg{"--expert-model-parallel-size",
                 [](const MegatronInput& in) { return when(in.row.ep > 1, std::to_string(in.row.ep)); }},
     // Megatron sets it to tp when not given (arguments.py): written only where the row differs.
@@ -105,9 +112,11 @@ constexpr std::array kMegatronArgs = {
                 }},
     // pipeplan prices tensor parallelism with sequence parallelism (estimate/training.hpp).
     MegatronArg{"--sequence-parallel", [](const MegatronInput& in) { return in.row.tp > 1 ? kSwitch : std::nullopt; }},
-    MegatronArg{"--use-tp-pp-dp-mapping",
-                [](const MegatronInput& in) { return in.row.rank_order == RankOrder::TpPpDp ? kSwitch : std::nullopt; }},
-    MegatronArg{"--micro-batch-size", [](const MegatronInput& in) { return Value(std::to_string(in.row.micro_batch)); }},
+    MegatronArg{
+        "--use-tp-pp-dp-mapping",
+        [](const MegatronInput& in) { return in.row.rank_order == RankOrder::TpPpDp ? kSwitch : std::nullopt; }},
+    MegatronArg{"--micro-batch-size",
+                [](const MegatronInput& in) { return Value(std::to_string(in.row.micro_batch)); }},
     MegatronArg{"--global-batch-size",
                 [](const MegatronInput& in) { return Value(std::to_string(in.request.training.global_batch)); }},
     MegatronArg{"--seq-length", [](const MegatronInput& in) { return Value(std::to_string(in.request.training.seq)); }},
@@ -124,8 +133,9 @@ constexpr std::array kMegatronArgs = {
                 [](const MegatronInput& in) { return when(in.row.recompute == Recompute::Full, "1"); }},
     // ZeRO-1 is the distributed optimizer; ZeRO-2 and ZeRO-3 are Megatron-FSDP's optim_grads
     // and optim_grads_params, which arguments.py runs only with the fsdp_dtensor checkpoints.
-    MegatronArg{"--use-distributed-optimizer",
-                [](const MegatronInput& in) { return in.row.sharding == Sharding::Optimizer ? kSwitch : std::nullopt; }},
+    MegatronArg{
+        "--use-distributed-optimizer",
+        [](const MegatronInput& in) { return in.row.sharding == Sharding::Optimizer ? kSwitch : std::nullopt; }},
     MegatronArg{"--use-megatron-fsdp", [](const MegatronInput& in) { return in.fsdp() ? kSwitch : std::nullopt; }},
     MegatronArg{"--data-parallel-sharding-strategy",
                 [](const MegatronInput& in) {
@@ -144,23 +154,58 @@ constexpr std::array kMegatronArgs = {
                              ? kSwitch
                              : std::nullopt;
                 }},
-    MegatronArg{"--bf16", [](const MegatronInput& in) { return in.row.precision.dtype == DType::BF16 ? kSwitch : std::nullopt; }},
-    MegatronArg{"--fp16", [](const MegatronInput& in) { return in.row.precision.dtype == DType::FP16 ? kSwitch : std::nullopt; }},
+    MegatronArg{"--bf16",
+                [](const MegatronInput& in) { return in.row.precision.dtype == DType::BF16 ? kSwitch : std::nullopt; }},
+    MegatronArg{"--fp16",
+                [](const MegatronInput& in) { return in.row.precision.dtype == DType::FP16 ? kSwitch : std::nullopt; }},
     // FP8 as Transformer Engine's hybrid format (E4M3 forward, E5M2 gradients) under the row's
     // recipe; Megatron's recipe names are pipeplan's (TransformerConfig.fp8_recipe).
-    MegatronArg{"--fp8-format", [](const MegatronInput& in) { return when(in.row.precision.fp8.has_value(), "hybrid"); }},
+    MegatronArg{"--fp8-format",
+                [](const MegatronInput& in) { return when(in.row.precision.fp8.has_value(), "hybrid"); }},
     MegatronArg{"--fp8-recipe",
                 [](const MegatronInput& in) {
-                  return in.row.precision.fp8 ? Value(std::string(fp8_recipe_name(*in.row.precision.fp8))) : std::nullopt;
+                  return in.row.precision.fp8 ? Value(std::string(fp8_recipe_name(*in.row.precision.fp8)))
+                                              : std::nullopt;
                 }},
 };
 
 // PyTorch's rounds, which the planner's interleaved rows run (lib/schedules/interleaved.cpp):
 // groups of M / max(1, floor(M/P)) micro-batches. Megatron's default group is P; the same
 // groups when P divides M.
-int pytorch_round(int microbatches, int pp) { return microbatches / std::max(1, microbatches / pp); }
+int pytorch_round(int microbatches, int pp) {
+  return microbatches / std::max(1, microbatches / pp);
+}
 
 }  // namespace
+
+// The layout with each run of equal stages written once in Megatron's own repetition,
+// "Et*2|(t*2|)*13(t*3|)*17tL": PipelineParallelLayerLayout.parse_str_to_list unrolls "(...)*n"
+// (no nesting) and then "x*n", and splits the stages at '|'. A run's "|" after each copy leads
+// into the next stage; a run that ends the layout leaves its last copy bare.
+std::string repeated_layout(const std::string& megatron) {
+  std::vector<std::string> stages;
+  for (std::size_t start = 0;;) {
+    const std::size_t bar = megatron.find('|', start);
+    stages.push_back(megatron.substr(start, bar == std::string::npos ? std::string::npos : bar - start));
+    if (bar == std::string::npos) break;
+    start = bar + 1;
+  }
+  std::string out;
+  for (std::size_t i = 0; i < stages.size();) {
+    std::size_t j = i;
+    while (j < stages.size() && stages[j] == stages[i]) ++j;
+    const bool last = j == stages.size();
+    const std::size_t copies = j - i - (last ? 1 : 0);  // those followed by '|'
+    if (copies > 1) {
+      out += "(" + stages[i] + "|)*" + std::to_string(copies);
+    } else if (copies == 1) {
+      out += stages[i] + "|";
+    }
+    if (last) out += stages[i];
+    i = j;
+  }
+  return out;
+}
 
 bool megatron_knows_schedule(std::string_view schedule) {
   for (const MegatronSchedule& s : kMegatronSchedules) {
@@ -177,12 +222,12 @@ LaunchPlan megatron_launch(const PlanRequest& request, const PlanRow& row) {
   const bool pipelined = row.pp > 1;
   if (pipelined && !schedule.missing.empty()) {
     as_run.schedule = row.chunks > 1 ? "interleaved" : "1f1b";
-    launch.gaps.push_back("Megatron-LM has no " + std::string(schedule.missing) + ": it runs " + row.schedule +
-                          "'s configuration as " +
-                          (row.chunks > 1 ? "interleaved 1F1B, " + std::to_string(row.chunks) +
-                                                " virtual stages per rank on the looped placement"
-                                          : std::string("1F1B")) +
-                          ", on the same layout");
+    launch.gaps.push_back(
+        "Megatron-LM has no " + std::string(schedule.missing) + ": it runs " + row.schedule + "'s configuration as " +
+        (row.chunks > 1
+             ? "interleaved 1F1B, " + std::to_string(row.chunks) + " virtual stages per rank on the looped placement"
+             : std::string("1F1B")) +
+        ", on the same layout");
   }
   MegatronInput in{request, as_run, parse_layout(as_run.layout, request.model.layers, "the row's layout")};
   in.even = is_even_split(in.layout, request.model.layers, false);

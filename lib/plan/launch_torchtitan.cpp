@@ -63,7 +63,9 @@ std::string schedule_class(const TorchtitanSchedule& s, int chunks) {
   return chunks > 1 ? "PipelineScheduleMulti" : "PipelineScheduleSingle";
 }
 
-bool single_stage(std::string_view cls) { return cls == "GPipe" || cls == "1F1B" || cls == "PipelineScheduleSingle"; }
+bool single_stage(std::string_view cls) {
+  return cls == "GPipe" || cls == "1F1B" || cls == "PipelineScheduleSingle";
+}
 
 // torchtitan's own split when module_fqns_per_model_part is not given (pipeline_parallel.py,
 // generate_llm_fqn_per_model_part with its defaults pipeline_parallel_first_stage_less_layers =
@@ -112,7 +114,9 @@ std::string module_names(const Layout& layout) {
   return out + "]";
 }
 
-std::string quoted(std::string_view text) { return "\"" + std::string(text) + "\""; }
+std::string quoted(std::string_view text) {
+  return "\"" + std::string(text) + "\"";
+}
 
 struct TorchtitanInput {
   const PlanRequest& request;
@@ -127,13 +131,16 @@ struct TorchtitanInput {
   /// are the row's: module_fqns_per_model_part can be left out.
   [[nodiscard]] bool default_split() const {
     const int per_rank = single_stage(cls) ? 1 : 2;
-    return row.chunks == per_rank && same_layout(layout, torchtitan_default_split(int(layout.size()), request.model.layers));
+    return row.chunks == per_rank &&
+           same_layout(layout, torchtitan_default_split(int(layout.size()), request.model.layers));
   }
 };
 
 using Value = std::optional<std::string>;
 
-Value when(bool emit, const std::string& value) { return emit ? Value(value) : std::nullopt; }
+Value when(bool emit, const std::string& value) {
+  return emit ? Value(value) : std::nullopt;
+}
 
 // The keys, in the order they are written (grouped by table); each says when the row calls for
 // it and its TOML value.
@@ -145,8 +152,9 @@ struct TorchtitanKey {
 constexpr std::array kTorchtitanKeys = {
     // The dp ranks replicate (DDP) without sharding and shard (FSDP2) under it; the default -1
     // would take every rank left, so the shard degree is always written.
-    TorchtitanKey{"parallelism.data_parallel_replicate_degree",
-                  [](const TorchtitanInput& in) { return when(!in.fsdp() && in.row.dp > 1, std::to_string(in.row.dp)); }},
+    TorchtitanKey{
+        "parallelism.data_parallel_replicate_degree",
+        [](const TorchtitanInput& in) { return when(!in.fsdp() && in.row.dp > 1, std::to_string(in.row.dp)); }},
     TorchtitanKey{"parallelism.data_parallel_shard_degree",
                   [](const TorchtitanInput& in) { return Value(std::to_string(in.fsdp() ? in.row.dp : 1)); }},
     TorchtitanKey{"parallelism.tensor_parallel_degree",
@@ -167,8 +175,9 @@ constexpr std::array kTorchtitanKeys = {
     // local_batch_size / microbatch_size micro-batches per step (build_pipeline_schedule).
     TorchtitanKey{"parallelism.pipeline_parallel_microbatch_size",
                   [](const TorchtitanInput& in) { return when(in.pipelined(), std::to_string(in.row.micro_batch)); }},
-    TorchtitanKey{"parallelism.module_fqns_per_model_part",
-                  [](const TorchtitanInput& in) { return when(in.pipelined() && !in.default_split(), module_names(in.layout)); }},
+    TorchtitanKey{
+        "parallelism.module_fqns_per_model_part",
+        [](const TorchtitanInput& in) { return when(in.pipelined() && !in.default_split(), module_names(in.layout)); }},
     // With pipelining a step is one local batch of the dp rank's sequences, cut into
     // micro-batches; without, each micro-batch is a local batch and torchtitan accumulates
     // global / (local x dp) of them.
@@ -179,14 +188,15 @@ constexpr std::array kTorchtitanKeys = {
                   }},
     TorchtitanKey{"training.global_batch_size",
                   [](const TorchtitanInput& in) { return Value(std::to_string(in.request.training.global_batch)); }},
-    TorchtitanKey{"training.seq_len", [](const TorchtitanInput& in) { return Value(std::to_string(in.request.training.seq)); }},
-    TorchtitanKey{"training.mixed_precision_param",
-                  [](const TorchtitanInput& in) { return when(in.row.precision.dtype == DType::FP32, quoted("float32")); }},
+    TorchtitanKey{"training.seq_len",
+                  [](const TorchtitanInput& in) { return Value(std::to_string(in.request.training.seq)); }},
+    TorchtitanKey{
+        "training.mixed_precision_param",
+        [](const TorchtitanInput& in) { return when(in.row.precision.dtype == DType::FP32, quoted("float32")); }},
     // Its default is "selective", so the mode is always written.
-    TorchtitanKey{"activation_checkpoint.mode",
-                  [](const TorchtitanInput& in) {
-                    return Value(quoted(in.row.recompute == Recompute::Full ? "full" : "none"));
-                  }},
+    TorchtitanKey{
+        "activation_checkpoint.mode",
+        [](const TorchtitanInput& in) { return Value(quoted(in.row.recompute == Recompute::Full ? "full" : "none")); }},
     // torchao's float8 linears (tensorwise) or MX linears (mxfp8), by model converter.
     TorchtitanKey{"model.converters",
                   [](const TorchtitanInput& in) {
@@ -255,15 +265,26 @@ LaunchPlan torchtitan_launch(const PlanRequest& request, const PlanRow& row, con
                           std::to_string(row.etp) + ": give --etp 1 or --etp " + std::to_string(row.tp) + " to plan");
   }
   const TorchtitanSchedule& schedule = torchtitan_schedule(row.schedule);
-  TorchtitanInput in{request, as_run, schedule, schedule_class(schedule, row.chunks),
-                     parse_layout(as_run.layout, request.model.layers, "the row's layout"), ""};
+  TorchtitanInput in{request,
+                     as_run,
+                     schedule,
+                     schedule_class(schedule, row.chunks),
+                     parse_layout(as_run.layout, request.model.layers, "the row's layout"),
+                     ""};
   if (row.pp > 1 && schedule.pytorch.empty()) {
     in.csv = files.schedule_csv.empty() ? "schedule.csv" : files.schedule_csv;
     launch.notes.push_back(
         files.schedule_csv.empty()
             ? "pipeline_parallel_schedule_csv is pipeplan's own " + row.schedule +
                   " order: write it with this plan's --emit-schedule DIR (DIR/schedule.csv) and give its path"
-            : "pipeline_parallel_schedule_csv is pipeplan's own " + row.schedule + " order, written by --emit-schedule");
+            : "pipeline_parallel_schedule_csv is pipeplan's own " + row.schedule +
+                  " order, written by --emit-schedule");
+  }
+  if (row.cp > 1) {
+    launch.notes.emplace_back(
+        "pipeplan prices context parallelism as Megatron-LM's ring of point-to-point transfers; torchtitan's "
+        "default context_parallel_rotate_method, \"allgather\" (job_config.py), gathers every key-value shard "
+        "after the first sub-attention instead, which pipeplan does not price");
   }
   if (row.precision.fp8 && request.model.is_moe()) {
     launch.notes.emplace_back(

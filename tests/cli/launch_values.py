@@ -36,6 +36,15 @@ def run(pipeplan, args):
     return done.stdout
 
 
+def megatron_stages(layout):
+    """Megatron's own reading (pipeline_parallel_layer_layout.py, parse_str_to_list): commas go,
+    (...)*n and then x*n unroll, '|' splits the stages."""
+    unrolled = layout.replace(",", "")
+    unrolled = re.sub(r"\(([^)]+)\)\*(\d+)", lambda m: m.group(1) * int(m.group(2)), unrolled)
+    unrolled = re.sub(r"(.)\*(\d+)", lambda m: m.group(1) * int(m.group(2)), unrolled)
+    return unrolled.split("|")
+
+
 def check(what, got, want, failures):
     if got != want:
         failures.append(f"{what}: the launch says {got!r}, the row {want!r}")
@@ -68,14 +77,8 @@ def megatron(pipeplan, tmp, args, failures):
     check("megatron etp", int(get("--expert-tensor-parallel-size", get("--tensor-model-parallel-size", 1))),
           row["etp"], failures)
     if "--pipeline-model-parallel-layout" in flags:
-        layout = flags["--pipeline-model-parallel-layout"]
-        check("megatron layout", layout, row["megatron_layout"], failures)
-        # Megatron's own reading (pipeline_parallel_layer_layout.py, parse_str_to_list): commas go,
-        # (...)*n and x*n unroll, '|' splits the stages; V is the stages over pp.
-        unrolled = layout.replace(",", "")
-        unrolled = re.sub(r"\(([^)]+)\)\*(\d+)", lambda m: m.group(1) * int(m.group(2)), unrolled)
-        unrolled = re.sub(r"(.)\*(\d+)", lambda m: m.group(1) * int(m.group(2)), unrolled)
-        stages = unrolled.split("|")
+        stages = megatron_stages(flags["--pipeline-model-parallel-layout"])
+        check("megatron layout", stages, megatron_stages(row["megatron_layout"]), failures)
         check("megatron layout characters", set("".join(stages)) <= set("EtL"), True, failures)
         virtual = len(stages) // row["pp"]
     else:
