@@ -286,8 +286,9 @@ TEST_CASE("a schedule missing from a table is refused by name") {
 
 TEST_CASE("Megatron-LM's layout with its runs folded reads back to the same stages") {
   // Llama-3-70B's 80 layers on 32 stages as the planner balanced them (README's winner).
-  const std::string full = "Et*2|t*2|t*2|t*2|t*2|t*2|t*2|t*2|t*2|t*2|t*2|t*2|t*2|t*2|t*3|t*3|t*3|t*3|t*3|t*3|t*3|t*3|"
-                           "t*3|t*3|t*3|t*3|t*3|t*3|t*3|t*3|t*3|tL";
+  const std::string full =
+      "Et*2|t*2|t*2|t*2|t*2|t*2|t*2|t*2|t*2|t*2|t*2|t*2|t*2|t*2|t*3|t*3|t*3|t*3|t*3|t*3|t*3|t*3|"
+      "t*3|t*3|t*3|t*3|t*3|t*3|t*3|t*3|t*3|tL";
   const std::string folded = repeated_layout(full);
   CHECK(folded == "Et*2|(t*2|)*13(t*3|)*17tL");
   // Read as Megatron reads it (parse_megatron_layout follows parse_str_to_list): the same stages.

@@ -91,8 +91,9 @@ constexpr std::array kMegatronArgs = {
                 [](const MegatronInput& in) {
                   return when(in.row.chunks > 1 && !in.custom_layout(), std::to_string(in.row.chunks));
                 }},
-    MegatronArg{"--pipeline-model-parallel-layout",
-                [](const MegatronInput& in) { return when(in.custom_layout(), repeated_layout(in.row.megatron_layout)); }},
+    MegatronArg{
+        "--pipeline-model-parallel-layout",
+        [](const MegatronInput& in) { return when(in.custom_layout(), repeated_layout(in.row.megatron_layout)); }},
     MegatronArg{
         "--account-for-embedding-in-pipeline-split",
         [](const MegatronInput& in) { return in.row.pp > 1 && !in.even && in.padded ? kSwitch : std::nullopt; }},
