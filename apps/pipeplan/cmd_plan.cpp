@@ -199,8 +199,11 @@ Runner add_plan(CLI::App& sub) {
     }
     const std::size_t taken = o->row > 0 ? std::size_t(o->row - 1) : 0;
     if ((!o->emit_dir.empty() || !o->launch.empty()) && taken >= outcome.rows.size()) {
-      throw Error(fmt::format("{}: {}", o->row > 0 ? "--row " + std::to_string(o->row) : std::string("--launch"),
-                              outcome.rows.empty() ? "no configuration fits in memory, nothing to take"
+      const std::string flag = o->row > 0          ? "--row " + std::to_string(o->row)
+                               : o->launch.empty() ? std::string("--emit-schedule")
+                                                   : std::string("--launch");
+      throw Error(fmt::format("{}: {}", flag,
+                              outcome.rows.empty() ? "no configuration fits in memory, nothing to write"
                                                    : fmt::format("only {} rows fit in memory", outcome.rows.size())));
     }
     const std::string csv = emitted.empty() ? "" : emitted + "schedule.csv";
