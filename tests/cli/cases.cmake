@@ -851,3 +851,8 @@ pipeplan_cli_test(plan_405b_within_120_columns --out "^why row 1 first: row 2's 
 pipeplan_cli_test(plan_405b_wide --then "awk 'length > 120 { wide = 1 } END { exit !wide }' stdout"
                   -- plan --wide --model profiles/models/llama-3.1-405b.json --gpu h100 --gpus 16384 --global-batch 2048
                      --seq 8192 --pp 16 --top 1)
+# --row N launches the N-th row: its title is the one the table shows at N (the same run's -o JSON).
+pipeplan_cli_test(plan_launch_row_two --out "^# Megatron-LM arguments for row 2 of pipeplan plan: "
+                  --then "python3 -c \"__import__('sys').exit(0 if ('row 2 of pipeplan plan: %(schedule)s, pp %(pp)d x %(chunks)d chunks, dp %(dp)d, tp %(tp)d,' % __import__('json').load(open('plan.json'))['rows'][1]) in open('stdout').read() else 1)\""
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16 --seq 256
+                     --launch megatron --row 2 -o @TMP@/plan.json)
