@@ -11,10 +11,6 @@ LaunchPlan launch_plan(Framework framework, const PlanRequest& request, const Pl
   return framework == Framework::Megatron ? megatron_launch(request, row) : torchtitan_launch(request, row, files);
 }
 
-bool launch_knows_schedule(Framework framework, std::string_view schedule) {
-  return framework == Framework::Megatron ? megatron_knows_schedule(schedule) : torchtitan_knows_schedule(schedule);
-}
-
 void simulate_closest(const PlanRequest& request, const PlanRow& as_run, LaunchPlan& launch) {
   const Generator* g = find_generator(as_run.schedule);
   if (g == nullptr) throw Error("unknown schedule '" + as_run.schedule + "'");

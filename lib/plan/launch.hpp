@@ -61,19 +61,15 @@ struct LaunchFiles {
 };
 
 /// The launch of `row`, one of `request`'s rows, on `framework`. Throws Error for a row whose
-/// schedule has no entry in the framework's table (a generator added without one).
+/// schedule is no generator's.
 [[nodiscard]] LaunchPlan launch_plan(Framework framework, const PlanRequest& request, const PlanRow& row,
                                      const LaunchFiles& files = {});
 
-/// Whether the framework's schedule table has a row for the generator `schedule` (every
-/// registered generator must: tests/launch_test.cpp).
-[[nodiscard]] bool launch_knows_schedule(Framework framework, std::string_view schedule);
-
 // The frameworks' halves, each with its tables (launch_megatron.cpp, launch_torchtitan.cpp).
+// torchtitan's rebuilds the row's schedule (as --emit-schedule does) to see where pipeplan's
+// own orders put their stages.
 [[nodiscard]] LaunchPlan megatron_launch(const PlanRequest& request, const PlanRow& row);
 [[nodiscard]] LaunchPlan torchtitan_launch(const PlanRequest& request, const PlanRow& row, const LaunchFiles& files);
-[[nodiscard]] bool megatron_knows_schedule(std::string_view schedule);
-[[nodiscard]] bool torchtitan_knows_schedule(std::string_view schedule);
 
 /// `as_run`, a row changed to what a framework runs, simulated as the planner simulates rows;
 /// sets `launch.closest`, or `launch.closest_refusal` when the generator refuses it.

@@ -11,6 +11,7 @@
 #include "estimate/fp8_recipe.hpp"
 #include "model/error.hpp"
 #include "plan/launch.hpp"
+#include "schedules/generator.hpp"
 
 namespace pipeplan {
 
@@ -18,40 +19,13 @@ namespace {
 
 // Megatron-LM's pipeline schedules (megatron/core/pipeline_parallel/schedules.py,
 // get_forward_backward_func): 1F1B without interleaving, interleaved 1F1B with virtual stages on
-// the looped placement (stage s on rank s mod P), no pipelining at pp 1. Every pipeplan
-// generator has a row: `missing` is empty where Megatron runs it as planned, and otherwise says
-// what it lacks; the closest run is then 1F1B at one chunk and interleaved 1F1B at several,
-// on the row's own layout.
-struct MegatronSchedule {
-  std::string_view schedule;
-  std::string_view missing;
-};
+// the looped placement (stage s on rank s mod P), no pipelining at pp 1. pipeplan's generators
+// that run them; any other runs as the closest, 1F1B at one chunk and interleaved 1F1B at
+// several, on the row's own layout, so a new generator needs no row here.
+constexpr std::array<std::string_view, 2> kMegatronSchedules = {"1f1b", "interleaved"};
 
-constexpr std::array kMegatronSchedules = {
-    MegatronSchedule{"1f1b", ""},
-    MegatronSchedule{"interleaved", ""},
-    MegatronSchedule{"gpipe", "GPipe's all-forwards-then-all-backwards order"},
-    MegatronSchedule{"eager-1f1b", "eager 1F1B's extra warm-up forwards"},
-    MegatronSchedule{"looped-bfs", "the breadth-first looped order"},
-    MegatronSchedule{"zbh1", "zero-bubble schedules (a backward split into B and W)"},
-    MegatronSchedule{"zbh2", "zero-bubble schedules (a backward split into B and W)"},
-    MegatronSchedule{"zbh1-paddle", "zero-bubble schedules (a backward split into B and W)"},
-    MegatronSchedule{"interleaved-zb", "zero-bubble schedules (a backward split into B and W)"},
-    MegatronSchedule{"zb", "zero-bubble schedules (a backward split into B and W)"},
-    MegatronSchedule{"zb-1p", "zero-bubble schedules (a backward split into B and W)"},
-    MegatronSchedule{"zb-2p", "zero-bubble schedules (a backward split into B and W)"},
-    MegatronSchedule{"zbv", "the V placement and split backward of ZB-V"},
-    MegatronSchedule{"v-half", "the V placement and split backward of V-Half"},
-    MegatronSchedule{"v-min", "the V placement and split backward of V-Min"},
-    MegatronSchedule{"zbv-auto", "the V placement and split backward of zbv-auto"},
-    MegatronSchedule{"dualpipev", "DualPipeV's V placement and overlapped forward-backward"},
-};
-
-const MegatronSchedule& megatron_schedule(std::string_view name) {
-  for (const MegatronSchedule& s : kMegatronSchedules) {
-    if (s.schedule == name) return s;
-  }
-  throw Error("no Megatron-LM schedule row for pipeplan's '" + std::string(name) + "' (lib/plan/launch_megatron.cpp)");
+bool megatron_runs(std::string_view schedule) {
+  return std::find(kMegatronSchedules.begin(), kMegatronSchedules.end(), schedule) != kMegatronSchedules.end();
 }
 
 struct MegatronInput {
@@ -208,23 +182,17 @@ std::string repeated_layout(const std::string& megatron) {
   return out;
 }
 
-bool megatron_knows_schedule(std::string_view schedule) {
-  for (const MegatronSchedule& s : kMegatronSchedules) {
-    if (s.schedule == schedule) return true;
-  }
-  return false;
-}
-
 LaunchPlan megatron_launch(const PlanRequest& request, const PlanRow& row) {
   LaunchPlan launch;
   launch.framework = Framework::Megatron;
   PlanRow as_run = row;
-  const MegatronSchedule& schedule = megatron_schedule(row.schedule);
-  const bool pipelined = row.pp > 1;
-  if (pipelined && !schedule.missing.empty()) {
+  if (find_generator(row.schedule) == nullptr) throw Error("unknown schedule '" + row.schedule + "'");
+  if (row.pp > 1 && !megatron_runs(row.schedule)) {
     as_run.schedule = row.chunks > 1 ? "interleaved" : "1f1b";
     launch.gaps.push_back(
-        "Megatron-LM has no " + std::string(schedule.missing) + ": it runs " + row.schedule + "'s configuration as " +
+        "Megatron-LM runs 1F1B and interleaved 1F1B only (schedules.py, get_forward_backward_func), "
+        "not " +
+        row.schedule + ": it runs the row's configuration as " +
         (row.chunks > 1
              ? "interleaved 1F1B, " + std::to_string(row.chunks) + " virtual stages per rank on the looped placement"
              : std::string("1F1B")) +
@@ -233,7 +201,7 @@ LaunchPlan megatron_launch(const PlanRequest& request, const PlanRow& row) {
   MegatronInput in{request, as_run, parse_layout(as_run.layout, request.model.layers, "the row's layout")};
   in.even = is_even_split(in.layout, request.model.layers, false);
   in.padded = is_even_split(in.layout, request.model.layers, true);
-  if (pipelined && as_run.chunks > 1 && (as_run.schedule == "interleaved")) {
+  if (as_run.pp > 1 && as_run.chunks > 1 && as_run.schedule == "interleaved") {
     if (as_run.microbatches < as_run.pp) {
       // schedules.py, forward_backward_pipelining_with_interleaving: a group holds P to M.
       launch.gaps.push_back("Megatron-LM's interleaving needs at least as many micro-batches as pipeline ranks (" +

@@ -9,22 +9,25 @@
 #include <string>
 
 #include "model/error.hpp"
+#include "model/placement.hpp"
 #include "plan/launch.hpp"
+#include "plan/planner.hpp"
+#include "schedules/generator.hpp"
 
 namespace pipeplan {
 
 namespace {
 
-// How torchtitan runs each pipeplan generator. `pytorch` is the PyTorch class whose order the
-// generator reproduces (docs/schedules.md cites each); empty where torchtitan reads pipeplan's
-// own order from the CSV --emit-schedule writes (pipeline_parallel_schedule_csv, run by
-// _PipelineScheduleRuntime), the class then naming only the placement torchtitan splits the
-// stages on (torchtitan/distributed/pipeline_parallel.py, pipeline_module_split: the V for
-// ZBVZeroBubble and DualPipeV, the loop otherwise).
+// The pipeplan generators whose order a PyTorch class reproduces (docs/schedules.md cites
+// each), by the class torchtitan's pipeline_parallel_schedule names. Any other runs from the CSV
+// --emit-schedule writes (pipeline_parallel_schedule_csv, run by _PipelineScheduleRuntime), the
+// class then naming only the placement torchtitan splits the stages on
+// (torchtitan/distributed/pipeline_parallel.py, pipeline_module_split: the V for ZBVZeroBubble
+// and DualPipeV, the loop otherwise), which is the generator's own: a new generator needs no
+// row here.
 struct TorchtitanSchedule {
   std::string_view schedule;
   std::string_view pytorch;
-  bool vee = false;
 };
 
 constexpr std::array kTorchtitanSchedules = {
@@ -34,32 +37,20 @@ constexpr std::array kTorchtitanSchedules = {
     TorchtitanSchedule{"interleaved-zb", "InterleavedZeroBubble"},
     TorchtitanSchedule{"looped-bfs", "LoopedBFS"},
     // Its FB ops run through the overlap callback torchtitan registers for this class alone.
-    TorchtitanSchedule{"dualpipev", "DualPipeV", true},
-    TorchtitanSchedule{"eager-1f1b", ""},
-    TorchtitanSchedule{"zbh1", ""},
-    TorchtitanSchedule{"zbh2", ""},
-    TorchtitanSchedule{"zbh1-paddle", ""},
-    TorchtitanSchedule{"zb", ""},
-    TorchtitanSchedule{"zb-1p", ""},
-    TorchtitanSchedule{"zb-2p", ""},
-    TorchtitanSchedule{"zbv", "", true},
-    TorchtitanSchedule{"v-half", "", true},
-    TorchtitanSchedule{"v-min", "", true},
-    TorchtitanSchedule{"zbv-auto", "", true},
+    TorchtitanSchedule{"dualpipev", "DualPipeV"},
 };
 
-const TorchtitanSchedule& torchtitan_schedule(std::string_view name) {
+std::string_view pytorch_class(std::string_view schedule) {
   for (const TorchtitanSchedule& s : kTorchtitanSchedules) {
-    if (s.schedule == name) return s;
+    if (s.schedule == schedule) return s.pytorch;
   }
-  throw Error("no torchtitan schedule row for pipeplan's '" + std::string(name) + "' (lib/plan/launch_torchtitan.cpp)");
+  return "";
 }
 
-// The class torchtitan is told: the PyTorch schedule, or for a CSV the class whose placement
-// and stage count (one stage per rank for a single-stage class) the CSV's schedule needs.
-std::string schedule_class(const TorchtitanSchedule& s, int chunks) {
-  if (!s.pytorch.empty()) return std::string(s.pytorch);
-  if (s.vee) return "ZBVZeroBubble";
+// The class torchtitan is told for pipeplan's own order: the one whose placement and stage
+// count (one stage per rank for a single-stage class) the CSV's schedule needs.
+std::string csv_class(bool vee, int chunks) {
+  if (vee) return "ZBVZeroBubble";
   return chunks > 1 ? "PipelineScheduleMulti" : "PipelineScheduleSingle";
 }
 
@@ -121,8 +112,7 @@ std::string quoted(std::string_view text) {
 struct TorchtitanInput {
   const PlanRequest& request;
   const PlanRow& row;  ///< as torchtitan runs it
-  const TorchtitanSchedule& schedule;
-  std::string cls;  ///< pipeline_parallel_schedule
+  std::string cls;     ///< pipeline_parallel_schedule
   Layout layout;
   std::string csv;  ///< pipeline_parallel_schedule_csv, for pipeplan's own orders
   [[nodiscard]] bool pipelined() const { return row.pp > 1; }
@@ -212,16 +202,10 @@ constexpr std::array kTorchtitanKeys = {
 
 }  // namespace
 
-bool torchtitan_knows_schedule(std::string_view schedule) {
-  for (const TorchtitanSchedule& s : kTorchtitanSchedules) {
-    if (s.schedule == schedule) return true;
-  }
-  return false;
-}
-
 LaunchPlan torchtitan_launch(const PlanRequest& request, const PlanRow& row, const LaunchFiles& files) {
   LaunchPlan launch;
   launch.framework = Framework::Torchtitan;
+  if (find_generator(row.schedule) == nullptr) throw Error("unknown schedule '" + row.schedule + "'");
   PlanRow as_run = row;
   if (row.rank_order == RankOrder::TpPpDp) {
     // parallel_dims.py unflattens the world as ["pp", "batch", "cp", "tp"]: tp-cp-dp-pp.
@@ -264,14 +248,13 @@ LaunchPlan torchtitan_launch(const PlanRequest& request, const PlanRow& row, con
     launch.gaps.push_back("torchtitan takes an expert tensor-parallel degree of 1 or tp only (parallel_dims.py), not " +
                           std::to_string(row.etp) + ": give --etp 1 or --etp " + std::to_string(row.tp) + " to plan");
   }
-  const TorchtitanSchedule& schedule = torchtitan_schedule(row.schedule);
-  TorchtitanInput in{request,
-                     as_run,
-                     schedule,
-                     schedule_class(schedule, row.chunks),
-                     parse_layout(as_run.layout, request.model.layers, "the row's layout"),
-                     ""};
-  if (row.pp > 1 && schedule.pytorch.empty()) {
+  const std::string_view pytorch = pytorch_class(row.schedule);
+  const bool csv = row.pp > 1 && pytorch.empty();
+  // pipeplan's own order sits where its generator put its stages: the V or the loop.
+  const bool vee = csv && row.chunks == 2 && rebuild_row(request, row).schedule.placement == vee_placement(row.pp);
+  TorchtitanInput in{request, as_run, csv ? csv_class(vee, row.chunks) : std::string(pytorch),
+                     parse_layout(as_run.layout, request.model.layers, "the row's layout"), ""};
+  if (csv) {
     in.csv = files.schedule_csv.empty() ? "schedule.csv" : files.schedule_csv;
     launch.notes.push_back(
         files.schedule_csv.empty()
