@@ -2,10 +2,6 @@
 // on a number of GPUs, and rank what fits in memory by tokens per second per GPU.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <unistd.h>
-
-#include <chrono>
-#include <cstdio>
 #include <filesystem>
 #include <memory>
 
@@ -25,7 +21,9 @@
 #include "model/size_string.hpp"
 #include "model_options.hpp"
 #include "output.hpp"
+#include "progress.hpp"
 #include "plan/planner.hpp"
+#include "plan/search_space.hpp"
 #include "schedule_request.hpp"
 #include "schedules/zb_search.hpp"
 #include "sim_options.hpp"
@@ -42,28 +40,6 @@ struct PlanOptions {
   std::string emit_dir;
   std::string output;
   SimFlags sim;
-};
-
-// "planning: 120 / 480 configurations" on stderr, redrawn in place, once the search has run
-// for a second and only when stderr is a terminal.
-class Progress {
- public:
-  void operator()(std::size_t done, std::size_t total) {
-    if (!terminal_ || std::chrono::steady_clock::now() - start_ < std::chrono::seconds(1)) return;
-    std::fprintf(stderr, "\rplanning: %zu / %zu configurations", done, total);
-    shown_ = true;
-  }
-  ~Progress() {
-    if (shown_) std::fprintf(stderr, "\r\033[K");
-  }
-  Progress() = default;
-  Progress(const Progress&) = delete;
-  Progress& operator=(const Progress&) = delete;
-
- private:
-  bool terminal_ = isatty(STDERR_FILENO) != 0;
-  bool shown_ = false;
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
 void write_winner(const PlanRequest& request, const PlanRow& row, const std::string& dir) {
@@ -164,8 +140,10 @@ Runner add_plan(CLI::App& sub) {
     const Bytes card = request.memory_limit > 0 ? request.memory_limit : in.gpu->memory_bytes;
     PlanOutcome outcome;
     {
-      Progress progress;
-      outcome = plan(request, [&progress](std::size_t done, std::size_t total) { progress(done, total); });
+      Activity planning("planning");
+      outcome = plan(request, [&planning](std::size_t done, std::size_t total) {
+        planning.count(done, total, "configurations");
+      });
     }
     if (!o->emit_dir.empty()) {
       if (outcome.rows.empty()) throw Error("--emit-schedule: no configuration fits in memory, nothing to write");
@@ -179,11 +157,15 @@ Runner add_plan(CLI::App& sub) {
     emit("", o->json ? json
                      : describe_input(in, &searched) +
                            fmt::format(", global batch {}, {} GPUs, ranks {}, {} of {} per GPU for the model ({} "
-                                       "kept for the runtime)\n",
+                                       "kept for the runtime){}\n",
                                        in.training.global_batch, o->plan.gpus,
                                        request.rank_order ? rank_order_name(*request.rank_order) : "searched",
                                        format_size(card - request.memory_reserve), format_size(card),
-                                       format_size(request.memory_reserve)) +
+                                       format_size(request.memory_reserve),
+                                       o->plan.microbatches > 0
+                                           ? ""
+                                           : fmt::format(", up to {} micro-batches per step searched",
+                                                         kMaxSearchedMicrobatches)) +
                            plan_text(outcome, std::size_t(o->plan.top)) +
                            (o->breakdown ? plan_breakdown_text(outcome, std::size_t(o->plan.top)) : std::string()));
     return outcome.rows.empty() ? kExitInvalid : kExitOk;
