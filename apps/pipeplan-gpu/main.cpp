@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "../pipeplan/command.hpp"
+#include "../pipeplan/flag_checks.hpp"
 #include "calibrate.hpp"
 #include "early_checks.hpp"
 #include "estimate/layout.hpp"
@@ -147,7 +148,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
   rep->add_option("--watchdog", rq.watchdog_s, "Seconds a step may take before it is taken as hung and aborted")
-      ->check(CLI::Range(1.0, 86400.0))
+      ->check(pipeplan::cli::finite_range(1.0, 86400.0))
       ->capture_default_str();
   try {
     app.parse(argc, argv);

@@ -8,14 +8,14 @@
 #include "cost_options.hpp"
 #include "file_roles.hpp"
 #include "io/chrome_trace.hpp"
+#include "io/memory_estimate.hpp"
 #include "io/reports.hpp"
 #include "io/svg_timeline.hpp"
-#include "io/memory_estimate.hpp"
 #include "memory_budget.hpp"
 #include "model/error.hpp"
 #include "output.hpp"
-#include "progress.hpp"
 #include "picture_options.hpp"
+#include "progress.hpp"
 #include "schedule_request.hpp"
 #include "sim/simulator.hpp"
 #include "sim_options.hpp"
@@ -84,8 +84,8 @@ Runner add_compare(CLI::App& sub) {
     std::string large;
     for (const Generator* g : chosen) {
       const WorkEstimate e = generation_estimate(*g, o->request, sim_options(o->sim), false);
-      need += e.bytes + run_bytes({e.ops, options.iterations, options.record_timeline,
-                                   comm_mode(o->comm) != CommMode::Overlap});
+      need += e.bytes +
+              run_bytes({e.ops, options.iterations, options.record_timeline, comm_mode(o->comm) != CommMode::Overlap});
       if (large.empty()) large = e.large;
     }
     check_memory(need, "compare of " + std::to_string(chosen.size()) + " schedules",
@@ -103,8 +103,8 @@ Runner add_compare(CLI::App& sub) {
       const Generator* g = chosen[i];
       Generated& generated = all[i];
       const LoweredSchedule plain{generated.schedule, "", {}};
-      const Activity doing("timing " + std::string(g->name) + ": " +
-                           std::to_string(generated.schedule.op_count()) + " ops");
+      const Activity doing("timing " + std::string(g->name) + ": " + std::to_string(generated.schedule.op_count()) +
+                           " ops");
       LoweredRun run = simulate_under(plain, generated.costs, options, o->comm, std::string(g->name));
       comm_line = describe_comm(run);
       SimResult result = std::move(run.run.result);

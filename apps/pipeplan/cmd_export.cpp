@@ -4,8 +4,6 @@
 #include <memory>
 #include <optional>
 
-#include "memory_budget.hpp"
-#include "progress.hpp"
 #include "comm_options.hpp"
 #include "command.hpp"
 #include "cost_options.hpp"
@@ -20,8 +18,10 @@
 #include "io/schedule_text.hpp"
 #include "io/svg_timeline.hpp"
 #include "io/text_timeline.hpp"
+#include "memory_budget.hpp"
 #include "model/error.hpp"
 #include "output.hpp"
+#include "progress.hpp"
 #include "sim/simulator.hpp"
 #include "sim_options.hpp"
 #include "terminal.hpp"

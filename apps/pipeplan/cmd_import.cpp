@@ -2,17 +2,17 @@
 #include <iostream>
 #include <memory>
 
-#include "io/memory_estimate.hpp"
-#include "memory_budget.hpp"
-#include "model/limits.hpp"
-#include "progress.hpp"
 #include "command.hpp"
 #include "enum_flags.hpp"
 #include "file_roles.hpp"
 #include "io/json_text.hpp"
+#include "io/memory_estimate.hpp"
 #include "io/pytorch_csv.hpp"
 #include "io/schedule_text.hpp"
+#include "memory_budget.hpp"
+#include "model/limits.hpp"
 #include "output.hpp"
+#include "progress.hpp"
 
 namespace pipeplan::cli {
 

@@ -1,19 +1,19 @@
 // pipeplan lower: a schedule with the sends and receives each device posts, placed by a policy.
 #include <memory>
 
-#include "io/memory_estimate.hpp"
-#include "memory_budget.hpp"
-#include "progress.hpp"
 #include "comm_options.hpp"
 #include "command.hpp"
 #include "cost_options.hpp"
 #include "enum_flags.hpp"
 #include "file_roles.hpp"
 #include "flag_checks.hpp"
+#include "io/memory_estimate.hpp"
 #include "io/schedule_json.hpp"
 #include "io/schedule_text.hpp"
 #include "lower/lowering.hpp"
+#include "memory_budget.hpp"
 #include "output.hpp"
+#include "progress.hpp"
 
 namespace pipeplan::cli {
 

@@ -21,9 +21,9 @@
 #include "model/size_string.hpp"
 #include "model_options.hpp"
 #include "output.hpp"
-#include "progress.hpp"
 #include "plan/planner.hpp"
 #include "plan/search_space.hpp"
+#include "progress.hpp"
 #include "schedule_request.hpp"
 #include "schedules/zb_search.hpp"
 #include "sim_options.hpp"
@@ -141,9 +141,8 @@ Runner add_plan(CLI::App& sub) {
     PlanOutcome outcome;
     {
       Activity planning("planning");
-      outcome = plan(request, [&planning](std::size_t done, std::size_t total) {
-        planning.count(done, total, "configurations");
-      });
+      outcome = plan(
+          request, [&planning](std::size_t done, std::size_t total) { planning.count(done, total, "configurations"); });
     }
     if (!o->emit_dir.empty()) {
       if (outcome.rows.empty()) throw Error("--emit-schedule: no configuration fits in memory, nothing to write");
@@ -154,20 +153,20 @@ Runner add_plan(CLI::App& sub) {
     }
     const std::string json = to_json_text(plan_to_json(outcome));
     if (!o->output.empty()) emit(o->output, json);
-    emit("", o->json ? json
-                     : describe_input(in, &searched) +
-                           fmt::format(", global batch {}, {} GPUs, ranks {}, {} of {} per GPU for the model ({} "
-                                       "kept for the runtime){}\n",
-                                       in.training.global_batch, o->plan.gpus,
-                                       request.rank_order ? rank_order_name(*request.rank_order) : "searched",
-                                       format_size(card - request.memory_reserve), format_size(card),
-                                       format_size(request.memory_reserve),
-                                       o->plan.microbatches > 0
-                                           ? ""
-                                           : fmt::format(", up to {} micro-batches per step searched",
-                                                         kMaxSearchedMicrobatches)) +
-                           plan_text(outcome, std::size_t(o->plan.top)) +
-                           (o->breakdown ? plan_breakdown_text(outcome, std::size_t(o->plan.top)) : std::string()));
+    emit("", o->json
+                 ? json
+                 : describe_input(in, &searched) +
+                       fmt::format(", global batch {}, {} GPUs, ranks {}, {} of {} per GPU for the model ({} "
+                                   "kept for the runtime){}\n",
+                                   in.training.global_batch, o->plan.gpus,
+                                   request.rank_order ? rank_order_name(*request.rank_order) : "searched",
+                                   format_size(card - request.memory_reserve), format_size(card),
+                                   format_size(request.memory_reserve),
+                                   o->plan.microbatches > 0 ? ""
+                                                            : fmt::format(", up to {} micro-batches per step searched",
+                                                                          kMaxSearchedMicrobatches)) +
+                       plan_text(outcome, std::size_t(o->plan.top)) +
+                       (o->breakdown ? plan_breakdown_text(outcome, std::size_t(o->plan.top)) : std::string()));
     return outcome.rows.empty() ? kExitInvalid : kExitOk;
   };
 }

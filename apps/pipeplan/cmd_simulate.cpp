@@ -3,8 +3,6 @@
 #include <memory>
 
 #include "comm_options.hpp"
-#include "memory_budget.hpp"
-#include "progress.hpp"
 #include "command.hpp"
 #include "cost_options.hpp"
 #include "file_roles.hpp"
@@ -13,9 +11,11 @@
 #include "io/result_json.hpp"
 #include "io/schedule_json.hpp"
 #include "io/svg_timeline.hpp"
+#include "memory_budget.hpp"
 #include "model/error.hpp"
 #include "output.hpp"
 #include "picture_options.hpp"
+#include "progress.hpp"
 #include "sim/critical_path.hpp"
 #include "sim/simulator.hpp"
 #include "sim_options.hpp"

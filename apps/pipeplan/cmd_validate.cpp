@@ -2,15 +2,15 @@
 #include <memory>
 #include <optional>
 
-#include "memory_budget.hpp"
-#include "progress.hpp"
 #include "comm_options.hpp"
 #include "command.hpp"
 #include "cost_options.hpp"
 #include "file_roles.hpp"
 #include "io/reports.hpp"
 #include "io/schedule_json.hpp"
+#include "memory_budget.hpp"
 #include "output.hpp"
+#include "progress.hpp"
 #include "validate/validator.hpp"
 
 namespace pipeplan::cli {

@@ -12,10 +12,10 @@
 #include "command.hpp"
 #include "io/printable.hpp"
 #include "io/version.hpp"
+#include "memory_budget.hpp"
 #include "model/closest_names.hpp"
 #include "model/error.hpp"
 #include "model/memory_reuse.hpp"
-#include "memory_budget.hpp"
 #include "sim_options.hpp"
 #include "standard_output.hpp"
 

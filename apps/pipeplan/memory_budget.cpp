@@ -12,9 +12,9 @@
 #include "io/cost_flags.hpp"
 #include "io/memory_estimate.hpp"
 #include "io/schedule_json.hpp"
+#include "model/error.hpp"
 #include "model/lowered.hpp"
 #include "model/parallel_for.hpp"
-#include "model/error.hpp"
 #include "model/size_string.hpp"
 #include "progress.hpp"
 
@@ -129,10 +129,10 @@ void check_input_memory(const std::string& path, Bytes shortest_entry, Bytes wri
   const Bytes text = info.st_size;
   const Bytes entries = text / shortest_entry;
   // The text whole, and each entry as an Op of the schedule and a LoweredAction of its posts.
-  const Bytes bytes = text + schedule_bytes(entries) +
-                      (static_cast<Bytes>(sizeof(LoweredAction)) + written_per_entry) * entries;
-  check_memory(bytes, "reading " + path, path + "'s " + format_size(text) + " (up to " + std::to_string(entries) +
-                                             " ops)");
+  const Bytes bytes =
+      text + schedule_bytes(entries) + (static_cast<Bytes>(sizeof(LoweredAction)) + written_per_entry) * entries;
+  check_memory(bytes, "reading " + path,
+               path + "'s " + format_size(text) + " (up to " + std::to_string(entries) + " ops)");
 }
 
 LoweredSchedule read_schedule_input(const std::string& path) {

@@ -26,8 +26,8 @@ struct MemoryBudget {
 [[nodiscard]] MemoryBudget memory_budget();
 
 /// Throws Error (exit 1) when `estimate` bytes exceed --max-memory, or with what the program
-/// itself takes (64 MiB) the machine's limit: "WHAT needs about N of memory, more than the M that SOURCE allows: LARGE make it
-/// large (or --max-memory SIZE ...)". `large` names the flags or file behind the size.
+/// itself takes (64 MiB) the machine's limit: "WHAT needs about N of memory, more than the M that SOURCE allows: LARGE
+/// make it large (or --max-memory SIZE ...)". `large` names the flags or file behind the size.
 void check_memory(Bytes estimate, const std::string& what, const std::string& large);
 
 /// What generating with `generator` for `flags` is estimated to hold (generation_bytes, with the

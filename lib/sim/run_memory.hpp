@@ -12,8 +12,8 @@ namespace pipeplan {
 
 /// What a timing keeps beside the schedule.
 struct RunShape {
-  long long ops = 0;   ///< the schedule's ops, every device together
-  int iterations = 1;  ///< back-to-back steps timed
+  long long ops = 0;      ///< the schedule's ops, every device together
+  int iterations = 1;     ///< back-to-back steps timed
   bool timeline = false;  ///< every op's timing and memory change recorded (SimOptions::record_timeline)
   bool comm = false;      ///< the communication simulator: a lowered schedule's sends and receives
 };
