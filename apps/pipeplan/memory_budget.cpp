@@ -65,6 +65,7 @@ std::optional<Bytes> cgroup_limit() {
 }  // namespace
 
 void add_max_memory_option(CLI::App& sub) {
+  max_memory_flag().clear();  // the page runs several commands in one process (web/pipeplan_web.cpp)
   sub.add_option("--max-memory", max_memory_flag(),
                  "Refuse work estimated to need more memory than SIZE (default: what the machine allows: its memory, "
                  "ulimit -v, the cgroup's limit)")

@@ -7,9 +7,9 @@
 #include <condition_variable>
 #include <cstdio>
 #include <mutex>
-#include <thread>
 
 #include "model/size_string.hpp"
+#include "model/threads.hpp"
 
 namespace pipeplan::cli {
 
@@ -33,7 +33,11 @@ class Ticker {
     done_ = total_ = 0;
     unit_ = nullptr;
     bytes_ = 0;
-    if (terminal_ && !thread_.joinable() && !what_.empty()) thread_ = std::thread([this] { run(); });
+    // The playground's build has no threads (HACKING.md, "Threads"), and no terminal either.
+    if (terminal_ && threads_available() && !started_ && !what_.empty()) {
+      started_ = true;
+      thread_.start([this] { run(); });
+    }
     if (what_.empty() && shown_) {
       std::fputs("\r\033[K", stderr);
       shown_ = false;
@@ -58,7 +62,7 @@ class Ticker {
       shown_ = false;
     }
     wake_.notify_all();
-    if (thread_.joinable()) thread_.join();
+    thread_.join();
   }
 
  private:
@@ -86,7 +90,8 @@ class Ticker {
 
   std::mutex mutex_;
   std::condition_variable wake_;
-  std::thread thread_;
+  ThreadGroup thread_;
+  bool started_ = false;
   const bool terminal_ = isatty(STDERR_FILENO) != 0;
   const Clock::time_point start_ = Clock::now();  // the first activity's start: close to the command's
   std::string what_;

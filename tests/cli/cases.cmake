@@ -840,9 +840,11 @@ pipeplan_cli_test(export_over_max_memory --exit 1
 pipeplan_cli_test(max_memory_malformed --exit 2 --err "^pipeplan: error: --max-memory: expected a size"
                   -- generate --schedule gpipe --stages 4 --microbatches 8 --max-memory lots)
 # A terminal on stderr gets a progress line once a command has run a second (script(1) gives it
-# one); a pipe gets nothing. GPipe P = 64, M = 16384 writes 114 MB of JSON: over a second here.
+# one); a pipe gets nothing. The schedule comes through a pipe 1.5 s late: simulate waits on it,
+# reading, and says so.
 pipeplan_cli_test(progress_on_a_terminal
-                  --then "script -qec '$PIPEPLAN generate --schedule gpipe --stages 64 --microbatches 16384 > /dev/null' log.txt > /dev/null && grep -q 'pipeplan: \\(generating gpipe\\|writing standard output\\).* s)' log.txt && $PIPEPLAN generate --schedule gpipe --stages 64 --microbatches 2048 2> err.txt > /dev/null && test ! -s err.txt"
+                  --before "$PIPEPLAN generate --schedule 1f1b --stages 4 --microbatches 8 -o s.json"
+                  --then "script -qec '(sleep 1.5 && cat s.json) | $PIPEPLAN simulate - --costs 1,1,1 > /dev/null' log.txt > /dev/null && grep -q 'pipeplan: reading - (1 s)' log.txt && (sleep 1.5 && cat s.json) | $PIPEPLAN simulate - --costs 1,1,1 2> err.txt > /dev/null && test ! -s err.txt"
                   -- list)
 
 # --- plan is bounded (issue 31, item 9) ---
