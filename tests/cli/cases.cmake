@@ -318,7 +318,7 @@ pipeplan_cli_test(profile_rank_order_boundaries
 # The header says the order and the memory left for the model: H100's 81,559 MiB (79.65 GiB)
 # less the 1 GiB kept for the CUDA context and NCCL by default.
 pipeplan_cli_test(plan_rank_order_fixed
-                  --out "ranks tp-pp-dp, 78\\.65 GiB of 79\\.65 GiB per GPU for the model \\(1\\.00 GiB kept for the runtime\\)$" --out "^  1  [a-z0-9-]+ +[0-9]+ +[0-9]+ +1 +1 tp-pp-dp "
+                  --out "ranks tp-pp-dp, 78\\.65 GiB of 79\\.65 GiB per GPU for the model \\(1\\.00 GiB kept for the runtime\\), up to 4096 micro-batches per step searched$" --out "^  1  [a-z0-9-]+ +[0-9]+ +[0-9]+ +1 +1 tp-pp-dp "
                   -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 8 --gpus-per-node 4
                      --global-batch 32 --seq 256 --rank-order tp-pp-dp --top 3)
 pipeplan_cli_test(plan_memory_reserve --out "79\\.65 GiB of 79\\.65 GiB per GPU for the model \\(0 B kept"
