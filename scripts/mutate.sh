@@ -41,6 +41,7 @@ interleaved-default-1 @@ lib/schedules/registry.cpp @@ .default_chunks = 2, @@ .
 calibration-ignored @@ lib/estimate/analytic_profile.cpp @@ PieceTimes times = piece_times(model, tr, gpu, e, measured, &links); @@ PieceTimes times = piece_times(model, tr, gpu, e, nullptr, &links);
 zb-warm-up-strict @@ lib/schedules/zb_paper_greedy.cpp @@ if (exempt && rule != WarmUpStaircase::Strict) continue; @@ if (exempt && rule == WarmUpStaircase::Strict) continue;
 zb-warm-up-unrepaired @@ lib/schedules/zb_paper_greedy.cpp @@ const bool exempt = 1 + extra[s] >= m_ && 1 + extra[s - 1] >= m_; @@ const bool exempt = 1 + extra[s] >= m_;
+python-gil-held @@ python/src/run.cpp @@ LoweredRun run = simulate_under(s.lowered, model, options, comm, "the schedule"); @@ py::gil_scoped_acquire held; LoweredRun run = simulate_under(s.lowered, model, options, comm, "the schedule");
 zbv-forward-unrepaired @@ lib/schedules/zbv_paper_greedy.cpp @@ if (chunk == kNone || !forward_ready(r, chunk)) continue; @@ if (chunk == kNone) continue;
 EOF
 )
@@ -109,17 +110,34 @@ restore() {  # every file a mutant touches, as in the tree
   for file in $(field 2 "" | sort -u); do cp "$root/$file" "$src/$file"; done
 }
 
-build() {
-  nice cmake --build "$src/build" -j "$jobs" --target pipeplan_tests pipeplan >"$scratch/build.log" 2>&1
+python_module() {  # the Python module's target where the copy's build has one (pybind11 found)
+  grep -q '^PIPEPLAN_PYTHON_EXECUTABLE' "$src/build/CMakeCache.txt" && echo _pipeplan
 }
 
-run_tests() {  # prints the first failing unit test case and the failing CLI cases; nothing when all pass
-  local unit cli
+build() {
+  nice cmake --build "$src/build" -j "$jobs" --target pipeplan_tests pipeplan $(python_module) >"$scratch/build.log" 2>&1
+}
+
+run_tests() {  # FILES: prints the first failing unit test case and the failing CLI cases; nothing when all pass
+  # A mutant of the Python module (python/) is also run against the package's tests (ctest's python).
+  local unit cli py=""
   unit=$(cd "$src" && nice build/tests/pipeplan_tests --abort-after=1 --no-colors 2>&1 |
            sed -n 's/^TEST CASE: *//p' | head -1 || true)
   cli=$(nice ctest --test-dir "$src/build" -R '^cli\.' -E 'html_in_chromium' -j "$jobs" 2>&1 |
           sed -n 's/^[[:space:]]*[0-9]* - cli\.\([^ ]*\) (Failed).*/\1/p' | head -3 | paste -sd, - || true)
-  echo "${unit:+unit: $unit}${unit:+${cli:+; }}${cli:+cli: $cli}"
+  if [[ ",${1:-}" == *,python/* ]] && [ -n "$(python_module)" ]; then
+    nice ctest --test-dir "$src/build" -R '^python$' >/dev/null 2>&1 || py="python: $(python3 - "$src" <<'PY'
+import re, sys, pathlib
+log = pathlib.Path(sys.argv[1], "build", "Testing", "Temporary", "LastTest.log").read_text(errors="replace")
+failed = re.findall(r"^FAILED \S+::(\S+)", log, re.M)
+print(failed[0] if failed else "failed")
+PY
+)"
+  fi
+  local out="${unit:+unit: $unit}"
+  [ -z "$cli" ] || out="${out:+$out; }cli: $cli"
+  [ -z "$py" ] || out="${out:+$out; }$py"
+  echo "$out"
 }
 
 copy_tree
@@ -127,7 +145,7 @@ cmake -S "$src" -B "$src/build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER_
   -DPIPEPLAN_BUILD_BENCH=OFF -DPIPEPLAN_GPU=OFF >/dev/null
 echo "building the unmutated copy in $src ..." >&2
 build || { echo "the unmutated copy does not build: $scratch/build.log" >&2; exit 2; }
-baseline=$(run_tests)
+baseline=$(run_tests python/)
 if [ -n "$baseline" ]; then echo "the unmutated copy fails its tests ($baseline): fix that first" >&2; exit 2; fi
 
 killed=0 total=0
@@ -141,7 +159,7 @@ for name in $names; do
   elif ! build; then
     verdict="DOES NOT BUILD"
   else
-    verdict=$(run_tests)
+    verdict=$(run_tests "$files")
     if [ -n "$verdict" ]; then killed=$((killed + 1)); else verdict="SURVIVED"; fi
   fi
   echo "$name: $verdict" >&2

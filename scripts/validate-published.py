@@ -443,6 +443,15 @@ def map_row(row, models_dir, work):
     flags += recompute_flag(row, m)
     if row["source"] == "megatron_lm_a100_2021":
         flags += ["--no-flash-attention"]
+    if row["source"].startswith("torchtitan") and gpu[0] == "h100":
+        # torchtitan's attention is PyTorch's scaled_dot_product_attention, which on an H100
+        # dispatches to its FlashAttention-2 kernel (torchtitan issue #1042; cuDNN's backend was
+        # made torchtitan's first choice on B200 only, PR #1196). FlashAttention-2 reaches 335 and
+        # 322 of the H100's 989 TFLOP/s forward and backward at head dimension 128 (Shah et al.
+        # 2024, FlashAttention-3, figures 5 and 6), where pipeplan's default is cuDNN's 539 and
+        # 516 (docs/costs.md, "Work per piece").
+        flags += ["--attention-efficiency", "0.339,0.326"]
+        m.notes.append("torchtitan's SDPA on H100 is FlashAttention-2: --attention-efficiency 0.339,0.326")
     if dp is None:
         m.notes.append(f"tp {tp} x pp {pp} x cp {cp} does not divide the {gpus} GPUs printed")
     elif row.get("dp") and int(row["dp"]) != dp:

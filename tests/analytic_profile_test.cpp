@@ -68,9 +68,10 @@ TEST_CASE("static memory and optimizer time follow the parameters each device ho
   CHECK(dp.costs.devices[0].optimizer_ms - p.costs.devices[0].optimizer_ms == doctest::Approx(all_reduce_ms(50, 0.01)));
   CHECK(dp.costs.transfer.bandwidth_gb_per_s == 10.0);
   // Pipeline neighbours side by side (rank = p + 2d): the pipeline stays in a node and each
-  // device's replicas {p, p + 2, ..., p + 14} span both, so the all-reduce takes the network.
+  // device's replicas {p, p + 2, ..., p + 14} span both, 4 on each, so the all-reduce takes the
+  // network on 4 cards a node: 4 x 10 GB/s (under the node link's 50), at the network's latency.
   dp = analytic_profile(m, t, gpu, {}, layout, {placement, 2, 8, 8, RankOrder::TpPpDp});
-  CHECK(dp.costs.devices[0].optimizer_ms - p.costs.devices[0].optimizer_ms == doctest::Approx(all_reduce_ms(10, 0.05)));
+  CHECK(dp.costs.devices[0].optimizer_ms - p.costs.devices[0].optimizer_ms == doctest::Approx(all_reduce_ms(40, 0.05)));
   CHECK(dp.costs.transfer.bandwidth_gb_per_s == 50.0);
   CHECK(test::error_of([&] {
           (void)analytic_profile(m, t, gpu, {}, layout, {loop_placement(3, 1), 3, 1, 8});
@@ -166,15 +167,23 @@ TEST_CASE("chunks: the looped placement's wrap from the last device to the first
   for (std::size_t s = 0; s < 7; ++s) CHECK(vee.costs.boundaries[s].bandwidth_gb_per_s == vee_gb[s]);
 }
 
-TEST_CASE("tensor parallelism beyond a node takes the network for its collectives") {
+TEST_CASE("tensor parallelism beyond a node: its rings cross on every member's card, up to the node's link") {
   PieceWork w;
-  w.tp_bytes = 5e8;  // 0.01 + 5e8 / 5e10 s = 10.01 ms on the node's link; 0.05 + 5e8 / 1e10 s = 50.05 ms across
+  w.tp_bytes = 5e8;  // 0.01 + 5e8 / 5e10 s = 10.01 ms on the node's link (50 GB/s)
   w.f_collectives = 1;
   const GpuSpec gpu = round_gpu();
   TrainingSettings t;
   t.tp = 16;
   const GroupLinks inside = group_links(gpu, {16, 1, 1, 1, 16, RankOrder::TpDpPp});
-  const GroupLinks across = group_links(gpu, {16, 1, 1, 1, 8, RankOrder::TpDpPp});
   CHECK(piece_cost(w, gpu, {0.5, 0.25}, t, &inside).f_ms == doctest::Approx(10.01));
-  CHECK(piece_cost(w, gpu, {0.5, 0.25}, t, &across).f_ms == doctest::Approx(50.05));
+  // 8 members on each 8-GPU node: 8 cards of 10 GB/s outpace the node's 50 GB/s, which bounds
+  // the ring; the network's latency: 0.05 + 5e8 / 5e10 s = 10.05 ms.
+  const GroupLinks eight = group_links(gpu, {16, 1, 1, 1, 8, RankOrder::TpDpPp});
+  CHECK(piece_cost(w, gpu, {0.5, 0.25}, t, &eight).f_ms == doctest::Approx(10.05));
+  // 2 members on each 2-GPU node: 2 cards, 20 GB/s: 0.05 + 5e8 / 2e10 s = 25.05 ms.
+  const GroupLinks two = group_links(gpu, {16, 1, 1, 1, 2, RankOrder::TpDpPp});
+  CHECK(piece_cost(w, gpu, {0.5, 0.25}, t, &two).f_ms == doctest::Approx(25.05));
+  // One member a node: one card, 10 GB/s: 0.05 + 5e8 / 1e10 s = 50.05 ms.
+  const GroupLinks one = group_links(gpu, {16, 1, 1, 1, 1, RankOrder::TpDpPp});
+  CHECK(piece_cost(w, gpu, {0.5, 0.25}, t, &one).f_ms == doctest::Approx(50.05));
 }

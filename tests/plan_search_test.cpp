@@ -184,14 +184,15 @@ TEST_CASE("every schedule, zb included, takes the fastest of its layouts that fi
   CHECK(balanced.step_ms == fastest);
 }
 
-TEST_CASE("Llama-3-70B on 64 H100: the search splits each sequence over 4 or more ranks") {
-  // With tp 1 nothing better than pp 64 at a 46% bubble fits (issue 14); tp 4 or 8, or tp 2
-  // with cp 2, split the 70.6e9 parameters' 18 bytes (or 6 + 12/d sharded) and the activations
-  // over more GPUs per stage. tp 2 x cp 2 x pp 8 leads tp 4 x pp 4 by 3%: the ring's transfers
-  // hide under the attention of 2048-token chunks, tp 4's collectives do not overlap compute.
+TEST_CASE("Llama-3-70B on 64 H100: the search splits each sequence over 2 or more ranks") {
+  // With tp 1 nothing better than pp 64 at a 46% bubble fits (issue 14); tp 2 or more, or cp,
+  // split the 70.6e9 parameters' 18 bytes (or 6 + 12/d sharded, 16/d under FSDP) and the
+  // activations over more GPUs per stage. Since FSDP's rings cross nodes on the 4 network cards
+  // a node holds of each tp-2 data-parallel group (collective_link.hpp), tp 2 with FSDP over 32
+  // leads, its gathers hidden under each layer's forward.
   const PlanOutcome out = plan(model_on("llama-3-70b.json", "h100", 64, 256));
   REQUIRE(!out.rows.empty());
-  CHECK(out.rows.front().tp * out.rows.front().cp >= 4);
+  CHECK(out.rows.front().tp * out.rows.front().cp >= 2);
   CHECK(out.rows.front().bubble_rate < 0.2);
   const std::string text = plan_text(out, 3);
   CHECK(text.find("  mb recompute sharding ") != std::string::npos);
@@ -239,8 +240,9 @@ TEST_CASE("rank orders: the faster alone, both when each is faster somewhere, Me
   };
   using V = std::vector<RankOrder>;
   // tp 4, pp 4, dp 4 on 8-GPU nodes (rank_placement_test): tp-pp-dp keeps two of the pipeline's
-  // boundaries in a node and both spread the data-parallel groups; it is as fast everywhere.
-  CHECK(orders(4, 4, 4) == V{RankOrder::TpPpDp});
+  // boundaries in a node; both spread the data-parallel groups, Megatron's with two members a
+  // node (two network cards for its rings), tp-pp-dp's with one: each is faster somewhere.
+  CHECK(orders(4, 4, 4) == V{RankOrder::TpDpPp, RankOrder::TpPpDp});
   // tp 8 fills a node: every boundary and data-parallel group crosses under either; the default.
   CHECK(orders(8, 2, 4) == V{RankOrder::TpDpPp});
   // tp 2, pp 8, dp 4: tp-dp-pp keeps each data-parallel group {t + 2d} + 8p in a node and every

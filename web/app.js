@@ -2,10 +2,17 @@
 // in the WebAssembly build of pipeplan, and shows what they print. Each change re-times at once.
 "use strict";
 
-const page = {module: null, registry: [], runs: 0, lastSchedule: "", lastSvg: "", lastCsv: ""};
+// plan: the files of the last plan (plan --emit-rows, collected), to open its rows' schedules.
+const page = {module: null, registry: [], runs: 0, plan: null};
 const $ = (id) => document.getElementById(id);
 const FIELDS = ["schedule", "stages", "microbatches", "chunks", "group", "costs", "stage-costs", "transfer", "memory",
-                "memory-limit", "optimizer-mode", "iterations", "comm", "model", "gpu", "gpus", "seq", "global-batch"];
+                "memory-limit", "optimizer-mode", "iterations", "comm", "policy", "model", "gpu", "gpus", "seq",
+                "global-batch", "plan-row"];
+// The fields a planner row's schedule and profile stand for: changing one leaves the row for the
+// page's own schedule and costs. The simulation's settings (optimizer mode, comm, policy, the
+// drawn memory limit) apply to the row as they are.
+const ROW_FIELDS = ["schedule", "stages", "microbatches", "chunks", "group", "costs", "stage-costs", "transfer",
+                    "memory"];
 
 // One pipeplan command: {args, files} in, {exit, stdout, stderr} out.
 function call(request) {
@@ -22,8 +29,13 @@ function readState() {
 }
 
 function showState(state) {
+  // A key the hash leaves out empties its input (a select keeps its choice): a link sets what it says.
   for (const id of FIELDS) {
-    if (state[id] !== undefined) $(id).value = state[id];
+    if (state[id] !== undefined) {
+      $(id).value = state[id];
+    } else if ($(id).tagName === "INPUT") {
+      $(id).value = "";
+    }
   }
   const chosen = (state.schedules || "").split(",");
   for (const box of document.querySelectorAll("#compare-list input")) box.checked = chosen.includes(box.value);
@@ -57,16 +69,41 @@ function stdoutOf(result, errors) {
   return result.stdout;
 }
 
+// The planner row the state names (plan-row): its schedule and profile, with the fields set to
+// its generator, P, M and V; null when none is named.
+function openedRow(state, errors) {
+  $("row-info").textContent = "";
+  if (!state["plan-row"]) return null;
+  const n = state["plan-row"];
+  const row = page.plan ? planRowFiles(page.plan, n) : null;
+  if (row === null) {
+    errors.push(page.plan ? `plan-row ${n}: the plan shows no row ${n}` : `plan-row ${n}: run the planner first`);
+    return null;
+  }
+  const fields = scheduleFields(row.schedule);
+  for (const [id, value] of Object.entries(fields)) {
+    $(id).value = value;
+    state[id] = value;
+  }
+  $("row-info").textContent = `The planner's row ${n}: ${fields.schedule}, P = ${fields.stages}, ` +
+      `M = ${fields.microbatches}, V = ${fields.chunks}, with the costs of its profile (profile.json); ` +
+      "change the schedule or its costs to leave it.";
+  state.rowProfile = row.profile;
+  return row;
+}
+
 function retime() {
   const started = performance.now();
   const state = readState();
-  history.replaceState(null, "", writeHash(state));
   const errors = [];
+  const row = openedRow(state, errors);
+  history.replaceState(null, "", writeHash(state));
   const generator = page.registry.find((g) => g.name === state.schedule);
   $("schedule-help").textContent = generator ? `${generator.description} (needs ${generator.constraints})` : "";
-  let schedule = null;
+  $("policy").title = state.comm === "overlap" ? "under comm overlap the policy shapes only the lowered downloads" : "";
+  let schedule = row ? row.schedule : null;
   try {
-    if (generator) schedule = stdoutOf(call(generateCall(state, generator)), errors);
+    if (!row && generator) schedule = stdoutOf(call(generateCall(state, generator)), errors);
   } catch (e) {
     errors.push(e.message);
   }
@@ -88,9 +125,16 @@ function retime() {
     // simulate draws no memory limit; export does, at the cost of a second simulation.
     if (svg !== null && state["memory-limit"]) svg = stdoutOf(call(exportCall(state, schedule, "svg")), errors);
     if (svg !== null) $("timeline").innerHTML = svg;
+    // A download that fails (lower refusing a schedule) holds the command line's message.
+    const made = (request) => () => {
+      const result = call(request);
+      return result.exit === 0 ? result.stdout : result.stderr;
+    };
     $("downloads").append(download("schedule.json", () => schedule, "application/json"));
-    $("downloads").append(download("schedule.csv", () => stdoutOf(call(exportCall(state, schedule, "csv")), []) || "",
-                                   "text/csv"));
+    $("downloads").append(download("schedule.csv", made(exportCall(state, schedule, "csv")), "text/csv"));
+    $("downloads").append(download("schedule-comms.csv", made(exportCall(state, schedule, "csv-comms")), "text/csv"));
+    $("downloads").append(download("lowered.json", made(lowerCall(state, schedule)), "application/json"));
+    if (row) $("downloads").append(download("profile.json", () => row.profile, "application/json"));
     if (svg !== null) $("downloads").append(download("timeline.svg", () => svg, "image/svg+xml"));
   }
   const names = state.schedules ? state.schedules.split(",") : [];
@@ -118,23 +162,61 @@ async function configText(state) {
   return response.text();
 }
 
+// plan's table with each row it wrote (--emit-rows) a link to open: the text stays plan's, line
+// for line; a row line is "  N  schedule ...".
+function showPlan(text, files) {
+  const out = $("plan-text");
+  out.replaceChildren();
+  for (const line of text.split(/(?<=\n)/)) {
+    const n = (line.match(/^ +([0-9]+)  \S/) || [])[1];
+    if (n === undefined || planRowFiles(files, n) === null) {
+      out.append(line);
+      continue;
+    }
+    const link = Object.assign(document.createElement("span"), {className: "plan-row", tabIndex: 0, textContent: line});
+    link.dataset.row = n;
+    link.setAttribute("role", "button");
+    const open = () => {
+      $("plan-row").value = n;
+      retime();
+    };
+    link.addEventListener("click", open);
+    link.addEventListener("keydown", (e) => { if (e.key === "Enter") open(); });
+    out.append(link);
+  }
+}
+
+// Runs the planner, then re-times: a plan-row in the state opens that row of the new plan.
 async function runPlan() {
   const state = readState();
   history.replaceState(null, "", writeHash(state));
   $("plan-section").hidden = false;
   $("plan-text").textContent = "planning...";
+  page.plan = null;
   try {
     const result = call(planCall(state, await configText(state)));
-    $("plan-text").textContent = result.exit === 0 ? result.stdout : result.stderr;
+    page.plan = result.files || {};
+    if (result.exit === 0) {
+      showPlan(result.stdout, page.plan);
+    } else {
+      $("plan-text").textContent = result.stdout + result.stderr;
+    }
   } catch (e) {
     $("plan-text").textContent = e.message;
   }
   document.body.dataset.plans = String(Number(document.body.dataset.plans || 0) + 1);
+  retime();
 }
 
 async function start() {
   page.module = await createPipeplan({print: () => {}, printErr: () => {}});
-  page.registry = call({registry: true}).generators;
+  const tables = call({registry: true});
+  page.registry = tables.generators;
+  // The choices of --optimizer-mode, --comm and --policy, from the library's tables.
+  for (const [id, rows] of [["optimizer-mode", tables.optimizer_modes], ["comm", tables.comm_modes],
+                            ["policy", tables.policies]]) {
+    for (const row of rows) $(id).append(Object.assign(new Option(row.name, row.name), {title: row.description}));
+  }
   for (const g of page.registry) {
     $("schedule").append(new Option(g.name, g.name));
     const label = document.createElement("label");
@@ -142,9 +224,7 @@ async function start() {
     label.append(box, " " + g.name);
     $("compare-list").append(label);
   }
-  // The GPUs as `pipeplan gpus` lists them: the first word of each row under the header.
-  const gpus = call({args: ["gpus"]}).stdout.split("\n").slice(1).map((l) => l.split(/\s+/)[0]).filter(Boolean);
-  for (const name of gpus) $("gpu").append(new Option(name, name));
+  for (const name of tables.gpus) $("gpu").append(new Option(name, name));
   try {
     const models = await (await fetch("models/index.json")).json();
     for (const name of models) $("model").append(new Option(name, name));
@@ -153,16 +233,30 @@ async function start() {
   }
   const state = parseHash(location.hash);
   showState(state);
-  for (const el of document.querySelectorAll("aside input, aside select")) el.addEventListener("input", retime);
-  $("plan-run").addEventListener("click", runPlan);
+  for (const el of document.querySelectorAll("aside input, aside select")) {
+    el.addEventListener("input", () => {
+      if (ROW_FIELDS.includes(el.id)) $("plan-row").value = "";
+      retime();
+    });
+  }
+  $("plan-run").addEventListener("click", () => {
+    $("plan-row").value = "";
+    runPlan();
+  });
   window.addEventListener("hashchange", () => {
     const changed = parseHash(location.hash);
     showState(changed);
-    retime();
-    if (changed.model) runPlan();
+    if (changed.model) {
+      runPlan();
+    } else {
+      retime();
+    }
   });
-  retime();
-  if (state.model) await runPlan();
+  if (state.model) {
+    await runPlan();
+  } else {
+    retime();
+  }
   document.body.dataset.ready = "yes";
 }
 

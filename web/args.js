@@ -3,13 +3,17 @@
 // the command line would refuse for a schedule the user did not ask it of. Pure functions, no DOM.
 "use strict";
 
-// The keys of the URL hash, in the order they are written. All but stage-costs, schedules and
-// config are pipeplan flags; stage-costs is the page's per-stage F,B,W, sent as a profile file.
+// The keys of the URL hash, in the order they are written. All but stage-costs, model and
+// plan-row are pipeplan flags; stage-costs is the page's per-stage F,B,W, sent as a profile file;
+// model names a config of profiles/models/ (plan's --model); plan-row is the planner's row whose
+// schedule the page shows, numbered as plan's table numbers it.
 const STATE_KEYS = ["schedule", "stages", "microbatches", "chunks", "group", "costs", "stage-costs", "transfer",
-                    "memory", "memory-limit", "optimizer-mode", "iterations", "comm", "schedules",
-                    "model", "gpu", "gpus", "seq", "global-batch"];
+                    "memory", "memory-limit", "optimizer-mode", "iterations", "comm", "policy", "schedules",
+                    "model", "gpu", "gpus", "seq", "global-batch", "plan-row"];
+// The planner's GPU is the H100 unless the link names another: a select's first choice would
+// otherwise stand in the hash of every link.
 const DEFAULTS = {schedule: "1f1b", stages: "4", microbatches: "8", costs: "1,1,1", "optimizer-mode": "sync",
-                  iterations: "1", comm: "overlap", gpus: "8", seq: "4096", "global-batch": "64"};
+                  iterations: "1", comm: "overlap", gpu: "h100", gpus: "8", seq: "4096", "global-batch": "64"};
 
 function parseHash(hash) {
   const state = {...DEFAULTS};
@@ -58,8 +62,13 @@ function stageProfile(state) {
 }
 
 // The cost flags (and the profile file they may name): simulate, compare, export and the
-// automatic generators take the same ones.
+// automatic generators take the same ones. A planner row's own profile (state.rowProfile, the
+// profile.json plan --emit-rows wrote for it) replaces the page's costs.
 function costFlags(state, files) {
+  if (state.rowProfile) {
+    files["profile.json"] = state.rowProfile;
+    return ["--profile", "profile.json"];
+  }
   if (state["stage-costs"]) {
     files["stage-costs.json"] = stageProfile(state);
     return ["--profile", "stage-costs.json"];
@@ -72,6 +81,15 @@ function costFlags(state, files) {
 
 function simFlags(state) {
   return ["--optimizer-mode", state["optimizer-mode"] || "sync", "--iterations", state.iterations || "1"];
+}
+
+// --comm, and --policy where the simulation places sends and receives (blocking, rendezvous):
+// under overlap there are none, and the policy shapes only the lowered downloads.
+function commFlags(state) {
+  const comm = state.comm || "overlap";
+  const flags = ["--comm", comm];
+  if (state.policy && comm !== "overlap") flags.push("--policy", state.policy);
+  return flags;
 }
 
 function requestFlags(state) {
@@ -96,20 +114,36 @@ function generateCall(state, generator) {
 // summary and the critical path, from one simulation.
 function simulateCall(state, scheduleJson) {
   const files = {"schedule.json": scheduleJson};
-  const args = ["simulate", "schedule.json", ...costFlags(state, files), ...simFlags(state), "--comm",
-                state.comm || "overlap", "--critical-path", "--svg", "-"];
+  const args = ["simulate", "schedule.json", ...costFlags(state, files), ...simFlags(state), ...commFlags(state),
+                "--critical-path", "--svg", "-"];
   return {args, files};
 }
 
 // `pipeplan export --format svg|csv` of the generated schedule, to stdout: the SVG with the
-// memory limit drawn (simulate draws none), the PyTorch CSV.
+// memory limit drawn (simulate draws none), the PyTorch CSV; "csv-comms" is the CSV with its
+// sends and receives (--with-comms) placed by the policy, which the timed one places with the costs.
 function exportCall(state, scheduleJson, format) {
   const files = {"schedule.json": scheduleJson};
-  const args = ["export", "schedule.json", "--format", format];
+  const args = ["export", "schedule.json", "--format", format === "csv-comms" ? "csv" : format];
   if (format === "svg") {
     args.push(...costFlags(state, files), ...simFlags(state));
     if (state["memory-limit"]) args.push("--memory-limit", state["memory-limit"]);
   }
+  if (format === "csv-comms") {
+    args.push("--with-comms");
+    if (state.policy) args.push("--policy", state.policy);
+    if (!state.policy || state.policy === "timed") args.push(...costFlags(state, files));
+  }
+  return {args, files};
+}
+
+// `pipeplan lower` of the generated schedule under the policy: the sends and receives it would
+// post. Only the timed policy (lower's default) takes the costs; lower refuses them for the others.
+function lowerCall(state, scheduleJson) {
+  const files = {"schedule.json": scheduleJson};
+  const args = ["lower", "schedule.json"];
+  if (state.policy) args.push("--policy", state.policy);
+  if (!state.policy || state.policy === "timed") args.push(...costFlags(state, files));
   return {args, files};
 }
 
@@ -117,19 +151,36 @@ function exportCall(state, scheduleJson, format) {
 function compareCall(state, names, registry) {
   const files = {};
   const args = ["compare", "--schedules", names.join(","), ...requestFlags(state), ...costFlags(state, files),
-                ...simFlags(state), "--comm", state.comm || "overlap", "--svg", "-"];
+                ...simFlags(state), ...commFlags(state), "--svg", "-"];
   const chosen = registry.filter((g) => names.includes(g.name));
   if (state.group && chosen.some((g) => g.takes_group)) args.push("--group", state.group);
   if (state["memory-limit"]) args.push("--memory-limit", state["memory-limit"]);
   return {args, files};
 }
 
-// `pipeplan plan` for a config.json the page holds.
+// `pipeplan plan` for a config.json the page holds, under the page's optimizer mode, writing
+// each row it shows into rows/N (--emit-rows), which the page collects to open a row's schedule.
 function planCall(state, configJson) {
   const files = {"config.json": configJson};
   const args = ["plan", "--model", "config.json", "--gpu", state.gpu, "--gpus", state.gpus, "--seq", state.seq,
-                "--global-batch", state["global-batch"]];
-  return {args, files};
+                "--global-batch", state["global-batch"], ...simFlags(state), "--emit-rows", "rows"];
+  return {args, files, collect: "rows"};
+}
+
+// A planner row's files from planCall's answer: {schedule, profile}, or null when plan did not
+// write row n.
+function planRowFiles(files, n) {
+  const schedule = files[`rows/${n}/schedule.json`];
+  const profile = files[`rows/${n}/profile.json`];
+  return schedule === undefined || profile === undefined ? null : {schedule, profile};
+}
+
+// The fields of the page a schedule file sets: its generator, P (devices), M and V (stages per
+// device), as docs/formats.md's schedule format holds them.
+function scheduleFields(scheduleJson) {
+  const s = JSON.parse(scheduleJson);
+  return {schedule: s.name, stages: String(s.devices), microbatches: String(s.microbatches),
+          chunks: String(s.stages / s.devices)};
 }
 
 // stdout of a command that wrote an SVG to stdout ("-") and then its text: the two apart.
@@ -142,6 +193,6 @@ function splitSvg(stdout) {
 }
 
 if (typeof module !== "undefined") {
-  module.exports = {parseHash, writeHash, generateCall, simulateCall, exportCall, compareCall, planCall, splitSvg,
-                    stageProfile, STATE_KEYS, DEFAULTS};
+  module.exports = {parseHash, writeHash, generateCall, simulateCall, exportCall, lowerCall, compareCall, planCall,
+                    planRowFiles, scheduleFields, splitSvg, stageProfile, commFlags, STATE_KEYS, DEFAULTS};
 }

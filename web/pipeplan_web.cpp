@@ -2,11 +2,16 @@
 // apps/pipeplan) on files the page hands over, and returns what it printed. JSON in:
 // {"args": ["simulate", "s.json", ...], "files": {"s.json": "..."}}; JSON out:
 // {"exit": 0, "stdout": "...", "stderr": "..."}. {"registry": true} answers the generators'
-// registry instead, the fields the page needs to offer only the flags a schedule takes. The files live in emscripten's
-// in-memory file system for the call; outputs come on stdout (--svg -, export to stdout), so no output file is needed.
+// registry instead, the fields the page needs to offer only the flags a schedule takes, and the
+// names --comm, --policy, --optimizer-mode and --gpu take (their tables, so the page offers each
+// one). The files live in emscripten's in-memory file system for the call; outputs come on stdout
+// (--svg -, export to stdout), so no output file is needed, except a folder a command writes
+// (plan --emit-rows DIR): {"collect": "DIR"} returns its files too, as
+// {"files": {"DIR/1/schedule.json": "...", ...}}, and removes it.
 #include <emscripten/emscripten.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -15,7 +20,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "estimate/gpu_catalog.hpp"
+#include "lower/lowering.hpp"
+#include "model/enum_table.hpp"
 #include "schedules/generator.hpp"
+#include "sim/comm_mode.hpp"
+#include "sim/sim_result.hpp"
 
 int pipeplan_cli_main(int argc, char** argv);  // apps/pipeplan/main.cpp's main, renamed by web/CMakeLists.txt
 
@@ -43,8 +53,24 @@ class Captured {
   std::streambuf* err_;
 };
 
+// A table's names and descriptions, for a select of the page.
+template <typename E, std::size_t N>
+nlohmann::json choices(const pipeplan::EnumTable<E, N>& table) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& row : table)
+    rows.push_back({{"name", std::string(row.name)}, {"description", std::string(row.description)}});
+  return rows;
+}
+
+// The built-in GPUs' names (`pipeplan gpus`, --gpu), in the table's order.
+nlohmann::json gpu_names() {
+  nlohmann::json names = nlohmann::json::array();
+  for (const pipeplan::GpuSpec& g : pipeplan::gpu_catalog()) names.push_back(std::string(g.name));
+  return names;
+}
+
 // The registry's rows, as schedules/generator.hpp defines them.
-nlohmann::json registry() {
+nlohmann::json generator_rows() {
   nlohmann::json rows = nlohmann::json::array();
   for (const pipeplan::Generator& g : pipeplan::generators()) {
     rows.push_back({{"name", g.name},
@@ -60,20 +86,54 @@ nlohmann::json registry() {
   return rows;
 }
 
+// The files under `dir`, by their path from the working folder, and then the folder removed.
+nlohmann::json collect(const std::string& dir) {
+  nlohmann::json files = nlohmann::json::object();
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) return files;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
+    if (!entry.is_regular_file()) continue;
+    std::ifstream in(entry.path(), std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    files[entry.path().generic_string()] = text.str();
+  }
+  std::filesystem::remove_all(dir, ec);
+  return files;
+}
+
+// A file or folder name of the working folder alone: no path into another.
+bool plain_name(const std::string& name) {
+  return !name.empty() && name.find('/') == std::string::npos && name != "." && name != "..";
+}
+
 nlohmann::json run(const nlohmann::json& request) {
-  if (request.value("registry", false)) return {{"exit", 0}, {"generators", registry()}};
+  if (request.value("registry", false)) {
+    return {{"exit", 0},
+            {"generators", generator_rows()},
+            {"comm_modes", choices(pipeplan::kCommModes)},
+            {"policies", choices(pipeplan::kLowerPolicies)},
+            {"optimizer_modes", choices(pipeplan::kOptimizerModes)},
+            {"gpus", gpu_names()}};
+  }
   std::vector<std::string> args{"pipeplan"};
   for (const auto& a : request.at("args")) args.push_back(a.get<std::string>());
   std::vector<std::string> written;
   if (request.contains("files")) {
     for (const auto& [name, text] : request.at("files").items()) {
-      if (name.empty() || name.find('/') != std::string::npos) {
+      if (!plain_name(name)) {
         return {{"exit", 2}, {"stdout", ""}, {"stderr", "pipeplan: error: the page passed a bad file name"}};
       }
       std::ofstream(name, std::ios::binary) << text.get<std::string>();
       written.push_back(name);
     }
   }
+  const std::string folder = request.value("collect", std::string());
+  if (!folder.empty() && !plain_name(folder)) {
+    return {{"exit", 2}, {"stdout", ""}, {"stderr", "pipeplan: error: the page passed a bad folder name"}};
+  }
+  std::error_code ec;
+  if (!folder.empty()) std::filesystem::remove_all(folder, ec);  // nothing of an earlier call's
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -87,7 +147,9 @@ nlohmann::json run(const nlohmann::json& request) {
     err = captured.err();
   }
   for (const std::string& name : written) std::remove(name.c_str());
-  return {{"exit", code}, {"stdout", out}, {"stderr", err}};
+  nlohmann::json result{{"exit", code}, {"stdout", out}, {"stderr", err}};
+  if (!folder.empty()) result["files"] = collect(folder);
+  return result;
 }
 
 }  // namespace

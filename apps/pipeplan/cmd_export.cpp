@@ -1,5 +1,6 @@
-// pipeplan export: a schedule file in another format. Formats live in a table; a format that
-// shows time simulates the schedule with the cost flags first.
+// pipeplan export: a schedule file in another format. Formats live in a table
+// (io/export_formats.hpp); a format that shows time simulates the schedule with the cost flags
+// first.
 #include <array>
 #include <memory>
 #include <optional>
@@ -10,14 +11,10 @@
 #include "enum_flags.hpp"
 #include "file_roles.hpp"
 #include "flag_checks.hpp"
-#include "io/chrome_trace.hpp"
-#include "io/html_report.hpp"
-#include "io/pytorch_csv.hpp"
+#include "io/export_formats.hpp"
 #include "io/result_json.hpp"
 #include "io/schedule_json.hpp"
 #include "io/schedule_text.hpp"
-#include "io/svg_timeline.hpp"
-#include "io/text_timeline.hpp"
 #include "memory_budget.hpp"
 #include "model/error.hpp"
 #include "output.hpp"
@@ -29,57 +26,6 @@
 namespace pipeplan::cli {
 
 namespace {
-
-struct ExportSettings {
-  SvgOptions svg;
-  TextOptions text;
-  std::string costs;                       // where the costs came from, for the report
-  std::optional<LoweredSchedule> lowered;  // csv --with-comms: what each device posts
-};
-
-// One row per format, with everything the runner asks of it.
-struct ExportFormat {
-  const char* name = "";
-  const char* description = "";
-  bool timed = false;        // needs a simulated run
-  bool draws_limit = false;  // draws --memory-limit
-  bool comms = false;        // takes --with-comms (and then --policy)
-  void (*write)(TextSink&, const Schedule&, const SimResult&, const ExportSettings&) = nullptr;
-};
-
-const std::array kFormats = {
-    ExportFormat{.name = "csv",
-                 .description = "PyTorch pipelining's CSV in today's naming (with --with-comms: SEND/RECV actions too)",
-                 .comms = true,
-                 .write =
-                     [](TextSink& out, const Schedule& s, const SimResult&, const ExportSettings& e) {
-                       out << (e.lowered ? lowered_to_pytorch_csv(*e.lowered) : schedule_to_pytorch_csv(s));
-                     }},
-    ExportFormat{
-        .name = "chrome",
-        .description = "Chrome trace (Perfetto, chrome://tracing): ops, transfers as flows, memory as a counter",
-        .timed = true,
-        .write = [](TextSink& out, const Schedule& s, const SimResult& r,
-                    const ExportSettings&) { write_chrome_trace(out, s, r); }},
-    ExportFormat{.name = "svg",
-                 .description = "SVG timeline: a lane per device, the memory of each under them",
-                 .timed = true,
-                 .draws_limit = true,
-                 .write = [](TextSink& out, const Schedule& s, const SimResult& r,
-                             const ExportSettings& e) { write_svg_timeline(out, s, r, e.svg); }},
-    ExportFormat{
-        .name = "html",
-        .description = "HTML report, one self-contained file: summary, devices, the SVG timeline with details on hover",
-        .timed = true,
-        .draws_limit = true,
-        .write = [](TextSink& out, const Schedule& s, const SimResult& r,
-                    const ExportSettings& e) { write_html_report(out, s, r, e.costs, e.svg); }},
-    ExportFormat{.name = "text",
-                 .description = "terminal timeline, as wide as the terminal, in colour on a terminal",
-                 .timed = true,
-                 .write = [](TextSink& out, const Schedule& s, const SimResult& r,
-                             const ExportSettings& e) { out << text_timeline(s, r, e.text); }},
-};
 
 struct ExportOptions {
   std::string file;
@@ -96,7 +42,7 @@ struct ExportOptions {
 template <typename Predicate>
 std::string formats_where(Predicate takes) {
   std::string out;
-  for (const ExportFormat& f : kFormats) {
+  for (const ExportFormat& f : kExportFormats) {
     if (takes(f)) out += (out.empty() ? "" : ", ") + std::string(f.name);
   }
   return out;
@@ -131,7 +77,7 @@ Runner add_export(CLI::App& sub) {
   auto o = std::make_shared<ExportOptions>();
   std::vector<std::string> names;
   std::string help = "Output format:";
-  for (const ExportFormat& f : kFormats) {
+  for (const ExportFormat& f : kExportFormats) {
     names.emplace_back(f.name);
     help += std::string(" ") + f.name + " (" + f.description + ")";
   }
@@ -158,7 +104,7 @@ Runner add_export(CLI::App& sub) {
   return [o, app = &sub] {
     check_file_roles({{"the input", o->file}, {"--profile", o->costs.profile}, {"-o", o->output, true}});
     const ExportFormat* format = nullptr;
-    for (const ExportFormat& f : kFormats) {
+    for (const ExportFormat& f : kExportFormats) {
       if (o->format == f.name) format = &f;
     }
     check_input_memory(o->file, kShortestJsonEntry);

@@ -110,11 +110,11 @@ void add_model_options(CLI::App& sub, ModelOptions& f, bool global_batch_require
                    "Megatron-LM's option with the distributed optimizer: the stepped weights' all-gather runs under "
                    "the next step's forward (default on; nothing to gather with --sharding none)");
   sub.add_option("--gemm-efficiency", f.efficiency.gemm,
-                 "Fraction of the peak FLOP rate a large, well-shaped GEMM reaches; each GEMM gets it times its "
-                 "shape's tile and wave quantisation and roofline factor")
+                 "Fraction of the peak FLOP rate a large, well-shaped GEMM sustains; each GEMM gets it times its "
+                 "shape's tile and wave quantisation and roofline factor (default: the card's measured rate, "
+                 "per precision, docs/costs.md; 0.7 for a card without one)")
       ->type_name("X")
-      ->check(fraction_range(kEfficiencyRange))
-      ->capture_default_str();
+      ->check(fraction_range(kEfficiencyRange));
   sub.add_option("--memory-efficiency", f.efficiency.memory,
                  "Fraction of the memory bandwidth element-wise kernels reach")
       ->type_name("X")
@@ -141,10 +141,8 @@ void add_model_options(CLI::App& sub, ModelOptions& f, bool global_batch_require
           ->capture_default_str();
 }
 
-namespace {
-
 // What was on the command line, counted rather than compared with the defaults.
-ModelFlags with_given(const ModelOptions& f) {
+ModelFlags model_flags(const ModelOptions& f) {
   const auto given = [](const CLI::Option* o) { return o != nullptr && o->count() > 0; };
   ModelFlags flags = f;
   flags.given = {given(f.tp_option),
@@ -158,14 +156,12 @@ ModelFlags with_given(const ModelOptions& f) {
   return flags;
 }
 
-}  // namespace
-
 ModelInput read_model_input(const ModelOptions& f) {
-  return pipeplan::read_model_input(with_given(f));
+  return pipeplan::read_model_input(model_flags(f));
 }
 
 SearchedSettings searched_settings(const ModelOptions& f) {
-  return pipeplan::searched_settings(with_given(f));
+  return pipeplan::searched_settings(model_flags(f));
 }
 
 }  // namespace pipeplan::cli

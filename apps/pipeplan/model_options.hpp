@@ -29,6 +29,9 @@ struct ModelOptions : ModelFlags {
 /// Registers the flags; `global_batch_required` for the planner.
 void add_model_options(CLI::App& sub, ModelOptions& flags, bool global_batch_required);
 
+/// The values with `given` set from the options counted on the command line.
+[[nodiscard]] ModelFlags model_flags(const ModelOptions& flags);
+
 /// pipeplan::read_model_input with the options given on the command line.
 [[nodiscard]] ModelInput read_model_input(const ModelOptions& flags);
 

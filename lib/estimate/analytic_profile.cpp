@@ -2,11 +2,13 @@
 
 #include <algorithm>
 
+#include "estimate/collective_link.hpp"
 #include "estimate/context_parallel.hpp"
 #include "estimate/fp8_recipe.hpp"
 #include "estimate/fsdp.hpp"
 #include "estimate/layer_kinds.hpp"
 #include "estimate/moe_work.hpp"
+#include "estimate/sustained_gemm.hpp"
 #include "model/error.hpp"
 
 namespace pipeplan {
@@ -14,7 +16,7 @@ namespace pipeplan {
 namespace {
 
 double ms_for_flops(double flops, const GpuSpec& gpu, const Efficiency& e, DType dtype) {
-  return flops / (gpu.peak_flops(dtype) * e.gemm) * 1e3;
+  return flops / (gpu.peak_flops(dtype) * gemm_fraction(e, gpu, false)) * 1e3;
 }
 
 // The attention core, of which `forward` FLOPs run its forward and `backward` its backward:
@@ -31,7 +33,7 @@ double ms_for_bytes(double bytes, double gb_per_s, double efficiency) {
 }
 
 double ms_for_collectives(int count, double bytes, const LinkSpec& link) {
-  return count == 0 ? 0.0 : count * (link.latency_ms + bytes / (link.bandwidth_gb_per_s * 1e9) * 1e3);
+  return count == 0 ? 0.0 : count * link.collective_ms(bytes);
 }
 
 // A group's link: its node's when every group of its kind lies within a node, the network's
@@ -162,9 +164,9 @@ GroupLinks group_links(const GpuSpec& gpu, const RankGrid& grid) {
   // order, etp innermost): across domains they span that many domains' worth of ranks.
   const long span = long(grid.expert_tp()) * grid.ep;
   const int domains = experts_inside ? 1 : int(std::max(2L, (span + grid.gpus_per_node - 1) / grid.gpus_per_node));
-  return {link_for(within_node(grid, RankGroup::Tensor), gpu), link_for(experts_inside, gpu),
-          link_for(within_node(grid, RankGroup::Context), gpu),
-          link_for(within_node(grid, RankGroup::ExpertTensor), gpu), domains};
+  return {collective_link(gpu, grid, RankGroup::Tensor), link_for(experts_inside, gpu),
+          link_for(within_node(grid, RankGroup::Context), gpu), collective_link(gpu, grid, RankGroup::ExpertTensor),
+          domains};
 }
 
 GroupLinks node_links(const GpuSpec& gpu) {
@@ -356,10 +358,11 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
   // Gradients are reduced in fp32 over the data-parallel ranks of each pipeline device, dp·cp of
   // them (context-parallel ranks hold the same weights: Megatron's data-parallel group with
   // context parallelism), the experts' over the edp ranks holding the same experts: over the
-  // network when the rank order spreads such a group over nodes. A ring moves (d-1)/d of the
-  // data through each rank per reduce-scatter or all-gather, twice that for an all-reduce.
-  const LinkSpec& dp_link = link_for(within_node(grid, RankGroup::DataContext), gpu);
-  const LinkSpec& expert_dp_link = link_for(within_node(grid, RankGroup::ExpertData), gpu);
+  // network when the rank order spreads such a group over nodes, on as many cards as a node holds
+  // members (collective_link.hpp). A ring moves (d-1)/d of the data through each rank per
+  // reduce-scatter or all-gather, twice that for an all-reduce.
+  const LinkSpec dp_link = collective_link(gpu, grid, RankGroup::DataContext);
+  const LinkSpec expert_dp_link = collective_link(gpu, grid, RankGroup::ExpertData);
   const bool pipelined = where.devices > 1;
   const Replicas dense{where.data_parallel * tr.cp, tr.sharding, pipelined};
   const Replicas experts{grid.expert_dp(), tr.sharding, pipelined};

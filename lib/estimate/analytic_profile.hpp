@@ -29,7 +29,8 @@ struct Deployment {
 /// The links a rank's collectives take inside a layer: tensor parallelism's all-gathers and
 /// reduce-scatters, a mixture of experts' all-to-alls, context parallelism's ring and the expert
 /// tensor-parallel gathers. Each group's node's link when all its groups lie within a node, the
-/// network otherwise.
+/// network otherwise; the collectives' groups (tensor, expert-tensor) as collective_link.hpp
+/// says, on as many network cards as a node holds members.
 struct GroupLinks {
   LinkSpec tensor;
   LinkSpec experts;

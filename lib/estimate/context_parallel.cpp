@@ -49,9 +49,8 @@ ContextRing context_ring(const TrainingSettings& tr, double q_width, double kv_w
 RingMs ring_exposed_ms(const ContextRing& ring, double f_core_ms, double b_core_ms, const LinkSpec& link) {
   if (ring.steps <= 0) return {};
   const double cp = ring.steps + 1;
-  const auto send_ms = [&](double bytes) { return link.latency_ms + bytes / (link.bandwidth_gb_per_s * 1e9) * 1e3; };
-  const double f = ring.steps * std::max(0.0, send_ms(ring.kv_bytes) - f_core_ms / cp);
-  const double b = ring.steps * std::max(0.0, send_ms(2 * ring.kv_bytes) - b_core_ms / cp);
+  const double f = ring.steps * std::max(0.0, link.send_ms(ring.kv_bytes) - f_core_ms / cp);
+  const double b = ring.steps * std::max(0.0, link.send_ms(2 * ring.kv_bytes) - b_core_ms / cp);
   return {f, b + (ring.forward_again ? f : 0.0)};
 }
 

@@ -4,14 +4,6 @@
 
 namespace pipeplan {
 
-namespace {
-
-double ms_over(const LinkSpec& link, double bytes) {
-  return link.latency_ms + bytes / (link.bandwidth_gb_per_s * 1e9) * 1e3;
-}
-
-}  // namespace
-
 double fsdp_sharded_bytes_per_parameter(int shards) {
   return 16.0 / std::max(shards, 1);
 }
@@ -27,7 +19,7 @@ double fsdp_in_flight_bytes(double largest_unit_params, DType dtype) {
 FsdpUnitMs fsdp_unit_ms(double params, DType dtype, int shards, const LinkSpec& link) {
   if (shards <= 1 || params <= 0) return {};
   const double ring = (shards - 1.0) / shards;
-  return {ms_over(link, ring * params * element_bytes(dtype)), ms_over(link, ring * params * 4)};
+  return {link.collective_ms(ring * params * element_bytes(dtype)), link.collective_ms(ring * params * 4)};
 }
 
 FsdpExposedMs fsdp_exposed_per_unit(const FsdpUnitMs& unit, double f_ms, double b_ms, double w_ms) {

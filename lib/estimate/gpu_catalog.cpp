@@ -16,10 +16,15 @@ constexpr Bytes kMiB = Bytes{1} << 20;
 // where they give only those), per GPU (a board's or rack's totals divided by its GPUs); memory
 // is what nvidia-smi reports as the total; links are nominal per-direction rates; SM counts are
 // the whitepapers' or, for Blackwell, what the CUDA runtime reports (docs/costs.md, "GPUs").
-constexpr LinkSpec kNvlink3{"NVLink 3 (600 GB/s both ways)", 300.0, 0.01};
-constexpr LinkSpec kNvlink4{"NVLink 4 (900 GB/s both ways)", 450.0, 0.01};
-constexpr LinkSpec kNvlink4H800{"NVLink 4 as the H800 has it (400 GB/s both ways)", 200.0, 0.01};
-constexpr LinkSpec kNvlink5{"NVLink 5 (1.8 TB/s both ways)", 900.0, 0.01};
+// A ring collective's bus bandwidth over NVLink, measured with nccl-tests' busbw formula at 8 GiB
+// (docs/costs.md, "Collectives"): 231.6 GB/s on 8 A100 SXM4 (Azure AI-benchmarking-guide,
+// ND A100 v4), 367.6 GB/s on 8 H200 with NVLink SHARP off (stas00/ml-engineering,
+// network/benchmarks/results/all-reduce-8xH200.md), 679.6 GB/s on a GB200 tray (Azure
+// AI-benchmarking-guide, ND GB200 v6, Ring).
+constexpr LinkSpec kNvlink3{"NVLink 3 (600 GB/s both ways)", 300.0, 0.01, 231.6 / 300.0};
+constexpr LinkSpec kNvlink4{"NVLink 4 (900 GB/s both ways)", 450.0, 0.01, 367.6 / 450.0};
+constexpr LinkSpec kNvlink4H800{"NVLink 4 as the H800 has it (400 GB/s both ways)", 200.0, 0.01, 367.6 / 450.0};
+constexpr LinkSpec kNvlink5{"NVLink 5 (1.8 TB/s both ways)", 900.0, 0.01, 679.6 / 900.0};
 // GeForce cards have no peer access: a transfer is staged through host memory, so it reaches
 // about half of PCIe 4.0 x16's 25 GB/s.
 constexpr LinkSpec kPcieHost{"PCIe 4.0 x16 through host memory (no peer access)", 10.0, 0.03};
@@ -27,6 +32,25 @@ constexpr LinkSpec kHdr{"InfiniBand HDR, one 200 Gb/s NIC per GPU", 25.0, 0.02};
 constexpr LinkSpec kNdr{"InfiniBand NDR (ConnectX-7), one 400 Gb/s NIC per GPU", 50.0, 0.02};
 constexpr LinkSpec kXdr{"ConnectX-8 SuperNIC, one 800 Gb/s NIC per GPU", 100.0, 0.02};
 constexpr LinkSpec kEthernet{"100 Gb/s Ethernet per node", 12.5, 0.05};
+
+// Sustained GEMM rates, measured at steady state (docs/costs.md, "GEMM rate"):
+// - A100 SXM4 80GB, FP16 cuBLASLt at 16384^3 after 10,000 warm-up iterations: 256.5 of 312
+//   TFLOP/s (Azure AI-benchmarking-guide, Azure_Results/ND_A100_v4_results.md).
+// - H200, bf16, every one of 8 GPUs computing at once, the power-saturated rate (MSMF): 698.6 of
+//   989 (stas00/ml-engineering, compute/accelerator/benchmarks/README.md, "All 8 GPUs x 5
+//   rounds"); the H100 and H800 have the same chip at the same 700 W.
+// - H100 SXM FP8 cuBLASLt at 16384^3 after 10,000 warm-ups: 1377.3 of 1979; H200's: 1366.3
+//   (Azure AI-benchmarking-guide, ND_H100_v5 and ND_H200_v5 results).
+// - B200, bf16, MSMF with all 8 computing: 1426.4 of 2250 (the same README); GB200 FP8 cuBLASLt
+//   at 16384^3 after 10,000 warm-ups: 2906.9 of 5000 (Azure, ND_GB200_v6 results). B200 and
+//   GB200 are one chip at different power: each takes the other's measured fraction.
+// Blackwell Ultra (B300, GB300) and the GeForce cards have none cited.
+constexpr double kA100Sustained = 256.5 / 312.0;
+constexpr double kHopperSustained = 698.6 / 989.0;
+constexpr double kH100SustainedFp8 = 1377.3 / 1979.0;
+constexpr double kH200SustainedFp8 = 1366.3 / 1979.0;
+constexpr double kBlackwellSustained = 1426.4 / 2250.0;
+constexpr double kBlackwellSustainedFp8 = 2906.9 / 5000.0;
 
 const std::array<GpuSpec, 11> kGpus = {{
     {.name = "a100-40gb",
@@ -42,6 +66,7 @@ const std::array<GpuSpec, 11> kGpus = {{
      .sms = 108,
      .architecture = Architecture::Ampere,
      .gpus_per_board = 8,
+     .sustained_gemm = kA100Sustained,
      .cuda_name = "A100"},
     {.name = "a100-80gb",
      .description = "NVIDIA A100 SXM4 80GB",
@@ -56,6 +81,7 @@ const std::array<GpuSpec, 11> kGpus = {{
      .sms = 108,
      .architecture = Architecture::Ampere,
      .gpus_per_board = 8,
+     .sustained_gemm = kA100Sustained,
      .cuda_name = "A100"},
     {.name = "h100",
      .description = "NVIDIA H100 SXM5 80GB",
@@ -71,6 +97,8 @@ const std::array<GpuSpec, 11> kGpus = {{
      .tflops_fp8 = 1978.9,
      .architecture = Architecture::Hopper,
      .gpus_per_board = 8,
+     .sustained_gemm = kHopperSustained,
+     .sustained_gemm_fp8 = kH100SustainedFp8,
      .cuda_name = "H100"},
     // DeepSeek's card: the H100's chip and memory, NVLink cut to 400 GB/s both ways.
     {.name = "h800",
@@ -87,6 +115,8 @@ const std::array<GpuSpec, 11> kGpus = {{
      .tflops_fp8 = 1978.9,
      .architecture = Architecture::Hopper,
      .gpus_per_board = 8,
+     .sustained_gemm = kHopperSustained,
+     .sustained_gemm_fp8 = kH100SustainedFp8,
      .cuda_name = "H800"},
     {.name = "h200",
      .description = "NVIDIA H200 SXM 141GB",
@@ -102,6 +132,8 @@ const std::array<GpuSpec, 11> kGpus = {{
      .tflops_fp8 = 1978.9,
      .architecture = Architecture::Hopper,
      .gpus_per_board = 8,
+     .sustained_gemm = kHopperSustained,
+     .sustained_gemm_fp8 = kH200SustainedFp8,
      .cuda_name = "H200"},
     {.name = "b200",
      .description = "NVIDIA B200 SXM 180GB (HGX B200)",
@@ -118,6 +150,8 @@ const std::array<GpuSpec, 11> kGpus = {{
      .tflops_fp4 = 9000.0,
      .architecture = Architecture::Blackwell,
      .gpus_per_board = 8,
+     .sustained_gemm = kBlackwellSustained,
+     .sustained_gemm_fp8 = kBlackwellSustainedFp8,
      .cuda_name = "B200"},
     // One GPU of the rack: 72 in one NVLink domain, 4 on a compute tray.
     {.name = "gb200",
@@ -136,6 +170,8 @@ const std::array<GpuSpec, 11> kGpus = {{
      .architecture = Architecture::Blackwell,
      .gpus_per_board = 4,
      .job_segment = 64,
+     .sustained_gemm = kBlackwellSustained,
+     .sustained_gemm_fp8 = kBlackwellSustainedFp8,
      .cuda_name = "GB200"},
     {.name = "b300",
      .description = "NVIDIA B300 SXM 288GB (HGX B300, Blackwell Ultra)",
@@ -216,6 +252,14 @@ std::string_view architecture_name(Architecture architecture) {
       return "blackwell";
   }
   return "ampere";
+}
+
+double LinkSpec::send_ms(double bytes) const {
+  return latency_ms + bytes / (bandwidth_gb_per_s * 1e9) * 1e3;
+}
+
+double LinkSpec::collective_ms(double bytes) const {
+  return latency_ms + bytes / (bandwidth_gb_per_s * collective_efficiency * 1e9) * 1e3;
 }
 
 double GpuSpec::peak_flops(DType dtype) const {

@@ -16,6 +16,17 @@ struct LinkSpec {
   std::string_view name;      ///< "NVLink 4", "PCIe 4.0 x16 (no peer access)", ...
   double bandwidth_gb_per_s;  ///< per direction, 1 GB = 1e9 bytes
   double latency_ms;
+  /// The bus bandwidth a large ring collective reaches over the link, as a fraction of
+  /// `bandwidth_gb_per_s`: nccl-tests' busbw at gigabyte messages over the nominal rate
+  /// (docs/costs.md, "Collectives"). 1 where no measurement is cited.
+  double collective_efficiency = 1.0;
+
+  /// A point-to-point send of `bytes`: one latency, then the bytes at the nominal rate.
+  [[nodiscard]] double send_ms(double bytes) const;
+  /// One ring collective in which each rank sends `bytes` (a reduce-scatter or all-gather moves
+  /// (d-1)/d of the data, an all-reduce twice that): one latency, then the bytes at the
+  /// collective's bus bandwidth.
+  [[nodiscard]] double collective_ms(double bytes) const;
 };
 
 /// The generation of a card's tensor cores: which FP8 recipes it runs and how (fp8_recipe.hpp).
@@ -55,6 +66,11 @@ struct GpuSpec {
   /// given the whole domain: NVIDIA recommends Slurm's `--segment 16` (16 of an NVL72 rack's 18
   /// compute trays, 64 GPUs) for jobs of 128 GPUs and more (docs/costs.md, "GPUs"); 0: the domain.
   int job_segment = 0;
+  /// The fraction of the 16-bit (bf16, fp16) and of the FP8 dense peak a large GEMM sustains
+  /// in training, measured at power and thermal steady state on this card's chip (each row cites
+  /// its measurement; docs/costs.md, "GEMM rate"); 0: none cited (sustained_gemm.hpp).
+  double sustained_gemm = 0;
+  double sustained_gemm_fp8 = 0;
   /// The card's word in the name CUDA reports (cudaDeviceProp::name), by which `pipeplan-gpu
   /// calibrate` finds the row: "H100" in "NVIDIA H100 80GB HBM3", "GB200" in "NVIDIA GB200".
   /// Rows sharing it are told apart by their memory (lib/calibrate/card_match).

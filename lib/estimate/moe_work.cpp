@@ -118,16 +118,16 @@ PieceWork moe_layer_work(const ModelConfig& m, const TrainingSettings& tr, const
 }
 
 AllToAllMs all_to_all_ms(const PieceWork& w, const LinkSpec& link, const LinkSpec* gather_link, int domains) {
-  const auto send_ms = [](double bytes, const LinkSpec& l) {
-    return bytes > 0 ? l.latency_ms + bytes / (l.bandwidth_gb_per_s * 1e9) * 1e3 : 0.0;
-  };
+  // The all-to-all's bytes go point to point; the expert-tensor gather is a ring collective.
+  const auto send_ms = [](double bytes, const LinkSpec& l) { return bytes > 0 ? l.send_ms(bytes) : 0.0; };
+  const auto gather_ms = [](double bytes, const LinkSpec& l) { return bytes > 0 ? l.collective_ms(bytes) : 0.0; };
   double bytes = w.all_to_all_bytes;
   if (domains > 1 && w.all_to_all_node_limit > 0) {
     const double d = domains;
     bytes = std::min(bytes, w.all_to_all_token_bytes * std::min(double(w.all_to_all_node_limit), d) * (d - 1) / d);
   }
   const double one =
-      send_ms(bytes, link) + send_ms(w.expert_gather_bytes, gather_link != nullptr ? *gather_link : link);
+      send_ms(bytes, link) + gather_ms(w.expert_gather_bytes, gather_link != nullptr ? *gather_link : link);
   return {w.f_all_to_alls * one, w.b_all_to_alls * one};
 }
 

@@ -201,6 +201,19 @@ std::vector<long> group_members(const RankGrid& g, RankGroup group, long rank) {
   return members;
 }
 
+long fewest_members_per_node(const RankGrid& g, RankGroup group) {
+  const std::vector<long> members = group_members(g, group, 0);
+  long fewest = long(members.size());
+  // Members ascend, so a node's members are one run.
+  for (std::size_t i = 0; i < members.size();) {
+    std::size_t j = i;
+    while (j < members.size() && members[j] / g.gpus_per_node == members[i] / g.gpus_per_node) ++j;
+    fewest = std::min(fewest, long(j - i));
+    i = j;
+  }
+  return fewest;
+}
+
 bool pipeline_crosses_nodes(const RankGrid& g, int device, int other) {
   check_rank_grid(g);
   if (device < 0 || other < 0 || device >= g.pp || other >= g.pp) {
@@ -219,6 +232,7 @@ bool links_as_fast(const RankGrid& a, const RankGrid& b) {
   if (a.pp != b.pp) return false;
   for (RankGroup group : kRankGroups) {
     if (within_node(b, group) && !within_node(a, group)) return false;
+    if (!within_node(a, group) && fewest_members_per_node(a, group) < fewest_members_per_node(b, group)) return false;
   }
   for (int d = 0; d < a.pp; ++d) {
     const int next = (d + 1) % a.pp;

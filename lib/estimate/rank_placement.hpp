@@ -76,6 +76,12 @@ inline constexpr RankGroup kRankGroups[] = {RankGroup::Tensor,      RankGroup::C
 /// Whether every group of this kind, over the whole job, lies within one node.
 [[nodiscard]] bool within_node(const RankGrid& grid, RankGroup group);
 
+/// The fewest members the group of kind `group` holding rank 0 has on one node that it touches
+/// (every group of a kind is that one moved by a whole number of its own period): a ring
+/// collective across nodes crosses on each of those members' own network links at once
+/// (collective_link.hpp). The group's size for a group within one node.
+[[nodiscard]] long fewest_members_per_node(const RankGrid& grid, RankGroup group);
+
 /// The members of the group of kind `group` that holds `rank`, ascending: from the digits of the
 /// numbering (every coordinate of `group` varied, the others kept). For tests and reports.
 [[nodiscard]] std::vector<long> group_members(const RankGrid& grid, RankGroup group, long rank);
@@ -87,8 +93,9 @@ inline constexpr RankGroup kRankGroups[] = {RankGroup::Tensor,      RankGroup::C
 
 /// Whether `a` keeps within a node every group of RankGroup that `b` keeps within a node, and
 /// every pair of neighbouring pipeline devices (d, d + 1), and the last and the first, that `b`
-/// does: what the schedules' placements (looped, the V) join. Then no cost of a profile under
-/// `a` exceeds the same cost under `b`.
+/// does: what the schedules' placements (looped, the V) join, and every group of a kind that
+/// crosses nodes under both has as many members a node under `a` as under `b` at least. Then no
+/// cost of a profile under `a` exceeds the same cost under `b`.
 [[nodiscard]] bool links_as_fast(const RankGrid& a, const RankGrid& b);
 
 /// links_as_fast both ways: profiles under the two are the same.

@@ -92,9 +92,11 @@ ModelInput read_model_input(const ModelFlags& f) {
   ModelInput in;
   in.training = f.training;
   in.efficiency = f.efficiency;
-  // CLI11's range check lets NaN through (every comparison with it is false).
+  // CLI11's range check lets NaN through (every comparison with it is false). A GEMM efficiency
+  // of 0 is the flag not given: the card's measured rate (sustained_gemm.hpp).
   for (const auto& [flag, value] :
        {std::pair{"--gemm-efficiency", f.efficiency.gemm}, std::pair{"--memory-efficiency", f.efficiency.memory}}) {
+    if (std::string_view(flag) == "--gemm-efficiency" && value == 0) continue;
     if (!finite_within(value, kEfficiencyRange.least, kEfficiencyRange.most)) {
       throw FlagError(std::string(flag) + ": expected a fraction from 0.01 to 1, got " + fmt::format("{}", value));
     }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <vector>
 
 #include "model/size_string.hpp"
@@ -48,7 +49,7 @@ std::string plan_breakdown_text(const PlanOutcome& outcome, std::size_t top) {
   return text;
 }
 
-std::string plan_text(const PlanOutcome& outcome, std::size_t top) {
+std::string plan_summary_text(const PlanOutcome& outcome, const std::function<std::string(const PlanRow&)>& title) {
   int refused = 0;
   for (const auto& [reason, count] : outcome.refused) refused += count;
   std::string text = fmt::format("{} configurations: {} within memory, {} over memory, {} refused, {} skipped\n",
@@ -62,8 +63,8 @@ std::string plan_text(const PlanOutcome& outcome, std::size_t top) {
                         outcome.merged);
   if (!outcome.over_memory.empty()) {
     const PlanRow& closest = outcome.over_memory.front();
-    text += fmt::format("  closest over memory: {} needs {}{} on its fullest device, the limit is {}\n",
-                        plan_row_title(closest), closest.estimated ? "at least " : "", format_size(closest.max_peak()),
+    text += fmt::format("  closest over memory: {} needs {}{} on its fullest device, the limit is {}\n", title(closest),
+                        closest.estimated ? "at least " : "", format_size(closest.max_peak()),
                         format_size(closest.memory_limit));
   }
   std::vector<std::pair<std::string, int>> reasons(outcome.refused.begin(), outcome.refused.end());
@@ -86,6 +87,12 @@ std::string plan_text(const PlanOutcome& outcome, std::size_t top) {
     return text + "no configuration can run: every one was refused (the reasons above)\n";
   }
   if (outcome.rows.empty()) return text + "no configuration fits in memory\n";
+  return text;
+}
+
+std::string plan_text(const PlanOutcome& outcome, std::size_t top) {
+  std::string text = plan_summary_text(outcome, plan_row_title);
+  if (outcome.rows.empty()) return text;
   // A mixture of experts' rows show their expert parallelism and expert tensor parallelism after
   // cp; a dense model has neither.
   const auto ep = [&](const std::string& cell, const std::string& etp) {

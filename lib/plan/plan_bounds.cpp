@@ -28,6 +28,20 @@ SimTime step_bound(const CostModel& costs, const std::vector<int>& placement, in
   return step_lower_bound(shape, costs, mode);
 }
 
+TopSteps::TopSteps(const TopSteps& other) : keep_(other.keep_) {
+  const std::lock_guard lock(other.mutex_);
+  steps_ = other.steps_;
+}
+
+void TopSteps::merge(const TopSteps& other) {
+  std::vector<std::pair<SimTime, std::string>> steps;
+  {
+    const std::lock_guard lock(other.mutex_);
+    steps = other.steps_;
+  }
+  for (const auto& [step, group] : steps) add(step, group);
+}
+
 SimTime TopSteps::bar() const {
   const std::lock_guard lock(mutex_);
   if (keep_ == 0 || steps_.size() < keep_) return std::numeric_limits<SimTime>::max();

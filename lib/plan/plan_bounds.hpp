@@ -23,17 +23,22 @@ namespace pipeplan {
 [[nodiscard]] SimTime step_bound(const CostModel& costs, const std::vector<int>& placement, int devices,
                                  int microbatches, OptimizerMode mode);
 
-/// The `keep` smallest distinct step times found so far, shared by the planner's threads. A
-/// configuration whose lower bound exceeds bar() cannot enter the top `keep`.
+/// The `keep` smallest distinct step times found so far (by a planner's job and the jobs before
+/// it, planner.cpp). A configuration whose lower bound exceeds bar() cannot enter the top `keep`.
 class TopSteps {
  public:
   explicit TopSteps(std::size_t keep) : keep_(keep) {}
+  /// A copy of what `other` holds now (the planner's snapshots, planner.cpp).
+  TopSteps(const TopSteps& other);
+  TopSteps& operator=(const TopSteps&) = delete;
   /// The keep-th smallest step so far; the largest SimTime while fewer are known (or keep is 0).
   [[nodiscard]] SimTime bar() const;
   /// Adds a row's step. Rows of one non-empty `group` are shown as one row (pp 1 under every
   /// schedule and chunk count, whose steps differ by the rounding of stage splits), so a group
   /// holds one place, at its best step.
   void add(SimTime step, const std::string& group = {});
+  /// Adds every step `other` holds, as add() would one by one.
+  void merge(const TopSteps& other);
 
  private:
   std::size_t keep_;

@@ -3,8 +3,12 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
 #include <system_error>
 #include <thread>
+#include <vector>
 
 #include "model/error.hpp"
 #include "model/parallel_for.hpp"
@@ -14,6 +18,51 @@
 namespace pipeplan {
 
 namespace {
+
+// How many jobs back the bar a job prunes with reaches: job i starts from the top steps of jobs
+// 0 .. i - kBarLag - 1, merged in job order, and adds its own as it goes. What it skips then
+// depends on the jobs alone, never on which thread finished first, so the counts (within memory,
+// over memory, skipped) and the rows past the top are the same on any number of threads, the
+// page's one included; with a bar shared as each job finished, 85 or 96 configurations of the same
+// plan were within memory on 1 or 8 threads. A job waits for the jobs kBarLag back to finish, so
+// more than about kBarLag threads gain nothing; fewer prune a little less than a bar shared at
+// once did (docs/costs.md, "Pruning", has what it costs).
+constexpr std::size_t kBarLag = 16;
+
+// The bars of kBarLag's comment: each job's snapshot, and the jobs' steps merged in order.
+class OrderedBar {
+ public:
+  OrderedBar(std::size_t jobs, std::size_t keep) : done_(jobs), global_(keep) {
+    snapshots_.push_back(std::make_unique<TopSteps>(global_));
+  }
+  /// The steps job i starts from (jobs before i - kBarLag); waits for those jobs to finish.
+  TopSteps start(std::size_t i) {
+    const std::size_t need = i > kBarLag ? i - kBarLag : 0;
+    std::unique_lock lock(mutex_);
+    ready_.wait(lock, [&] { return committed_ >= need; });
+    return TopSteps(*snapshots_[need]);
+  }
+  /// Job i is done with `steps` (its start's and its own): merged once every job before it is.
+  void finish(std::size_t i, const TopSteps& steps) {
+    const std::lock_guard lock(mutex_);
+    done_[i] = std::make_unique<TopSteps>(steps);
+    while (committed_ < done_.size() && done_[committed_]) {
+      global_.merge(*done_[committed_]);
+      done_[committed_].reset();
+      ++committed_;
+      snapshots_.push_back(std::make_unique<TopSteps>(global_));  // snapshots_[k]: jobs 0 .. k-1
+    }
+    ready_.notify_all();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::vector<std::unique_ptr<TopSteps>> done_;  ///< a finished job's steps until merged
+  std::vector<std::unique_ptr<TopSteps>> snapshots_;
+  std::size_t committed_ = 0;
+  TopSteps global_;
+};
 
 void rank(PlanOutcome& outcome) {
   std::stable_sort(outcome.rows.begin(), outcome.rows.end(), [](const PlanRow& a, const PlanRow& b) {
@@ -116,7 +165,7 @@ PlanOutcome plan(const PlanRequest& request, const std::function<void(std::size_
   for (const auto& [reason, count] : outcome.refused) outcome.considered += count;
   for (const PlanJob& job : jobs) outcome.considered += int(job.variants.size());
   std::vector<JobOutcome> results(jobs.size());
-  TopSteps top(request.top);
+  OrderedBar bars(jobs.size(), request.top);
   std::atomic<std::size_t> next{0};
   std::atomic<std::size_t> done{0};  // jobs, for the loop below
   // The progress counts configurations, as the summary does ("N configurations"): those refused
@@ -131,11 +180,13 @@ PlanOutcome plan(const PlanRequest& request, const std::function<void(std::size_
   const auto work = [&] {
     const ParallelWorker marked;  // the automatic schedules inside run sequentially: the pool has the cores
     for (std::size_t i = next++; i < jobs.size(); i = next++) {
+      TopSteps top = bars.start(i);
       try {
         results[i] = evaluate_job(request, jobs[i], top);
       } catch (const std::exception& e) {  // out of memory: the rest go on
         results[i].refusals.emplace_back(job_title(jobs[i], jobs[i].variants.front()), e.what());
       }
+      bars.finish(i, top);
       configurations += jobs[i].variants.size();
       ++done;
     }

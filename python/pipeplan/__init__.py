@@ -21,14 +21,14 @@ except ImportError:  # pragma: no cover - exercised where numpy is absent
     _numpy = None
 
 __all__ = [
-    "Error", "Schedule", "Result", "Ops", "generate", "simulate", "validate", "plan", "from_json",
-    "from_pytorch_csv", "load", "generators", "gpus", "__version__",
+    "Error", "Schedule", "Result", "Device", "Ops", "generate", "simulate", "validate", "plan", "profile", "from_json",
+    "from_pytorch_csv", "load", "load_profile", "generators", "gpus", "__version__",
 ]
 
 __version__ = _pipeplan.tool_version().split(" ")[-1]
 
 Size = Union[int, str]
-Costs = Union[Tuple[float, float, float], Sequence[float], str]
+Costs = Union[Tuple[float, float, float], Tuple[Sequence[float], Sequence[float], Sequence[float]], str]
 
 
 def _number(value: Any, name: str) -> str:
@@ -57,6 +57,76 @@ def _texts(values: Any, convert, name: str) -> str:
     return convert(values, name)
 
 
+def _is_list(value: Any) -> bool:
+    return isinstance(value, (list, tuple)) or (_numpy is not None and isinstance(value, _numpy.ndarray))
+
+
+def _per_stage(costs: Any, memory: Any) -> bool:
+    """Whether costs is (F list, B list, W list) or memory (A_F list, A_W list): one per stage."""
+    for value in (costs, memory):
+        if _is_list(value) and len(value) > 0 and any(_is_list(v) for v in value):
+            return True
+    return False
+
+
+def _columns(value: Any, count: int, name: str, parts: str) -> List[List[Any]]:
+    """`value` as `count` columns, each a list (per stage) or one value (every stage alike)."""
+    if not _is_list(value) or len(value) != count:
+        raise Error(f"{name}: expected {parts}, each a number or a list with one per stage, got {value!r}")
+    return [list(v) if _is_list(v) else None for v in value]
+
+
+def _stage_profile(costs: Any, transfer: Any, memory: Any) -> Dict[str, Any]:
+    """The profile document (docs/formats.md, "Profile") of per-stage costs: one entry per stage
+    of the lists, which, as a profile's, are the schedule's stages or its devices (then split into
+    each device's chunks). The library reads it as it reads `--profile FILE`."""
+    f_b_w = (1.0, 1.0, 1.0) if costs is None else costs
+    if isinstance(f_b_w, str):
+        f_b_w = f_b_w.split(",")
+    cost_columns = _columns(f_b_w, 3, "costs", "(F, B, W)")
+    memory_columns = [None, None] if memory is None else _columns(
+        memory.split(",") if isinstance(memory, str) else memory, 2, "memory", "(A_F, A_W)")
+    lengths = {len(c) for c in cost_columns + memory_columns if c is not None}
+    if len(lengths) != 1:
+        raise Error(f"costs, memory: the per-stage lists have different lengths {sorted(lengths)}; "
+                    "give one value per stage in each")
+    stages = lengths.pop()
+    if stages == 0:
+        raise Error("costs: the per-stage lists are empty; give one value per stage")
+
+    def at(column: Optional[List[Any]], whole: Any, i: int) -> Any:
+        return column[i] if column is not None else whole
+
+    entries = []
+    for i in range(stages):
+        entry = {key: at(cost_columns[k], f_b_w[k], i) for k, key in enumerate(("f_ms", "b_ms", "w_ms"))}
+        for key, value in entry.items():
+            try:  # a text such as "1.5" reads as the flag's would; range checks are the library's
+                entry[key] = float(value) if not isinstance(value, bool) else None
+            except (TypeError, ValueError):
+                entry[key] = None
+            if entry[key] is None:
+                raise Error(f"costs: stages[{i}].{key}: expected a number of milliseconds, got {value!r}")
+        if memory is not None:
+            parts = memory.split(",") if isinstance(memory, str) else memory
+            for k, key in enumerate(("activation_bytes", "w_activation_bytes")):
+                value = at(memory_columns[k], parts[k], i)
+                text = _size(value, f"memory: stages[{i}].{key}")
+                entry[key] = int(text) if text.isdigit() else text
+        entries.append(entry)
+    document: Dict[str, Any] = {"format": "pipeplan.profile", "schema_version": 1, "stages": entries}
+    if transfer is None:
+        pass
+    elif _is_list(transfer) or (isinstance(transfer, str) and "," in transfer):
+        times = transfer.split(",") if isinstance(transfer, str) else transfer
+        document["schema_version"] = 2
+        document["boundaries"] = [{"ms": float(_number(t, "transfer"))} for t in times]
+    else:
+        document["transfer"] = {"ms": float(_number(float(transfer) if isinstance(transfer, str) else transfer,
+                                                    "transfer"))}
+    return document
+
+
 def _costs(costs: Optional[Costs], transfer: Any, memory: Any, profile: Any) -> Tuple[Any, str]:
     """The library's cost spec for the keyword arguments, and the first one given (by its flag)."""
     given = ""
@@ -66,6 +136,9 @@ def _costs(costs: Optional[Costs], transfer: Any, memory: Any, profile: Any) -> 
             break
     if profile is not None and (costs is not None or transfer is not None or memory is not None):
         raise Error("profile: excludes costs, transfer and memory (a profile carries its own)")
+    if _per_stage(costs, memory):
+        document = _json.dumps(_stage_profile(costs, transfer, memory))
+        return _pipeplan._Costs(profile_json=document, profile_name="per-stage costs"), given
     path, document = "", ""
     if isinstance(profile, (str, _os.PathLike)):
         path = _os.fspath(profile)
@@ -118,6 +191,22 @@ class Ops:
 
     def __len__(self) -> int:
         return len(self.start_ms)
+
+
+class Device(dict):
+    """One device's figures, the result JSON's: `device`, `busy_ms`, `idle_ms`,
+    `static_memory_bytes`, `peak_memory_bytes`, `peak_time_ms`, read as attributes
+    (`result.devices[0].busy_ms`) or as the dict they are (`result.devices[0]["busy_ms"]`)."""
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(f"a device has no {name!r}; it has {', '.join(self)}") from None
+
+
+Result.devices = property(lambda result: [Device(d) for d in result._devices],
+                          doc="Per device, its figures (Device).")
 
 
 def _ops(result: Result) -> Ops:
@@ -176,10 +265,7 @@ def plan(model: Union[str, "_os.PathLike[str]", Mapping[str, Any]], gpu: str, gp
     `fixed` takes the flags of `pipeplan plan` by name, dashes as underscores (tp=8,
     recompute="full", schedules=["1f1b", "zb"], memory_limit="70GiB", ...); a setting not given
     is searched where the planner searches it."""
-    if isinstance(model, Mapping):
-        path, document = "model", _json.dumps(model)
-    else:
-        path, document = _os.fspath(model), ""
+    path, document = _model(model)
     for name in ("memory_limit", "memory_reserve"):
         if name in fixed:
             fixed[name] = _size(fixed[name], "--" + name.replace("_", "-"))
@@ -191,6 +277,41 @@ def plan(model: Union[str, "_os.PathLike[str]", Mapping[str, Any]], gpu: str, gp
     text = _pipeplan._plan(path, document, gpu, _count(gpus, "--gpus"), _count(seq, "--seq"),
                            _count(global_batch, "--global-batch"), _count(top, "--top"), fixed)
     return _json.loads(text)["rows"]
+
+
+def profile(model: Union[str, "_os.PathLike[str]", Mapping[str, Any]], gpu: str, stages: int,
+            **settings: Any) -> Dict[str, Any]:
+    """The analytic profile `pipeplan profile` writes, as a dict for generate(profile=...) and
+    simulate(profile=...); `model` a config.json path or dict.
+
+    `settings` takes the flags of `pipeplan profile` by name, dashes as underscores (seq=4096,
+    micro_batch=2, tp=8, chunks=2, placement="vee", layout="even", dp=4, recompute="full", ...)."""
+    path, document = _model(model)
+    return _json.loads(_pipeplan._profile(path, document, gpu, _count(stages, "--stages"), settings))
+
+
+def _model(model: Any) -> Tuple[str, str]:
+    if isinstance(model, Mapping):
+        return "model", _json.dumps(model)
+    return _os.fspath(model), ""
+
+
+def _to_pytorch_csv(self: Schedule, with_comms: bool = False, *, costs: Optional[Costs] = None,
+                    transfer: Any = None, memory: Any = None, profile: Any = None,
+                    policy: Optional[str] = None) -> str:
+    """PyTorch pipelining's CSV, as `pipeplan export --format csv [--with-comms]` writes it."""
+    spec, given = _costs(costs, transfer, memory, profile)
+    return _pipeplan._pytorch_csv(self, bool(with_comms), spec, given, policy or "")
+
+
+def _to_pytorch_actions(self: Schedule, with_comms: bool = False, **costs: Any) -> List[List[str]]:
+    """Each rank's actions, in order, as PyTorch's runtime holds them: the rows of the CSV that
+    `_PipelineScheduleRuntime._load_csv` reads, one action text (`_Action.from_str`'s) a cell."""
+    return [line.split(",") if line else [] for line in _to_pytorch_csv(self, with_comms, **costs).split("\n")[:-1]]
+
+
+Schedule.to_pytorch_csv = _to_pytorch_csv
+Schedule.to_pytorch_actions = _to_pytorch_actions
 
 
 def generators() -> List[Dict[str, Any]]:

@@ -1,13 +1,17 @@
-# Types of the pipeplan package (docs/python.md says what each does).
+# Types of the pipeplan package (docs/python.md says what each does). python/tests/test_stub.py
+# checks that every function and method here takes the parameters the package's do.
 from os import PathLike
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 __version__: str
 
 Size = Union[int, str]
-Costs = Union[Tuple[float, float, float], Sequence[float], str]
+# (F, B, W) in ms for every stage alike, "F,B,W", or per stage: (F list, B list, W list), any of
+# the three a list with one value per stage (or per device) and the others one value for all.
+Costs = Union[Tuple[float, float, float], Tuple[Union[float, Sequence[float]], Union[float, Sequence[float]],
+                                              Union[float, Sequence[float]]], str]
 Transfer = Union[float, Sequence[float], str]
-Memory = Union[Tuple[Size, Size], str]
+Memory = Union[Tuple[Union[Size, Sequence[Size]], Union[Size, Sequence[Size]]], str]
 Profile = Union[str, PathLike[str], Mapping[str, Any]]
 Op = Union[Tuple[str, int, int], Tuple[str, int, int, int, int]]
 
@@ -31,7 +35,10 @@ class Schedule:
     @property
     def has_communication(self) -> bool: ...
     def to_json(self) -> str: ...
-    def to_pytorch_csv(self, with_comms: bool = False) -> str: ...
+    def to_pytorch_csv(self, with_comms: bool = ..., *, costs: Optional[Costs] = ...,
+                       transfer: Optional[Transfer] = ..., memory: Optional[Memory] = ...,
+                       profile: Optional[Profile] = ..., policy: Optional[str] = ...) -> str: ...
+    def to_pytorch_actions(self, with_comms: bool = ..., **costs: Any) -> List[List[str]]: ...
 
 class Ops:
     KINDS: Tuple[str, ...]
@@ -43,6 +50,14 @@ class Ops:
     start_ms: Any
     end_ms: Any
     def __len__(self) -> int: ...
+
+class Device(Dict[str, Any]):
+    device: int
+    busy_ms: float
+    idle_ms: float
+    static_memory_bytes: int
+    peak_memory_bytes: int
+    peak_time_ms: float
 
 class Result:
     @property
@@ -58,7 +73,7 @@ class Result:
     @property
     def comm(self) -> str: ...
     @property
-    def devices(self) -> List[Dict[str, Any]]: ...
+    def devices(self) -> List[Device]: ...
     @property
     def ops(self) -> Ops: ...
     def to_json(self) -> str: ...
@@ -81,5 +96,7 @@ def load(path: Union[str, PathLike[str]], *, naming: str = ..., with_comms: bool
 def load_profile(path: Union[str, PathLike[str]]) -> Dict[str, Any]: ...
 def plan(model: Union[str, PathLike[str], Mapping[str, Any]], gpu: str, gpus: int, seq: int, global_batch: int, *,
          top: int = ..., **fixed: Any) -> List[Dict[str, Any]]: ...
+def profile(model: Union[str, PathLike[str], Mapping[str, Any]], gpu: str, stages: int,
+            **settings: Any) -> Dict[str, Any]: ...
 def generators() -> List[Dict[str, Any]]: ...
 def gpus() -> List[Dict[str, Any]]: ...

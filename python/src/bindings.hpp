@@ -18,6 +18,6 @@ struct PySchedule {
 void register_schedule(pybind11::module_& m);  // schedule.cpp: Schedule, from_json, from_pytorch_csv, load
 void register_run(pybind11::module_& m);       // run.cpp: generate, simulate, validate, Result
 void register_catalog(pybind11::module_& m);   // catalog.cpp: generators, gpus, version
-void register_plan(pybind11::module_& m);      // plan.cpp: plan
+void register_plan(pybind11::module_& m);      // plan.cpp: plan, profile
 
 }  // namespace pipeplan::python

@@ -13,6 +13,7 @@
 #include "io/generate_request.hpp"
 #include "io/json_text.hpp"
 #include "io/profile_json.hpp"
+#include "io/pytorch_csv.hpp"
 #include "io/reports.hpp"
 #include "io/result_json.hpp"
 #include "io/run_flags.hpp"
@@ -32,10 +33,11 @@ namespace {
 struct CostSpec {
   CostFlags flags;
   std::string profile_json;  ///< a loaded profile's document; "" when none
+  std::string profile_name;  ///< what messages call it: "profile", or "per-stage costs" for the lists
 
   [[nodiscard]] CostModel given(int devices) const {
     if (profile_json.empty()) return given_costs(flags, devices);
-    CostModel costs = profile_from_json(parse_json(profile_json, "profile"), "profile");
+    CostModel costs = profile_from_json(parse_json(profile_json, profile_name), profile_name);
     default_devices(costs, devices);
     return costs;
   }
@@ -159,6 +161,22 @@ py::list validate_schedule(const PySchedule& s, const CostSpec& costs, const Com
   return out;
 }
 
+// Schedule.to_pytorch_csv: `pipeplan export --format csv [--with-comms]`. With the sends and
+// receives, a schedule without its own is lowered by --policy (default timed) with the costs, as
+// export lowers it; without them, costs and a policy would be ignored, so they are refused.
+std::string pytorch_csv(const PySchedule& s, bool with_comms, const CostSpec& costs, const std::string& cost_given,
+                        const std::string& policy) {
+  if (!with_comms) {
+    if (!cost_given.empty())
+      throw FlagError(cost_given + ": the CSV without with_comms is not timed; give with_comms=True");
+    if (!policy.empty()) throw FlagError("--policy: applies to the CSV with_comms=True");
+    return schedule_to_pytorch_csv(s.lowered.schedule);
+  }
+  py::gil_scoped_release release;
+  const Schedule& schedule = s.lowered.schedule;
+  return lowered_to_pytorch_csv(lowering_for(s.lowered, policy, costs.fitted(schedule.stages, schedule.devices)));
+}
+
 }  // namespace
 
 void register_run(py::module_& m) {
@@ -168,12 +186,13 @@ void register_run(py::module_& m) {
 
   py::class_<CostSpec>(m, "_Costs")
       .def(py::init([](std::string profile, std::string costs, std::string transfer, std::string memory,
-                       std::string profile_json) {
+                       std::string profile_json, std::string profile_name) {
              return CostSpec{{std::move(profile), std::move(costs), std::move(transfer), std::move(memory)},
-                             std::move(profile_json)};
+                             std::move(profile_json),
+                             std::move(profile_name)};
            }),
            py::arg("profile") = "", py::arg("costs") = "", py::arg("transfer") = "", py::arg("memory") = "",
-           py::arg("profile_json") = "")
+           py::arg("profile_json") = "", py::arg("profile_name") = "profile")
       .def("describe", [](const CostSpec& c) { return describe_costs(c.flags); });
 
   py::class_<CommFlags>(m, "_Comm")
@@ -189,7 +208,7 @@ void register_run(py::module_& m) {
       .def_property_readonly("span_bubble_rate", [](const PyResult& r) { return r.run.run.result.span_bubble_rate(); })
       .def_property_readonly("lower_bound_ms", [](const PyResult& r) { return ns_to_ms(r.run.run.result.lower_bound); })
       .def_property_readonly("comm", [](const PyResult& r) { return std::string(comm_mode_name(r.run.mode)); })
-      .def_property_readonly("devices",
+      .def_property_readonly("_devices",
                              [](const PyResult& r) {
                                // The per-device figures of the result JSON (io/result_json_writer.cpp).
                                const SimResult& s = r.run.run.result;
@@ -222,6 +241,7 @@ void register_run(py::module_& m) {
   m.def("_generate", &generate);
   m.def("_simulate", &simulate);
   m.def("_validate", &validate_schedule);
+  m.def("_pytorch_csv", &pytorch_csv);
 }
 
 }  // namespace pipeplan::python

@@ -36,3 +36,14 @@ def reference():
     if not csv.is_dir():
         pytest.skip(f"no PyTorch reference files at {csv} (set PIPEPLAN_REFERENCE)")
     return csv
+
+
+@pytest.fixture(scope="session")
+def pytorch_generated():
+    """The compute-order CSV files PyTorch's own schedule classes wrote (README of the folder):
+    ../shared/reference/pytorch-csv/generated/ where it is, else the repository's copy of part of it."""
+    path = Path(os.environ.get("PIPEPLAN_REFERENCE", str(ROOT.parent / "shared" / "reference"))) / "pytorch-csv"
+    folder = path / "generated" if (path / "generated").is_dir() else ROOT / "tests" / "data" / "pytorch" / "generated"
+    files = sorted(p for p in folder.glob("*.csv") if not p.stem.endswith(("_comms", "_sr")))
+    assert files, f"no PyTorch CSV files in {folder}"
+    return files

@@ -7,6 +7,9 @@ import json
 import pytest
 
 import pipeplan
+from conftest import ROOT
+
+SCHEDULE = ROOT / "schedules" / "zbh1-p4-m8.json"
 
 
 def cli_generator_names(cli):
@@ -121,3 +124,25 @@ def test_pytorch_csv_round_trips(cli, reference, tmp_path):
         assert (back.devices, back.stages, back.microbatches) == (schedule.devices, schedule.stages,
                                                                   schedule.microbatches), path
         assert (back.placement, back.order) == (schedule.placement, schedule.order), path
+
+
+@pytest.mark.parametrize("call, args", [
+    (lambda: pipeplan.generate("zbh", 4, 8), ["generate", "--schedule", "zbh", "--stages", 4, "--microbatches", 8]),
+    (lambda: pipeplan.generate("1f1b", 4, 8, costs="1,2"),
+     ["generate", "--schedule", "1f1b", "--stages", 4, "--microbatches", 8, "--costs", "1,2"]),
+    (lambda: pipeplan.generate("zb", 4, 8, costs=(1.0, 1.0, 1.0), memory_limit="lots"),
+     ["generate", "--schedule", "zb", "--stages", 4, "--microbatches", 8, "--costs", "1.0,1.0,1.0",
+      "--memory-limit", "lots"]),
+    (lambda: pipeplan.simulate(pipeplan.load(SCHEDULE), memory=("1GiB", "2GiB")),
+     ["simulate", "SCHEDULE", "--memory", "1GiB,2GiB"]),
+    (lambda: pipeplan.simulate(pipeplan.load(SCHEDULE), transfer=[1.0, 2.0]),
+     ["simulate", "SCHEDULE", "--transfer", "1.0,2.0"]),
+])
+def test_errors_carry_the_clis_message(cli, call, args):
+    # The values the library reads (lib/io); a choice CLI11 checks while parsing (--optimizer-mode,
+    # --comm) has CLI11's words there, and the library's, naming the same flag and choices, here.
+    done = cli(*[SCHEDULE if a == "SCHEDULE" else a for a in args], check=False)
+    assert done.returncode == 2  # a malformed value, as pipeplan.Error reports it
+    with pytest.raises(pipeplan.Error) as caught:
+        call()
+    assert done.stderr.strip() == f"pipeplan: error: {caught.value}"

@@ -1,0 +1,301 @@
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <set>
+#include <string>
+
+#include "estimate/megatron_layout.hpp"
+#include "io/model_config_json.hpp"
+#include "model/error.hpp"
+#include "plan/launch.hpp"
+#include "schedules/generator.hpp"
+
+using namespace pipeplan;
+
+namespace {
+
+// tiny-llama: 8 layers, 4 heads; seq 256, global batch 16 on 8 GPUs.
+PlanRequest tiny_request() {
+  PlanRequest r;
+  r.model = read_model_config_file(PIPEPLAN_TEST_DATA "/models/tiny-llama.json");
+  r.training.seq = 256;
+  r.training.global_batch = 16;
+  r.training.overlap_grad_reduce = true;
+  r.training.overlap_param_gather = true;
+  r.gpu = &gpu_named("h100");
+  r.gpus = 8;
+  r.threads = 1;
+  return r;
+}
+
+// A row of pp 2 x dp 2 x tp 2: 4 micro-batches of 2 sequences per step (16 = 2 x 2 x 4).
+PlanRow tiny_row(const std::string& schedule, int chunks, const std::string& layout) {
+  PlanRow row;
+  row.schedule = schedule;
+  row.pp = 2;
+  row.dp = 2;
+  row.tp = 2;
+  row.etp = 2;
+  row.chunks = chunks;
+  row.microbatches = 4;
+  row.micro_batch = 2;
+  row.layout = layout;
+  row.megatron_layout = "(megatron layout)";  // written by the planner; the launch copies it
+  row.step_ms = 10;
+  return row;
+}
+
+// The names on a pinned list (tests/data/launch/*.txt: one a line, '#' comments).
+std::set<std::string> pinned(const std::string& file) {
+  std::ifstream in(std::string(PIPEPLAN_TEST_DATA) + "/launch/" + file);
+  std::set<std::string> out;
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty() && line[0] != '#') out.insert(line);
+  }
+  return out;
+}
+
+const LaunchSetting* setting(const LaunchPlan& launch, const std::string& name) {
+  for (const LaunchSetting& s : launch.settings) {
+    if (s.name == name) return &s;
+  }
+  return nullptr;
+}
+
+std::string value(const LaunchPlan& launch, const std::string& name) {
+  const LaunchSetting* s = setting(launch, name);
+  return s == nullptr ? "(absent)" : s->value;
+}
+
+}  // namespace
+
+TEST_CASE("the pinned lists name the commits the launch cites") {
+  std::ifstream megatron(PIPEPLAN_TEST_DATA "/launch/megatron-args.txt");
+  std::string first;
+  std::getline(megatron, first);
+  CHECK(first.find(std::string(kMegatronCommit)) != std::string::npos);
+  std::ifstream torchtitan(PIPEPLAN_TEST_DATA "/launch/torchtitan-keys.txt");
+  std::getline(torchtitan, first);
+  CHECK(first.find(std::string(kTorchtitanCommit)) != std::string::npos);
+  std::ifstream pytorch(PIPEPLAN_TEST_DATA "/launch/pytorch-schedules.txt");
+  std::getline(pytorch, first);
+  CHECK(first.find(std::string(kPytorchCommit)) != std::string::npos);
+}
+
+// Every branch of both tables: each generator (those the frameworks run and those they do not,
+// a new one included without an edit), recompute, sharding, FP8 recipe, rank order, and cp and
+// ep; every name emitted must be on the list read from the framework's source.
+TEST_CASE("every emitted flag and key is on the pinned list") {
+  const std::set<std::string> megatron = pinned("megatron-args.txt");
+  const std::set<std::string> torchtitan = pinned("torchtitan-keys.txt");
+  const std::set<std::string> classes = pinned("pytorch-schedules.txt");
+  REQUIRE(megatron.size() > 500);  // arguments.py's flags and its dataclasses' fields
+  REQUIRE(torchtitan.size() > 100);
+  REQUIRE(classes.size() == 9);
+  PlanRequest r = tiny_request();
+  r.gpu = &gpu_named("b200");  // every FP8 recipe, mxfp8 included, runs on Blackwell
+  PlanRequest moe = r;         // for the rows with ep 2: 2 layers, 4 experts
+  moe.model = read_model_config_file(PIPEPLAN_TEST_DATA "/models/tiny-qwen-moe.json");
+  for (const Generator& g : generators()) {
+    const int chunks = g.chunks_for(0);
+    // 2 x chunks stages over 8 layers, E first and H last, uneven for the layout flag.
+    std::string layout = "E,t";
+    for (int s = 1; s < 2 * chunks; ++s)
+      layout += s + 1 < 2 * chunks ? "|t" : "|t*" + std::to_string(9 - 2 * chunks) + ",H";
+    for (Recompute rc : {Recompute::None, Recompute::Selective, Recompute::Full}) {
+      for (Sharding sh : {Sharding::None, Sharding::Optimizer, Sharding::Gradients, Sharding::Params}) {
+        PlanRow row = tiny_row(std::string(g.name), chunks, layout);
+        row.recompute = rc;
+        row.sharding = sh;
+        row.rank_order = sh == Sharding::Gradients ? RankOrder::TpPpDp : RankOrder::TpDpPp;
+        row.cp = sh == Sharding::None ? 2 : 1;
+        row.ep = sh == Sharding::Params ? 2 : 1;
+        row.precision.fp8 = static_cast<Fp8Recipe>(static_cast<int>(sh));
+        row.precision.dtype = rc == Recompute::Full ? DType::FP16 : DType::BF16;
+        CAPTURE(g.name);
+        CAPTURE(recompute_name(rc));
+        CAPTURE(sharding_name(sh));
+        if (row.ep > 1) row.layout = chunks == 1 ? "E,t|t,H" : "E|t|t|H";
+        const PlanRequest& request = row.ep > 1 ? moe : r;
+        const LaunchPlan m = megatron_launch(request, row);
+        for (const LaunchSetting& s : m.settings) CHECK_MESSAGE(megatron.count(s.name) == 1, s.name);
+        const LaunchPlan t = torchtitan_launch(request, row, {});
+        for (const LaunchSetting& s : t.settings) CHECK_MESSAGE(torchtitan.count(s.name) == 1, s.name);
+        const std::string cls = value(t, "parallelism.pipeline_parallel_schedule");
+        CHECK_MESSAGE(classes.count(cls.substr(1, cls.size() - 2)) == 1, cls);
+      }
+    }
+  }
+}
+
+TEST_CASE("Megatron-LM: an even split takes the virtual-stage count, an uneven one the layout alone") {
+  const PlanRequest r = tiny_request();
+  // 8 layers on 4 stages of 2: Megatron's default split (--num-layers / stages).
+  const LaunchPlan even = megatron_launch(r, tiny_row("interleaved", 2, "E,t*2|t*2|t*2|t*2,H"));
+  CHECK(value(even, "--num-virtual-stages-per-pipeline-rank") == "2");
+  CHECK(setting(even, "--pipeline-model-parallel-layout") == nullptr);
+  CHECK(even.gaps.empty());
+  CHECK(!even.closest);
+  // E and H counted as a layer each (--account-for-*-in-pipeline-split): (8 + 2) / 5 = 2 a
+  // stage, the first and the last one layer besides E and H; 8 does not split evenly over 5.
+  PlanRow padded = tiny_row("1f1b", 1, "E,t|t*2|t*2|t*2|t,H");
+  padded.pp = 5;
+  const LaunchPlan p = megatron_launch(r, padded);
+  CHECK(value(p, "--account-for-embedding-in-pipeline-split").empty());
+  CHECK(value(p, "--account-for-loss-in-pipeline-split").empty());
+  CHECK(setting(p, "--pipeline-model-parallel-layout") == nullptr);
+  // Arguments.py refuses the layout beside a virtual-stage count: only the layout.
+  const LaunchPlan uneven = megatron_launch(r, tiny_row("interleaved", 2, "E,t|t*3|t*3|t,H"));
+  CHECK(value(uneven, "--pipeline-model-parallel-layout") == "(megatron layout)");  // no runs to fold
+  CHECK(setting(uneven, "--num-virtual-stages-per-pipeline-rank") == nullptr);
+  // The rest of the row: tp 2 with sequence parallelism, micro-batch 2, global batch 16, seq 256.
+  CHECK(value(uneven, "--tensor-model-parallel-size") == "2");
+  CHECK(value(uneven, "--pipeline-model-parallel-size") == "2");
+  CHECK(value(uneven, "--sequence-parallel").empty());
+  CHECK(value(uneven, "--micro-batch-size") == "2");
+  CHECK(value(uneven, "--global-batch-size") == "16");
+  CHECK(value(uneven, "--seq-length") == "256");
+  CHECK(setting(uneven, "--context-parallel-size") == nullptr);  // cp 1: Megatron's default
+  CHECK(setting(uneven, "--overlap-param-gather") == nullptr);   // nothing sharded to gather
+  CHECK(value(uneven, "--overlap-grad-reduce").empty());
+}
+
+TEST_CASE("Megatron-LM: PyTorch's rounds become Megatron's micro-batch groups where they differ") {
+  const PlanRequest r = tiny_request();
+  PlanRow row = tiny_row("interleaved", 2, "E,t*2|t*2|t*2|t*2,H");
+  row.microbatches = 6;  // P = 2: rounds of 6 / floor(6/2) = 2 = P, Megatron's default group
+  CHECK(setting(megatron_launch(r, row), "--microbatch-group-size-per-virtual-pipeline-stage") == nullptr);
+  PlanRequest four = r;
+  row.pp = 4;  // rounds of 6 / floor(6/4) = 6, where Megatron's default is P = 4
+  row.layout = "E,t|t|t|t|t|t|t|t,H";
+  CHECK(value(megatron_launch(four, row), "--microbatch-group-size-per-virtual-pipeline-stage") == "6");
+  row.microbatches = 3;  // fewer than P: Megatron's groups need P <= N <= M
+  CHECK(megatron_launch(four, row).gaps.size() == 1);
+}
+
+TEST_CASE("Megatron-LM: a schedule it lacks runs as its closest, simulated") {
+  const PlanRequest r = tiny_request();
+  const PlanRow zbh1 = tiny_row("zbh1", 1, "E,t*4|t*4,H");
+  const LaunchPlan m = megatron_launch(r, zbh1);
+  REQUIRE(m.gaps.size() == 1);
+  CHECK(m.gaps[0].find("1F1B") != std::string::npos);
+  REQUIRE(m.closest);
+  CHECK(m.closest->schedule == "1f1b");
+  CHECK(m.closest->step_ms > 0);
+  const LaunchPlan v = megatron_launch(r, tiny_row("zbv", 2, "E,t*2|t*2|t*2|t*2,H"));
+  REQUIRE(v.closest);
+  CHECK(v.closest->schedule == "interleaved");
+  CHECK(v.closest->chunks == 2);
+  CHECK(value(v, "--num-virtual-stages-per-pipeline-rank") == "2");
+}
+
+TEST_CASE("Megatron-LM: recompute, sharding, FP8 and the rank order") {
+  const PlanRequest r = tiny_request();
+  PlanRow row = tiny_row("1f1b", 1, "E,t*4|t*4,H");
+  row.recompute = Recompute::Full;
+  row.sharding = Sharding::Gradients;
+  row.precision.fp8 = Fp8Recipe::Blockwise;
+  row.rank_order = RankOrder::TpPpDp;
+  const LaunchPlan m = megatron_launch(r, row);
+  CHECK(value(m, "--recompute-granularity") == "full");
+  CHECK(value(m, "--recompute-method") == "uniform");
+  CHECK(value(m, "--recompute-num-layers") == "1");
+  CHECK(value(m, "--use-megatron-fsdp").empty());
+  CHECK(value(m, "--data-parallel-sharding-strategy") == "optim_grads");
+  CHECK(value(m, "--ckpt-format") == "fsdp_dtensor");
+  CHECK(setting(m, "--use-distributed-optimizer") == nullptr);
+  CHECK(value(m, "--fp8-format") == "hybrid");
+  CHECK(value(m, "--fp8-recipe") == "blockwise");
+  CHECK(value(m, "--use-tp-pp-dp-mapping").empty());
+  row.recompute = Recompute::Selective;
+  row.sharding = Sharding::Optimizer;
+  const LaunchPlan s = megatron_launch(r, row);
+  CHECK(value(s, "--recompute-granularity") == "selective");
+  CHECK(setting(s, "--recompute-method") == nullptr);
+  CHECK(value(s, "--use-distributed-optimizer").empty());
+  CHECK(value(s, "--overlap-param-gather").empty());
+}
+
+TEST_CASE("torchtitan: degrees, batch and the split it would make itself") {
+  const PlanRequest r = tiny_request();
+  // torchtitan's own split of 8 layers over 4 stages (generate_llm_fqn_per_model_part, first and
+  // last stage one layer less): 10 "effective" layers, 2 a stage, the first 2 stages 3; so
+  // E + 2, 3, 2, 1 + H. Interleaved1F1B's default is 2 stages per rank: nothing to write.
+  const LaunchPlan own = torchtitan_launch(r, tiny_row("interleaved", 2, "E,t*2|t*3|t*2|t,H"), {});
+  CHECK(setting(own, "parallelism.module_fqns_per_model_part") == nullptr);
+  CHECK(value(own, "parallelism.pipeline_parallel_schedule") == "\"Interleaved1F1B\"");
+  CHECK(value(own, "parallelism.tensor_parallel_degree") == "2");
+  CHECK(value(own, "parallelism.pipeline_parallel_degree") == "2");
+  CHECK(value(own, "parallelism.data_parallel_replicate_degree") == "2");  // no sharding: DDP
+  CHECK(value(own, "parallelism.data_parallel_shard_degree") == "1");
+  CHECK(value(own, "parallelism.pipeline_parallel_microbatch_size") == "2");
+  CHECK(value(own, "training.local_batch_size") == "8");  // 16 over dp 2: 4 micro-batches of 2
+  CHECK(value(own, "training.global_batch_size") == "16");
+  CHECK(value(own, "activation_checkpoint.mode") == "\"none\"");  // its default is selective
+  CHECK(own.gaps.empty());
+  const LaunchPlan even = torchtitan_launch(r, tiny_row("interleaved", 2, "E,t*2|t*2|t*2|t*2,H"), {});
+  CHECK(value(even, "parallelism.module_fqns_per_model_part") ==
+        "[\n  [\"tok_embeddings\", \"layers.0\", \"layers.1\"],\n  [\"layers.2\", \"layers.3\"],\n"
+        "  [\"layers.4\", \"layers.5\"],\n  [\"layers.6\", \"layers.7\", \"norm\", \"output\"],\n]");
+}
+
+TEST_CASE("torchtitan: pipeplan's own orders from the CSV, on the placement their class names") {
+  const PlanRequest r = tiny_request();
+  const LaunchPlan zbh1 = torchtitan_launch(r, tiny_row("zbh1", 1, "E,t*4|t*4,H"), {"out/schedule.csv"});
+  CHECK(value(zbh1, "parallelism.pipeline_parallel_schedule") == "\"PipelineScheduleSingle\"");
+  CHECK(value(zbh1, "parallelism.pipeline_parallel_schedule_csv") == "\"out/schedule.csv\"");
+  const LaunchPlan vhalf = torchtitan_launch(r, tiny_row("v-half", 2, "E,t*2|t*2|t*2|t*2,H"), {});
+  CHECK(value(vhalf, "parallelism.pipeline_parallel_schedule") == "\"ZBVZeroBubble\"");  // the V
+  CHECK(value(vhalf, "parallelism.pipeline_parallel_schedule_csv") == "\"schedule.csv\"");
+  const LaunchPlan zb = torchtitan_launch(r, tiny_row("zb", 2, "E,t*2|t*2|t*2|t*2,H"), {});
+  CHECK(value(zb, "parallelism.pipeline_parallel_schedule") == "\"PipelineScheduleMulti\"");  // the loop
+  const LaunchPlan zbv = torchtitan_launch(r, tiny_row("zbv-auto", 2, "E,t*2|t*2|t*2|t*2,H"), {});
+  CHECK(value(zbv, "parallelism.pipeline_parallel_schedule") == "\"ZBVZeroBubble\"");
+  const LaunchPlan native = torchtitan_launch(r, tiny_row("1f1b", 1, "E,t*4|t*4,H"), {"out/schedule.csv"});
+  CHECK(setting(native, "parallelism.pipeline_parallel_schedule_csv") == nullptr);
+}
+
+TEST_CASE("torchtitan: what it lacks runs as its closest, simulated") {
+  const PlanRequest r = tiny_request();
+  PlanRow row = tiny_row("1f1b", 1, "E,t*4|t*4,H");
+  row.sharding = Sharding::Optimizer;
+  row.recompute = Recompute::Selective;
+  row.rank_order = RankOrder::TpPpDp;
+  row.precision.fp8 = Fp8Recipe::Delayed;
+  const LaunchPlan t = torchtitan_launch(r, row, {});
+  CHECK(t.gaps.size() == 4);  // ZeRO-1, the rank order, selective recompute, delayed scaling
+  REQUIRE(t.closest);
+  CHECK(t.closest->sharding == Sharding::Params);
+  CHECK(t.closest->recompute == Recompute::Full);
+  CHECK(t.closest->rank_order == RankOrder::TpDpPp);
+  CHECK(t.closest->precision.fp8 == Fp8Recipe::Tensorwise);
+  CHECK(value(t, "parallelism.data_parallel_shard_degree") == "2");
+  CHECK(setting(t, "parallelism.data_parallel_replicate_degree") == nullptr);
+  CHECK(value(t, "activation_checkpoint.mode") == "\"full\"");
+  CHECK(value(t, "model.converters") == "[\"quantize.linear.float8\"]");
+  CHECK(value(t, "quantize.linear.float8.recipe_name") == "\"tensorwise\"");
+}
+
+TEST_CASE("a row whose schedule is no generator's is refused by name") {
+  const PlanRequest r = tiny_request();
+  CHECK_THROWS_WITH_AS(megatron_launch(r, tiny_row("zbh9", 1, "E,t*4|t*4,H")),
+                       doctest::Contains("unknown schedule 'zbh9'"), Error);
+  CHECK_THROWS_WITH_AS(torchtitan_launch(r, tiny_row("zbh9", 1, "E,t*4|t*4,H"), {}),
+                       doctest::Contains("unknown schedule 'zbh9'"), Error);
+}
+
+TEST_CASE("Megatron-LM's layout with its runs folded reads back to the same stages") {
+  // Llama-3-70B's 80 layers on 32 stages as the planner balanced them (README's winner).
+  const std::string full =
+      "Et*2|t*2|t*2|t*2|t*2|t*2|t*2|t*2|t*2|t*2|t*2|t*2|t*2|t*2|t*3|t*3|t*3|t*3|t*3|t*3|t*3|t*3|"
+      "t*3|t*3|t*3|t*3|t*3|t*3|t*3|t*3|t*3|tL";
+  const std::string folded = repeated_layout(full);
+  CHECK(folded == "Et*2|(t*2|)*13(t*3|)*17tL");
+  // Read as Megatron reads it (parse_megatron_layout follows parse_str_to_list): the same stages.
+  const Layout a = parse_megatron_layout(full, 80, "full");
+  const Layout b = parse_megatron_layout(folded, 80, "folded");
+  REQUIRE(a.size() == b.size());
+  for (std::size_t s = 0; s < a.size(); ++s) CHECK(a[s].layers == b[s].layers);
+  CHECK(repeated_layout("Et*4|t*4L") == "Et*4|t*4L");
+  CHECK(repeated_layout("Et|t|t|t|tL") == "Et|(t|)*3tL");
+}

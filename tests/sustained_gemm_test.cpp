@@ -1,0 +1,27 @@
+// The GEMM rate a card sustains (docs/costs.md, "GEMM rate"): each card's measured fraction, the
+// default where none is cited, and --gemm-efficiency over both.
+#include <doctest/doctest.h>
+
+#include "estimate/gpu_catalog.hpp"
+#include "estimate/sustained_gemm.hpp"
+
+using namespace pipeplan;
+
+TEST_CASE("a card's GEMMs run at its measured sustained rate, per precision") {
+  const Efficiency card{};
+  // The measurements docs/costs.md cites: sustained TFLOP/s over the data sheet's peak.
+  CHECK(gemm_fraction(card, gpu_named("a100-80gb"), false) == doctest::Approx(256.5 / 312));
+  CHECK(gemm_fraction(card, gpu_named("h100"), false) == doctest::Approx(698.6 / 989));
+  CHECK(gemm_fraction(card, gpu_named("h100"), true) == doctest::Approx(1377.3 / 1979));
+  CHECK(gemm_fraction(card, gpu_named("h200"), true) == doctest::Approx(1366.3 / 1979));
+  CHECK(gemm_fraction(card, gpu_named("b200"), false) == doctest::Approx(1426.4 / 2250));
+  CHECK(gemm_fraction(card, gpu_named("gb200"), true) == doctest::Approx(2906.9 / 5000));
+  // No measurement cited: the default.
+  CHECK(gemm_fraction(card, gpu_named("gb300"), false) == kUnmeasuredGemmFraction);
+  CHECK(gemm_fraction(card, gpu_named("a100-80gb"), true) == kUnmeasuredGemmFraction);
+  // Given, it replaces the card's in every precision.
+  CHECK(gemm_fraction({.gemm = 0.5}, gpu_named("h100"), false) == 0.5);
+  CHECK(gemm_fraction({.gemm = 0.5}, gpu_named("h100"), true) == 0.5);
+  CHECK(gemm_efficiency_text(card, gpu_named("h100")) == "0.706 (FP8 0.696) measured on the card");
+  CHECK(gemm_efficiency_text({.gemm = 0.5}, gpu_named("h100")) == "0.5");
+}
