@@ -10,8 +10,10 @@
 #include <optional>
 
 #include "../pipeplan/command.hpp"
+#include "../pipeplan/flag_checks.hpp"
 #include "calibrate.hpp"
 #include "early_checks.hpp"
+#include "estimate/layout.hpp"
 #include "estimate/model_config.hpp"
 #include "gpu_error.hpp"
 #include "gpu_info.hpp"
@@ -32,6 +34,7 @@ struct CalibrateFlags {
   std::string output;
   int layers_per_stage = 0;
   bool no_transfers = false;
+  bool stages_given = false;  ///< --stages on the command line, which a --layout must then agree with
   CalibrateRequest request;
 };
 
@@ -71,6 +74,14 @@ int run_calibrate(CalibrateFlags& f) {
     r.layout = "E";
     for (int s = 0; s < r.stages; ++s) r.layout += (s == 0 ? ",t*" : "|t*") + std::to_string(f.layers_per_stage);
     r.layout += ",H";
+  } else if (!r.layout.empty() && f.stages_given) {
+    // Before the GPU: a layout of 3 stages beside --stages 4 reached the device check (exit 3),
+    // and on a GPU the layout's count would have won silently (issue 31, item 10).
+    const std::size_t stages = parse_layout(r.layout, r.model.layers, "--layout").size();
+    if (stages != static_cast<std::size_t>(r.stages)) {
+      return fail(2, "--layout has " + std::to_string(stages) + " stages but --stages is " + std::to_string(r.stages) +
+                         ": give one of them, or the same count");
+    }
   }
   const Calibration c = calibrate(r);
   if (!f.output.empty()) write_file_atomically(f.output, to_json_text(c.profile));
@@ -137,7 +148,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
   rep->add_option("--watchdog", rq.watchdog_s, "Seconds a step may take before it is taken as hung and aborted")
-      ->check(CLI::Range(1.0, 86400.0))
+      ->check(pipeplan::cli::finite_range(1.0, 86400.0))
       ->capture_default_str();
   try {
     app.parse(argc, argv);
@@ -158,6 +169,7 @@ int main(int argc, char** argv) {
       return replay(rq);
     }
     check_calibrate_early(f.model, f.output, f.request);
+    f.stages_given = cal->count("--stages") > 0;
     return run_calibrate(f);
   } catch (const pipeplan::cli::UsageError& e) {
     return fail(2, e.what());

@@ -8,11 +8,14 @@
 #include "cost_options.hpp"
 #include "file_roles.hpp"
 #include "io/chrome_trace.hpp"
+#include "io/memory_estimate.hpp"
 #include "io/reports.hpp"
 #include "io/svg_timeline.hpp"
+#include "memory_budget.hpp"
 #include "model/error.hpp"
 #include "output.hpp"
 #include "picture_options.hpp"
+#include "progress.hpp"
 #include "schedule_request.hpp"
 #include "sim/simulator.hpp"
 #include "sim_options.hpp"
@@ -76,8 +79,20 @@ Runner add_compare(CLI::App& sub) {
     std::string comm_line;  // the same for every run: generated schedules are lowered by --policy
     // Every schedule first, each checked against the run limits (sim/run_limits.hpp), so a
     // request too large for the third is refused before the first two are simulated.
+    // Every schedule and its run are kept until the table is written: their estimates add up.
+    Bytes need = 0;
+    std::string large;
+    for (const Generator* g : chosen) {
+      const WorkEstimate e = generation_estimate(*g, o->request, sim_options(o->sim), false);
+      need += e.bytes +
+              run_bytes({e.ops, options.iterations, options.record_timeline, comm_mode(o->comm) != CommMode::Overlap});
+      if (large.empty()) large = e.large;
+    }
+    check_memory(need, "compare of " + std::to_string(chosen.size()) + " schedules",
+                 large + (options.iterations > 1 ? " x --iterations " + std::to_string(options.iterations) : ""));
     std::vector<Generated> all;
     for (const Generator* g : chosen) {
+      const Activity doing("generating " + std::string(g->name));
       all.push_back(generate_for(*g, o->request, given, o->costs, sim_options(o->sim)));
       if (const std::optional<RunLimitProblem> limit =
               run_limit_problem(all.back().schedule, all.back().costs, options)) {
@@ -88,6 +103,8 @@ Runner add_compare(CLI::App& sub) {
       const Generator* g = chosen[i];
       Generated& generated = all[i];
       const LoweredSchedule plain{generated.schedule, "", {}};
+      const Activity doing("timing " + std::string(g->name) + ": " + std::to_string(generated.schedule.op_count()) +
+                           " ops");
       LoweredRun run = simulate_under(plain, generated.costs, options, o->comm, std::string(g->name));
       comm_line = describe_comm(run);
       SimResult result = std::move(run.run.result);

@@ -15,8 +15,10 @@
 #include "io/result_json.hpp"
 #include "io/schedule_json.hpp"
 #include "io/schedule_text.hpp"
+#include "memory_budget.hpp"
 #include "model/error.hpp"
 #include "output.hpp"
+#include "progress.hpp"
 #include "sim/simulator.hpp"
 #include "sim_options.hpp"
 #include "terminal.hpp"
@@ -105,7 +107,11 @@ Runner add_export(CLI::App& sub) {
     for (const ExportFormat& f : kExportFormats) {
       if (o->format == f.name) format = &f;
     }
-    const std::string text = read_text_file(o->file);
+    check_input_memory(o->file, kShortestJsonEntry);
+    const std::string text = [&] {
+      const Activity doing("reading " + o->file);
+      return read_text_file(o->file);
+    }();
     // A schedule as pipeplan writes it takes the one-pass scanner; a result or any other
     // schedule, the document reader.
     std::optional<LoweredSchedule> scanned = scan_schedule_text(text, o->with_communication);
@@ -126,7 +132,10 @@ Runner add_export(CLI::App& sub) {
       schedule = scanned ? scanned->schedule : schedule_from_json(document, o->file);
       if (format->timed) {
         const CostModel costs = build_cost_model(o->costs, schedule.stages, schedule.devices);
+        const WorkEstimate need = timing_estimate(schedule, sim_options(o->sim), CommFlags{}, o->file);
+        check_memory(need.bytes, "timing " + o->file, need.large);
         try {
+          const Activity doing("timing " + need.large);
           result = simulate(schedule, costs, sim_options(o->sim));
         } catch (const RunLimitError& e) {
           throw Error(run_limit_text(e));

@@ -5,7 +5,9 @@
 #include "cost_options.hpp"
 #include "file_roles.hpp"
 #include "io/schedule_text.hpp"
+#include "memory_budget.hpp"
 #include "output.hpp"
+#include "progress.hpp"
 #include "schedule_request.hpp"
 #include "sim_options.hpp"
 
@@ -42,8 +44,15 @@ Runner add_generate(CLI::App& sub) {
     const Generator& generator = generator_named(o->schedule);
     const Generator* chosen[] = {&generator};
     check_flags_apply(*app, chosen, o->request, true);
-    Generated g = generate_for(generator, o->request, given_costs(o->costs, o->request.request.devices), o->costs,
-                               sim_options(o->objective));
+    const SimOptions objective = sim_options(o->objective);
+    const WorkEstimate need = generation_estimate(generator, o->request, objective, true);
+    check_memory(need.bytes, "generate --schedule " + std::string(generator.name), need.large);
+    Generated g = [&] {
+      const Activity doing("generating " + std::string(generator.name) + ", " + need.large);
+      return generate_for(generator, o->request, given_costs(o->costs, o->request.request.devices), o->costs,
+                          objective);
+    }();
+    const Activity writing("writing " + (o->output.empty() ? std::string("standard output") : o->output));
     emit(o->output, schedule_json_text(g.schedule));
     return kExitOk;
   };

@@ -6,9 +6,13 @@
 #include "enum_flags.hpp"
 #include "file_roles.hpp"
 #include "io/json_text.hpp"
+#include "io/memory_estimate.hpp"
 #include "io/pytorch_csv.hpp"
 #include "io/schedule_text.hpp"
+#include "memory_budget.hpp"
+#include "model/limits.hpp"
 #include "output.hpp"
+#include "progress.hpp"
 
 namespace pipeplan::cli {
 
@@ -40,7 +44,13 @@ Runner add_import(CLI::App& sub) {
   return [o] {
     check_file_roles({{"the input", o->file}, {"-o", o->output, true}});
     const CsvNaming naming = enum_named(kCsvNamings, o->naming).value_or(CsvNaming::Auto);
-    CsvImport imported = schedule_from_pytorch_csv(read_text_file(o->file), o->file, naming);
+    // The shortest cell is "0F0" and a comma; each becomes an entry of the JSON written whole,
+    // whose ids have at most 7 digits each (kMaxStages, kMaxMicrobatches).
+    check_input_memory(o->file, 4, schedule_entry_bytes(kMaxStages, kMaxMicrobatches));
+    CsvImport imported = [&] {
+      const Activity doing("reading " + o->file);
+      return schedule_from_pytorch_csv(read_text_file(o->file), o->file, naming);
+    }();
     const Schedule& s = imported.schedule;
     std::cerr << "pipeplan: read " << o->file << " in the " << csv_naming_name(imported.naming)
               << " naming: " << s.devices << " ranks, " << s.stages << " stages, " << s.microbatches

@@ -7,10 +7,13 @@
 #include "enum_flags.hpp"
 #include "file_roles.hpp"
 #include "flag_checks.hpp"
+#include "io/memory_estimate.hpp"
 #include "io/schedule_json.hpp"
 #include "io/schedule_text.hpp"
 #include "lower/lowering.hpp"
+#include "memory_budget.hpp"
 #include "output.hpp"
+#include "progress.hpp"
 
 namespace pipeplan::cli {
 
@@ -43,9 +46,18 @@ Runner add_lower(CLI::App& sub) {
       throw UsageError(flag + ": --policy " + o->policy +
                        " places the posts without timing; the costs apply to --policy timed");
     }
-    const Schedule schedule = read_schedule_file(o->file);
+    const Schedule schedule = read_schedule_input(o->file).schedule;
     const CostModel costs = build_cost_model(o->costs, schedule.stages, schedule.devices);
-    emit(o->output, lowered_json_text(lower(schedule, policy, &costs)));
+    // The lowered copy and its posts (a comm run's structures, timed once for --policy timed)
+    // and the text written whole: an entry per op and per send and receive, two of those per op.
+    WorkEstimate need = timing_estimate(schedule, SimOptions{}, CommFlags{"blocking", ""}, o->file);
+    need.bytes += 3 * schedule_entry_bytes(schedule.stages, schedule.microbatches) * need.ops;
+    check_memory(need.bytes, "lowering " + o->file, need.large);
+    const LoweredSchedule lowered = [&] {
+      const Activity doing("lowering " + need.large);
+      return lower(schedule, policy, &costs);
+    }();
+    emit(o->output, lowered_json_text(lowered));
     return kExitOk;
   };
 }

@@ -2,11 +2,7 @@
 // on a number of GPUs, and rank what fits in memory by tokens per second per GPU.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <chrono>
-#include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <vector>
@@ -33,6 +29,8 @@
 #include "output.hpp"
 #include "plan/launch.hpp"
 #include "plan/planner.hpp"
+#include "plan/search_space.hpp"
+#include "progress.hpp"
 #include "schedule_request.hpp"
 #include "schedules/zb_search.hpp"
 #include "sim_options.hpp"
@@ -53,28 +51,6 @@ struct PlanOptions {
   bool wide = false;
   std::string launch;  ///< a kFrameworks name, or "" for the table
   int row = 0;         ///< the row --launch and --emit-schedule take, from 1; 0: the first
-};
-
-// "planning: 120 / 480 configurations" on stderr, redrawn in place, once the search has run
-// for a second and only when stderr is a terminal.
-class Progress {
- public:
-  void operator()(std::size_t done, std::size_t total) {
-    if (!terminal_ || std::chrono::steady_clock::now() - start_ < std::chrono::seconds(1)) return;
-    std::fprintf(stderr, "\rplanning: %zu / %zu configurations", done, total);
-    shown_ = true;
-  }
-  ~Progress() {
-    if (shown_) std::fprintf(stderr, "\r\033[K");
-  }
-  Progress() = default;
-  Progress(const Progress&) = delete;
-  Progress& operator=(const Progress&) = delete;
-
- private:
-  bool terminal_ = isatty(STDERR_FILENO) != 0;
-  bool shown_ = false;
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
 // A row's schedule.json and profile.json in `dir`: the schedule and the analytic profile it was
@@ -208,8 +184,9 @@ Runner add_plan(CLI::App& sub) {
     const Bytes card = request.memory_limit > 0 ? request.memory_limit : in.gpu->memory_bytes;
     PlanOutcome outcome;
     {
-      Progress progress;
-      outcome = plan(request, [&progress](std::size_t done, std::size_t total) { progress(done, total); });
+      Activity planning("planning");
+      outcome = plan(
+          request, [&planning](std::size_t done, std::size_t total) { planning.count(done, total, "configurations"); });
     }
     const std::size_t taken = o->row > 0 ? std::size_t(o->row - 1) : 0;
     if ((!o->emit_dir.empty() || !o->launch.empty()) && taken >= outcome.rows.size()) {
@@ -230,10 +207,14 @@ Runner add_plan(CLI::App& sub) {
     if (!o->emit_dir.empty()) write_row(request, outcome.rows[taken], o->emit_dir, "--emit-schedule");
     const std::string described =
         describe_input(in, &searched) +
-        fmt::format(", global batch {}, {} GPUs, ranks {}, {} of {} per GPU for the model ({} kept for the runtime)\n",
-                    in.training.global_batch, o->plan.gpus,
-                    request.rank_order ? rank_order_name(*request.rank_order) : "searched",
-                    format_size(card - request.memory_reserve), format_size(card), format_size(request.memory_reserve));
+        fmt::format(
+            ", global batch {}, {} GPUs, ranks {}, {} of {} per GPU for the model ({} kept for the runtime){}\n",
+            in.training.global_batch, o->plan.gpus,
+            request.rank_order ? rank_order_name(*request.rank_order) : "searched",
+            format_size(card - request.memory_reserve), format_size(card), format_size(request.memory_reserve),
+            o->plan.microbatches > 0
+                ? ""
+                : fmt::format(", up to {} micro-batches per step searched", kMaxSearchedMicrobatches));
     // Before the breakdowns go: the line under the table reads them.
     const std::string table = o->wide ? described + plan_text(outcome, std::size_t(o->plan.top))
                                       : wrap_lines(described, kGlanceWidth) +

@@ -11,9 +11,11 @@
 #include "io/result_json.hpp"
 #include "io/schedule_json.hpp"
 #include "io/svg_timeline.hpp"
+#include "memory_budget.hpp"
 #include "model/error.hpp"
 #include "output.hpp"
 #include "picture_options.hpp"
+#include "progress.hpp"
 #include "sim/critical_path.hpp"
 #include "sim/simulator.hpp"
 #include "sim_options.hpp"
@@ -56,7 +58,7 @@ Runner add_simulate(CLI::App& sub) {
                       {"-o", o->output, true},
                       {"--svg", o->pictures.svg, true},
                       {"--trace", o->pictures.trace, true}});
-    const LoweredSchedule file = read_lowered_file(o->file);
+    const LoweredSchedule file = read_schedule_input(o->file);
     const Schedule& schedule = file.schedule;
     CostModel costs = build_cost_model(o->costs, schedule.stages, schedule.devices);
     // Every op's timing and every memory change only for an output that shows them: the
@@ -66,7 +68,7 @@ Runner add_simulate(CLI::App& sub) {
     options.record_timeline =
         writes_result || o->critical_path || !o->pictures.svg.empty() || !o->pictures.trace.empty();
     // One walk down and back: lowered at most once, simulated once (simulate_lowered).
-    const LoweredRun run = simulate_under(file, costs, options, o->comm, o->file);
+    const LoweredRun run = time_checked(file, costs, options, o->comm, o->file);
     const SimResult& result = run.run.result;
     if (result.deadlocked()) {
       const BlockedDevice& b = result.deadlock.front();

@@ -8,7 +8,9 @@
 #include "file_roles.hpp"
 #include "io/reports.hpp"
 #include "io/schedule_json.hpp"
+#include "memory_budget.hpp"
 #include "output.hpp"
+#include "progress.hpp"
 #include "validate/validator.hpp"
 
 namespace pipeplan::cli {
@@ -42,10 +44,15 @@ Runner add_validate(CLI::App& sub) {
         throw UsageError("--memory-limit needs memory costs: give --profile FILE or --memory A_F,A_W");
       }
     }
-    const LoweredSchedule file = read_lowered_file(o->file);
+    const LoweredSchedule file = read_schedule_input(o->file);
     const Schedule& schedule = file.schedule;
     CostModel costs = build_cost_model(o->costs, schedule.stages, schedule.devices);
-    const std::vector<Problem> problems = validate_lowered(file, costs, comm_run(o->comm, file, {}), options);
+    const WorkEstimate need = timing_estimate(schedule, SimOptions{}, o->comm, o->file);
+    check_memory(need.bytes, "validating " + o->file, need.large);
+    const std::vector<Problem> problems = [&] {
+      const Activity doing("validating " + need.large);
+      return validate_lowered(file, costs, comm_run(o->comm, file, {}), options);
+    }();
     emit("", o->json ? to_json_text(validation_to_json(schedule, problems)) : validation_text(schedule, problems));
     return problems.empty() ? kExitOk : kExitInvalid;
   };

@@ -26,6 +26,8 @@ struct Command {
   const char* name;
   const char* description;
   Runner (*add)(CLI::App& sub);
+  /// Takes --max-memory: refuses work estimated past the memory it may use (memory_budget.hpp).
+  bool estimates_memory = false;
 };
 
 /// Every subcommand, in the order `pipeplan --help` lists them.

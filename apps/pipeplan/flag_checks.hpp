@@ -13,6 +13,11 @@ namespace pipeplan::cli {
 /// first_given(sub, {"--profile", "--costs"}).
 [[nodiscard]] std::string first_given(const CLI::App& sub, std::span<const char* const> flags);
 
+/// CLI11's Range for a floating-point flag, by finite_within (model/finite.hpp): CLI::Range
+/// lets NaN through, since every comparison with it is false, and --gemm-efficiency nan once
+/// wrote "f_ms": null. "expected a number from LEAST to MOST, got TEXT".
+[[nodiscard]] CLI::Validator finite_range(double least, double most);
+
 /// The flags of add_cost_options and add_sim_options, for first_given.
 inline constexpr std::array<const char*, 4> kCostFlags = {"--profile", "--costs", "--transfer", "--memory"};
 inline constexpr std::array<const char*, 2> kSimFlags = {"--iterations", "--optimizer-mode"};

@@ -12,6 +12,7 @@
 #include "command.hpp"
 #include "io/printable.hpp"
 #include "io/version.hpp"
+#include "memory_budget.hpp"
 #include "model/closest_names.hpp"
 #include "model/error.hpp"
 #include "model/memory_reuse.hpp"
@@ -22,17 +23,17 @@ namespace pipeplan::cli {
 
 std::span<const Command> commands() {
   static const std::array<Command, 11> kCommands = {{
-      {"list", "List the schedule generators and their constraints", add_list},
-      {"generate", "Generate a schedule as JSON", add_generate},
-      {"simulate", "Time a schedule: step time, bubble rate, peak memory per device", add_simulate},
-      {"validate", "Check a schedule: complete, ordered, deadlock-free, within memory", add_validate},
-      {"compare", "Generate and simulate several schedules side by side", add_compare},
-      {"export", "Write a schedule in another tool's format (PyTorch pipelining CSV)", add_export},
-      {"import", "Read a PyTorch pipelining CSV schedule as pipeplan's schedule JSON", add_import},
-      {"lower", "Add the sends and receives each device posts, placed by a policy", add_lower},
-      {"gpus", "List the built-in GPUs the planner and profile estimate with", add_gpus},
-      {"profile", "Estimate a profile from a model config.json, a GPU and a stage layout", add_profile},
-      {"plan", "Find the best pipeline configuration and schedule for a model on N GPUs", add_plan},
+      {"list", "List the schedule generators and their constraints", add_list, false},
+      {"generate", "Generate a schedule as JSON", add_generate, true},
+      {"simulate", "Time a schedule: step time, bubble rate, peak memory per device", add_simulate, true},
+      {"validate", "Check a schedule: complete, ordered, deadlock-free, within memory", add_validate, true},
+      {"compare", "Generate and simulate several schedules side by side", add_compare, true},
+      {"export", "Write a schedule in another tool's format (PyTorch pipelining CSV)", add_export, true},
+      {"import", "Read a PyTorch pipelining CSV schedule as pipeplan's schedule JSON", add_import, true},
+      {"lower", "Add the sends and receives each device posts, placed by a policy", add_lower, true},
+      {"gpus", "List the built-in GPUs the planner and profile estimate with", add_gpus, false},
+      {"profile", "Estimate a profile from a model config.json, a GPU and a stage layout", add_profile, false},
+      {"plan", "Find the best pipeline configuration and schedule for a model on N GPUs", add_plan, false},
   }};
   return kCommands;
 }
@@ -102,6 +103,7 @@ int run(int argc, char** argv) {
   for (const Command& c : commands()) {
     CLI::App* sub = app.add_subcommand(c.name, c.description);
     runners.emplace_back(sub, c.add(*sub));
+    if (c.estimates_memory) add_max_memory_option(*sub);
   }
   if (argc > 1 && argv[1][0] != '-' && !is_command(argv[1])) return unknown_command(argv[1]);
   try {

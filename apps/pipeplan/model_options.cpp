@@ -4,6 +4,7 @@
 
 #include "enum_flags.hpp"
 #include "file_roles.hpp"
+#include "flag_checks.hpp"
 
 namespace pipeplan::cli {
 
@@ -14,8 +15,8 @@ namespace {
 CLI::Range whole_range(const SettingRange& r) {
   return CLI::Range(static_cast<int>(r.least), static_cast<int>(r.most));
 }
-CLI::Range fraction_range(const SettingRange& r) {
-  return CLI::Range(r.least, r.most);
+CLI::Validator fraction_range(const SettingRange& r) {
+  return finite_range(r.least, r.most);
 }
 
 }  // namespace

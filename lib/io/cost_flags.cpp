@@ -8,6 +8,7 @@
 
 #include "io/profile_json.hpp"
 #include "model/error.hpp"
+#include "model/finite.hpp"
 #include "model/size_string.hpp"
 #include "model/units.hpp"
 
@@ -31,7 +32,7 @@ std::vector<std::string> split(const std::string& text, char separator) {
 double parse_ms(const std::string& text, const std::string& flag) {
   char* end = nullptr;
   double value = text.empty() ? NAN : std::strtod(text.c_str(), &end);
-  if (!std::isfinite(value) || value < 0.0 || end == nullptr || *end != '\0') {
+  if (!finite_within(value, 0.0, HUGE_VAL) || end == nullptr || *end != '\0') {
     throw FlagError(flag + ": expected a non-negative number of milliseconds, got '" + text + "'");
   }
   // A number, but past the cap of one time (model/units.hpp): say the cap, not the form.

@@ -4,6 +4,7 @@
 
 #include "io/version.hpp"
 #include "model/error.hpp"
+#include "model/finite.hpp"
 #include "model/size_string.hpp"
 
 namespace pipeplan {
@@ -19,7 +20,7 @@ std::string shown(const Json& value) {
 }
 
 bool whole_in_range(double v, double min, double max) {
-  return std::isfinite(v) && v == std::floor(v) && v >= min && v <= max;
+  return finite_within(v, min, max) && v == std::floor(v);
 }
 
 }  // namespace
@@ -58,7 +59,7 @@ const Json* optional_member(const Json& value, std::string_view name, const Json
 }
 
 double read_ms(const Json& value, const JsonPath& at) {
-  if (!value.is_number() || !std::isfinite(value.get<double>()) || value.get<double>() < 0.0) {
+  if (!value.is_number() || !finite_within(value.get<double>(), 0.0, HUGE_VAL)) {
     fail_field(at, "a non-negative number of milliseconds", value);
   }
   if (value.get<double>() > kMaxMs) fail_field(at, "a number of milliseconds up to 1e10 (115 days)", value);
@@ -66,7 +67,7 @@ double read_ms(const Json& value, const JsonPath& at) {
 }
 
 double read_positive(const Json& value, const JsonPath& at) {
-  if (!value.is_number() || !std::isfinite(value.get<double>()) || value.get<double>() <= 0.0) {
+  if (!value.is_number() || !finite_within(value.get<double>(), 0.0, HUGE_VAL) || value.get<double>() == 0.0) {
     fail_field(at, "a number above zero", value);
   }
   return value.get<double>();

@@ -9,6 +9,7 @@
 #include "io/json_fields.hpp"
 #include "io/model_family.hpp"
 #include "model/error.hpp"
+#include "model/finite.hpp"
 
 namespace pipeplan {
 
@@ -23,7 +24,7 @@ bool has_dropout(const Json& document, std::initializer_list<std::string_view> n
   std::string_view found;
   const Json* v = first_key(document, names, root, found);
   if (v == nullptr) return false;
-  if (!v->is_number() || !(v->get<double>() >= 0.0 && v->get<double>() < 1.0)) {
+  if (!v->is_number() || !finite_within(v->get<double>(), 0.0, 1.0) || v->get<double>() == 1.0) {
     fail_field(root.key(found), "a dropout probability from 0 to below 1", *v);
   }
   return v->get<double>() > 0.0;

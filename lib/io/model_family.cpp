@@ -4,6 +4,7 @@
 
 #include "io/config_keys.hpp"
 #include "model/error.hpp"
+#include "model/finite.hpp"
 
 namespace pipeplan {
 
@@ -294,7 +295,7 @@ void read_nemotron(const Json& d, const JsonPath& root, ModelConfig& m) {
     throw Error(root.key("mlp_bias").where() + ": true: biases on the MLP's projections are not modelled");
   }
   if (const Json* f = optional_member(d, "partial_rotary_factor", root); f != nullptr && !f->is_null()) {
-    if (!f->is_number() || !(f->get<double>() > 0 && f->get<double>() <= 1)) {
+    if (!f->is_number() || !finite_within(f->get<double>(), 0.0, 1.0) || f->get<double>() == 0.0) {
       fail_field(root.key("partial_rotary_factor"), "a share above 0, at most 1", *f);
     }
     m.rotary_share = f->get<double>();

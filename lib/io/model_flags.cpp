@@ -15,6 +15,7 @@
 #include "io/model_config_json.hpp"
 #include "io/printable.hpp"
 #include "model/error.hpp"
+#include "model/finite.hpp"
 #include "model/name_fold.hpp"
 
 namespace pipeplan {
@@ -43,7 +44,8 @@ double fraction_flag(std::string_view flag, const std::string& text) {
   const bool plain = !text.empty() && text.front() != '+' && text.find_first_of(" \t\n\v\f\rxX") == std::string::npos;
   char* end = nullptr;
   const double value = plain ? std::strtod(text.c_str(), &end) : NAN;
-  if (!plain || end != text.c_str() + text.size() || !(value >= 0.01 && value <= 1.0)) {
+  if (!plain || end != text.c_str() + text.size() ||
+      !finite_within(value, kEfficiencyRange.least, kEfficiencyRange.most)) {
     throw FlagError(std::string(flag) + ": expected F,B or one fraction, each from 0.01 to 1, got '" + text + "'");
   }
   return value;
@@ -71,7 +73,7 @@ Fp8Recipe fp8_recipe_for(const ModelFlags& f, const GpuSpec& gpu) {
 void check_model_ranges(const ModelFlags& f, bool global_batch_required) {
   const TrainingSettings& t = f.training;
   const auto check = [](const SettingRange& range, double value) {
-    if (!(value >= range.least && value <= range.most)) {
+    if (!finite_within(value, range.least, range.most)) {
       throw FlagError(fmt::format("{}: expected {} to {}, got {}", range.flag, range.least, range.most, value));
     }
   };
@@ -95,7 +97,7 @@ ModelInput read_model_input(const ModelFlags& f) {
   for (const auto& [flag, value] :
        {std::pair{"--gemm-efficiency", f.efficiency.gemm}, std::pair{"--memory-efficiency", f.efficiency.memory}}) {
     if (std::string_view(flag) == "--gemm-efficiency" && value == 0) continue;
-    if (!(value >= kEfficiencyRange.least && value <= kEfficiencyRange.most)) {
+    if (!finite_within(value, kEfficiencyRange.least, kEfficiencyRange.most)) {
       throw FlagError(std::string(flag) + ": expected a fraction from 0.01 to 1, got " + fmt::format("{}", value));
     }
   }

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "io/json_fields.hpp"
+#include "model/finite.hpp"
 #include "model/limits.hpp"
 #include "sim/run_limits.hpp"
 
@@ -72,7 +73,7 @@ namespace {
 // A time of a run, not a cost: a sum of costs, so up to the longest run the simulators time
 // (kMaxRunNs), past the 1e10 ms one cost may take. What simulate writes, export reads back.
 SimTime read_run_time(const Json& value, const JsonPath& at) {
-  if (!value.is_number() || !std::isfinite(value.get<double>()) || value.get<double>() < 0.0) {
+  if (!value.is_number() || !finite_within(value.get<double>(), 0.0, HUGE_VAL)) {
     fail_field(at, "a non-negative number of milliseconds", value);
   }
   const double ms = value.get<double>();

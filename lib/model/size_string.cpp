@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "model/finite.hpp"
+
 namespace pipeplan {
 
 namespace {
@@ -62,7 +64,7 @@ std::optional<double> parse_size_bytes(std::string_view text) {
 
 std::optional<Bytes> parse_size(std::string_view text) {
   const std::optional<double> bytes = parse_size_bytes(text);
-  if (!bytes || !std::isfinite(*bytes) || *bytes >= kSizeLimitBytes) return std::nullopt;
+  if (!bytes || !finite_within(*bytes, 0.0, kSizeLimitBytes) || *bytes == kSizeLimitBytes) return std::nullopt;
   return static_cast<Bytes>(*bytes);
 }
 

@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -195,7 +196,20 @@ PlanOutcome plan(const PlanRequest& request, const std::function<void(std::size_
       std::min<std::size_t>(request.threads > 0 ? static_cast<std::size_t>(request.threads) : cores, jobs.size());
   ThreadGroup pool;
   if (threads_available()) {
-    for (std::size_t t = 0; t < threads; ++t) pool.start(work);
+    for (std::size_t t = 0; t < threads; ++t) {
+      try {
+        pool.start(work);
+      } catch (const std::system_error& e) {
+        // Each thread reserves its stack: under a memory limit (ulimit -v) --threads 900 ran out
+        // and said "internal error: Resource temporarily unavailable" (issue 31). The started
+        // ones stop after their current job, and the flag is named.
+        next = jobs.size();
+        pool.join();
+        throw Error((request.threads > 0 ? "--threads " + std::to_string(request.threads) + ": " : std::string()) +
+                    "could start only " + std::to_string(t) + " of " + std::to_string(threads) + " threads (" +
+                    e.what() + "; each reserves its stack under the memory limit): ask for fewer");
+      }
+    }
   } else {
     work();  // the one-thread path (the page): every job on this thread, then the loop below ends at once
   }

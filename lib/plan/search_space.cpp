@@ -217,6 +217,11 @@ std::vector<PlanJob> plan_jobs(const PlanRequest& r, std::map<std::string, int>&
           ++refused["more micro-batches than the limit of " + std::to_string(kMaxMicrobatches)];
           continue;
         }
+        if (r.microbatches == 0 && microbatches > kMaxSearchedMicrobatches) {
+          ++refused["more micro-batches per step than the " + std::to_string(kMaxSearchedMicrobatches) +
+                    " searched (--microbatches M plans a larger count)"];
+          continue;
+        }
         const std::vector<int> eps = ep_choices(r, tp, cp, dp);
         if (eps.empty()) {
           ++refused["expert parallelism does not divide the experts with etp x ep dividing tp x cp x dp"];

@@ -10,6 +10,13 @@
 
 namespace pipeplan {
 
+/// The most micro-batches per step the planner searches when --microbatches does not fix the
+/// count (issue 31, item 9): a job's time grows with its ops, P x V x M, and a global batch of
+/// 16 Mi sequences on 8 GPUs asked for 2^18 to 2^21 micro-batches in every configuration and ran
+/// past 400 s. Past a few thousand the step grows by M's share alone (the bubble, (P - 1) / M of
+/// the fill, is gone), so nothing is lost to a search; the published runs use at most 512.
+inline constexpr int kMaxSearchedMicrobatches = 4096;
+
 /// The context-parallel degrees worth trying at tensor parallelism `tp`: the fixed one, or every
 /// power of two dividing the GPUs over tp with 2·cp dividing the sequence (1 alone without flash
 /// attention, which Megatron's ring needs).

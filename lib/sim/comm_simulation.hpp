@@ -26,6 +26,9 @@ class CommSimulation {
   /// Runs every device as far as it goes. Precondition: simulate_with_comm's checks passed.
   [[nodiscard]] CommSimResult run();
 
+  /// What it keeps per transfer and iteration, for run_bytes (run_memory.hpp).
+  static constexpr std::size_t transfer_state_bytes() { return sizeof(TransferState); }
+
  private:
   static constexpr SimTime kNever = -1;
 

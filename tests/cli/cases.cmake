@@ -318,7 +318,7 @@ pipeplan_cli_test(profile_rank_order_boundaries
 # The header says the order and the memory left for the model: H100's 81,559 MiB (79.65 GiB)
 # less the 1 GiB kept for the CUDA context and NCCL by default.
 pipeplan_cli_test(plan_rank_order_fixed
-                  --out "ranks tp-pp-dp, 78\\.65 GiB of 79\\.65 GiB per GPU for the model \\(1\\.00 GiB kept for the runtime\\)$" --out "^  1  [a-z0-9-]+ +[0-9]+ +[0-9]+ +1 +1 tp-pp-dp "
+                  --out "ranks tp-pp-dp, 78\\.65 GiB of 79\\.65 GiB per GPU for the model \\(1\\.00 GiB kept for the runtime\\), up to 4096 micro-batches per step searched$" --out "^  1  [a-z0-9-]+ +[0-9]+ +[0-9]+ +1 +1 tp-pp-dp "
                   -- plan --wide --model tests/data/models/tiny-llama.json --gpu h100 --gpus 8 --gpus-per-node 4
                      --global-batch 32 --seq 256 --rank-order tp-pp-dp --top 3)
 pipeplan_cli_test(plan_memory_reserve --out "79\\.65 GiB of 79\\.65 GiB per GPU for the model \\(0 B kept"
@@ -705,10 +705,19 @@ pipeplan_cli_test(profile_precision_list --exit 2 --err "--dtype bf16,fp8: a pro
                   -- profile --model tests/data/models/tiny-llama.json --gpu h100 --stages 2 --dtype bf16,fp8)
 
 # NaN passes CLI11's range check; the efficiencies are refused by name (issue 31, item 4).
-pipeplan_cli_test(profile_gemm_efficiency_nan --exit 2 --err "--gemm-efficiency: expected a fraction from 0.01 to 1, got nan"
+# Every floating flag and field passes one check (model/finite.hpp, finite_within): NaN and
+# infinity refused alike, as flags (CLI11's validator, pipeplan-gpu's --watchdog too), costs and
+# JSON fields.
+pipeplan_cli_test(profile_gemm_efficiency_nan --exit 2 --err "--gemm-efficiency: expected a number from 0.01 to 1, got 'nan'"
                   -- profile --model tests/data/models/tiny-llama.json --gpu h100 --stages 2 --gemm-efficiency nan)
-pipeplan_cli_test(plan_memory_efficiency_nan --exit 2 --err "--memory-efficiency: expected a fraction from 0.01 to 1, got nan"
+pipeplan_cli_test(plan_memory_efficiency_nan --exit 2 --err "--memory-efficiency: expected a number from 0.01 to 1, got 'nan'"
                   -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 8 --memory-efficiency nan)
+pipeplan_cli_test(plan_memory_efficiency_inf --exit 2 --err "--memory-efficiency: expected a number from 0.01 to 1, got 'inf'"
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 8 --memory-efficiency inf)
+pipeplan_cli_test(plan_capacity_factor_nan --exit 2 --err "--moe-capacity-factor: expected a number from 0.01 to 64, got 'nan'"
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 8 --moe-capacity-factor nan)
+pipeplan_cli_test(costs_infinite --exit 2 --err "--costs \\(F\\): expected a non-negative number of milliseconds, got 'inf'"
+                  -- simulate schedules/zbh1-p4-m8.json --costs inf,1,1)
 
 # --attention-efficiency F,B: flash attention's fractions of the peak, applied and said in the
 # profile's source; anything but one or two fractions from 0.01 to 1 is refused by name.
@@ -819,6 +828,59 @@ pipeplan_cli_test(gpu_prefix_suggestion --exit 2 --err "--gpu: unknown GPU 'a100
 # --pp 64 on 32 layers leaves no layout, so nothing is tried: said so, not "fits in memory".
 pipeplan_cli_test(plan_nothing_to_try --exit 1 --out "^0 configurations" --out "^no configuration to try: the degrees given"
                   -- plan --model profiles/models/llama-2-7b.json --gpu h100 --gpus 64 --pp 64 --global-batch 64)
+
+# --- a memory estimate before the work (issue 31, item 8) ---
+# GPipe P = 16384, M = 2000: up to 3 x 16384 x 2000 = 98,304,000 ops (F, B, W per stage and
+# micro-batch), each 2 x sizeof(Op) = 40 bytes as op lists and at most 70 + 5 + 4 = 79 bytes of
+# JSON text (memory_estimate.hpp): 119 x 98,304,000 = 11,698,176,000 bytes = 10.89 GiB. Refused
+# at once, naming the flags; it once ran 25 s and ended in a bare "out of memory" (or took 5 GB).
+pipeplan_cli_test(generate_over_max_memory --exit 1
+                  --err "^pipeplan: error: generate --schedule gpipe needs about 10\\.89 GiB of memory, more than the 1\\.00 GiB that --max-memory allows: --stages 16384 x --chunks 1 x --microbatches 2000 \\(up to 98304000 ops\\)"
+                  -- generate --schedule gpipe --stages 16384 --microbatches 2000 --max-memory 1GiB)
+# Without --max-memory the machine's limits hold: here ulimit -v of about 1 GiB. Not under
+# AddressSanitizer, whose shadow memory needs terabytes of address space to start.
+if(NOT PIPEPLAN_SANITIZE)
+  pipeplan_cli_test(generate_over_ulimit
+                    --then "(ulimit -v 1000000\n $PIPEPLAN generate --schedule gpipe --stages 16384 --microbatches 2000 -o s.json 2> err.txt)\n test $? -eq 1 && grep -q 'more than the 976.56 MiB that ulimit -v allows: --stages 16384' err.txt && test ! -e s.json"
+                    -- list)
+endif()
+# A Chrome trace of GPipe P = 4, M = 1000 (8000 ops) over 1000 iterations keeps every op's
+# timing: 8e6 op-iterations x (3 x 8 readiness + 48 OpTiming + 16 MemoryPoint + 8 pointer) bytes
+# and 40 x 8000 for the ops = 768,320,000 bytes = 732.73 MiB (run_memory.hpp).
+pipeplan_cli_test(export_over_max_memory --exit 1
+                  --err "^pipeplan: error: timing .*/s\\.json needs about 732\\.73 MiB of memory, more than the 100\\.00 MiB that --max-memory allows: .*/s\\.json's 8000 ops x --iterations 1000"
+                  --before "$PIPEPLAN generate --schedule gpipe --stages 4 --microbatches 1000 -o s.json"
+                  -- export @TMP@/s.json --format chrome --iterations 1000 --max-memory 100MiB -o @TMP@/t.json)
+pipeplan_cli_test(max_memory_malformed --exit 2 --err "^pipeplan: error: --max-memory: expected a size"
+                  -- generate --schedule gpipe --stages 4 --microbatches 8 --max-memory lots)
+# A terminal on stderr gets a progress line once a command has run a second (script(1) gives it
+# one); a pipe gets nothing. The schedule comes through a pipe 1.5 s late: simulate waits on it,
+# reading, and says so.
+pipeplan_cli_test(progress_on_a_terminal
+                  --before "$PIPEPLAN generate --schedule 1f1b --stages 4 --microbatches 8 -o s.json"
+                  --then "script -qec '(sleep 1.5 && cat s.json) | $PIPEPLAN simulate - --costs 1,1,1 > /dev/null' log.txt > /dev/null && grep -q 'pipeplan: reading - (1 s)' log.txt && (sleep 1.5 && cat s.json) | $PIPEPLAN simulate - --costs 1,1,1 2> err.txt > /dev/null && test ! -s err.txt"
+                  -- list)
+
+# --- plan is bounded (issue 31, item 9) ---
+# A global batch of 16 Mi sequences on 8 GPUs asks 2^18 to 2^21 micro-batches of every
+# configuration: those past 2^20 are over the limit of a schedule, the rest past the 4096 the
+# planner searches (said in the header). It once ran past 400 s.
+pipeplan_cli_test(plan_microbatches_capped --exit 1 --out "up to 4096 micro-batches per step searched$"
+                  --out "^  refused 10x: more micro-batches per step than the 4096 searched"
+                  -- plan --wide --model profiles/models/llama-2-7b.json --gpu h100 --gpus 8 --global-batch 16777216)
+# With the count fixed, the cap is not the planner's: it plans it, and the header says no cap.
+pipeplan_cli_test(plan_microbatches_fixed --out "kept for the runtime\\)$" --out "^  1  "
+                  -- plan --wide --model tests/data/models/tiny-llama.json --gpu h100 --gpus 2 --global-batch 8192 --seq 256
+                     --microbatches 8192 --pp 2 --schedules 1f1b --top 1)
+
+# --threads 900 under a memory limit: each thread reserves its stack; the flag is named, not
+# "internal error: Resource temporarily unavailable" (issue 31, unclear messages).
+# Not under AddressSanitizer (see generate_over_ulimit).
+if(NOT PIPEPLAN_SANITIZE)
+  pipeplan_cli_test(plan_threads_under_ulimit
+                    --then "(ulimit -v 1000000\n $PIPEPLAN plan --model $SOURCE_DIR/tests/data/models/tiny-llama.json --gpu h100 --gpus 8 --global-batch 32 --seq 256 --threads 900 2> err.txt > /dev/null)\n test $? -eq 1 && grep -q '^pipeplan: error: --threads 900: could start only [0-9]* of [0-9]* threads' err.txt"
+                    -- list)
+endif()
 
 # plan --launch (issue 32, docs/launch.md): Llama-3-70B and Mixtral 8x7B on 64 H100, the search
 # narrowed to one pipeline degree and two schedules (a native one and one each framework lacks

@@ -45,6 +45,18 @@ expect 1 "pipeplan-gpu: error: cannot write $tmp/no/such/p.json: " \
 expect 2 "pipeplan-gpu: error: --gpu: unknown GPU 'tpu'" "$gpu" calibrate --model profiles/models/llama-2-7b.json --gpu tpu
 expect 2 "pipeplan-gpu: error: --device: Value -1 not in range 0 to 1023" \
   "$gpu" calibrate --model profiles/models/llama-2-7b.json --device -1
+# A layout whose stage count contradicts --stages: a usage error, before the GPU (fails before
+# the fix: exit 3). The seed model has 4 layers: E,t*2|t*2,H is 2 stages.
+expect 2 "pipeplan-gpu: error: --layout has 2 stages but --stages is 4" \
+  "$gpu" calibrate --model profiles/models/seed-llama2-7b-4layers.json --stages 4 --layout 'E,t*2|t*2,H'
+expect 3 "pipeplan-gpu: no GPU: " \
+  "$gpu" calibrate --model profiles/models/seed-llama2-7b-4layers.json --stages 2 --layout 'E,t*2|t*2,H'
+# NaN and infinity by the one check of every floating flag (model/finite.hpp): CLI11's range
+# check let --watchdog nan reach the GPU check.
+expect 2 "pipeplan-gpu: error: --watchdog: expected a number from 1 to 86400, got 'nan'" \
+  "$gpu" replay "$tmp/s.json" --profile "$tmp/cal.json" --watchdog nan
+expect 2 "pipeplan-gpu: error: --watchdog: expected a number from 1 to 86400, got 'inf'" \
+  "$gpu" replay "$tmp/s.json" --profile "$tmp/cal.json" --watchdog inf
 # The check leaves nothing behind where it would write.
 expect 3 "pipeplan-gpu: no GPU: " "$gpu" calibrate --model profiles/models/llama-2-7b.json -o "$tmp/p.json"
 [ ! -e "$tmp/p.json" ] || { echo "FAIL: the early check left $tmp/p.json"; exit 1; }
