@@ -284,12 +284,13 @@ void ScheduleSearch::walk_from(Schedule current, long long stop, OptimizerMode s
   // two give the same times (tests/incremental_timer_test.cpp), so the walk is the same, and
   // the first spends less of the budget on each trial.
   std::optional<IncrementalTimer> timer;
-  long long work = 0;
+  long long work = 0;     // the timer's work charged so far
+  long long pending = 0;  // the search's own work since the last trial, not charged yet
   SimResult timeline;
   std::optional<Walk> here;
   if (retiming_ == Retiming::Incremental && objective_.iterations == 1 && IncrementalTimer::applies(current, costs_)) {
     timer.emplace(current, costs_);
-    const Walk w = timed_walk(*timer, steer, work);  // spends the first timing either way
+    const Walk w = timed_walk(*timer, steer, work, pending);  // spends the first timing either way
     if (!timer->deadlocked()) here = w;
   } else {
     here = walk(current, steer, &timeline);
@@ -312,6 +313,10 @@ void ScheduleSearch::walk_from(Schedule current, long long stop, OptimizerMode s
     const Times times{timer ? nullptr : &timeline, timer ? &*timer : nullptr};
     for (const std::size_t d : devices_by_weight(times, steer)) {
       device_gaps(times, d, gaps);
+      // Re-timed incrementally, a trial costs about as much as finding a device's gaps or its
+      // memory again, so those count too (charged with the next trial), and the budget bounds
+      // the time as before.
+      if (timer) pending += static_cast<long long>(current.order[d].size());
       for (const std::size_t i : gaps) {
         moves_for_gap(current, places, d, i, trials);
         for (const Trial& t : trials) {
@@ -338,18 +343,22 @@ void ScheduleSearch::walk_from(Schedule current, long long stop, OptimizerMode s
           bool fits = true;
           for (const Move& r : ranges) {
             fits = fits && fits_places(current, r.device, r.from, r.to, memory[r.device][r.from]);
+            if (timer) pending += 2 * static_cast<long long>(r.to - r.from + 1);  // its order, then its memory
           }
           std::optional<Walk> there;
           if (fits && timer) {
             const bool timed = timer->retime();
-            const Walk w = timed_walk(*timer, steer, work);  // spends the trial either way
+            const Walk w = timed_walk(*timer, steer, work, pending);  // spends the trial either way
             if (timed) there = w;
           } else if (fits) {
             there = walk(current, steer, &trial);
           }
           if (there && walk_better(*there, *here)) {
             here = there;
-            for (const Move& r : ranges) memory[r.device] = memory_profile(current, r.device);
+            for (const Move& r : ranges) {
+              memory[r.device] = memory_profile(current, r.device);
+              if (timer) pending += static_cast<long long>(memory[r.device].size());
+            }
             if (timer) {
               timer->keep();
             } else {
@@ -372,9 +381,16 @@ void ScheduleSearch::walk_from(Schedule current, long long stop, OptimizerMode s
   }
 }
 
-ScheduleSearch::Walk ScheduleSearch::timed_walk(const IncrementalTimer& timer, OptimizerMode steer, long long& work) {
-  budget_ -= timer.work() - work;
+ScheduleSearch::Walk ScheduleSearch::timed_walk(const IncrementalTimer& timer, OptimizerMode steer, long long& work,
+                                                long long& pending) {
+  // Never more than simulating the whole schedule would cost: then the walk makes at least the
+  // trials it made when every trial was simulated, the same ones first.
+  long long ops = 0;
+  for (std::size_t d = 0; d < timer.devices(); ++d) ops += static_cast<long long>(timer.ops(d));
+  // The walk's measure reads each device's first and last op.
+  budget_ -= std::min(ops, timer.work() - work + pending + 2 * static_cast<long long>(timer.devices()));
   work = timer.work();
+  pending = 0;
   ++trials_;
   const Times times{nullptr, &timer};
   SimTime makespan = 0, span = 0;

@@ -108,8 +108,9 @@ class ScheduleSearch {
   /// Walks from `start` while the budget stays above `stop`, accepting moves that are better
   /// under `steer`, and keeps the best schedule met under the objective.
   void walk_from(Schedule start, long long stop, OptimizerMode steer);
-  /// The walk's measure of what `timer` holds now, spending what it worked since `work`.
-  Walk timed_walk(const IncrementalTimer& timer, OptimizerMode steer, long long& work);
+  /// The walk's measure of what `timer` holds now, spending what it worked since `work` and the
+  /// search's own `pending` work, at most the schedule's op count.
+  Walk timed_walk(const IncrementalTimer& timer, OptimizerMode steer, long long& work, long long& pending);
   /// The memory device d holds before each of its ops, and after the last.
   [[nodiscard]] std::vector<Bytes> memory_profile(const Schedule& s, std::size_t device) const;
   /// Whether device d's ops at places low to high keep within its limit when it holds `before`

@@ -40,9 +40,7 @@ IncrementalTimer::IncrementalTimer(const Schedule& schedule, const CostModel& co
   };
 
   // Every op numbered in the schedule's order, device by device; who gives each output.
-  device_.reserve(n);
-  index_.reserve(n);
-  duration_.reserve(n);
+  node_.reserve(n);
   order_.resize(schedule.order.size());
   std::vector<const Op*> op_of;
   op_of.reserve(n);
@@ -50,11 +48,12 @@ IncrementalTimer::IncrementalTimer(const Schedule& schedule, const CostModel& co
   std::vector<int> forward(slots, -1), gradient(slots, -1), split_b(slots, -1);
   for (std::size_t d = 0; d < schedule.order.size(); ++d) {
     for (const Op& op : schedule.order[d]) {
-      const auto id = static_cast<int>(device_.size());
-      device_.push_back(static_cast<int>(d));
-      index_.push_back(order_[d].size());
+      const auto id = static_cast<int>(node_.size());
+      Node& node = node_.emplace_back();
+      node.device = static_cast<std::uint32_t>(d);
+      node.index = static_cast<std::uint32_t>(order_[d].size());
+      node.duration = sim::duration(times, op);
       order_[d].push_back(id);
-      duration_.push_back(sim::duration(times, op));
       op_of.push_back(&op);
       const std::size_t at = slot(op.stage, op.microbatch);
       switch (op.kind) {
@@ -79,27 +78,32 @@ IncrementalTimer::IncrementalTimer(const Schedule& schedule, const CostModel& co
   }
 
   // What each op needs, with what the transfer adds; then who needs each op.
-  input_begin_.reserve(n + 1);
+  std::vector<std::uint32_t> consumers(n, 0);
   for (std::size_t id = 0; id < n; ++id) {
-    input_begin_.push_back(input_.size());
+    node_[id].input_begin = static_cast<std::uint32_t>(input_.size());
     for (const Dependency& dep : dependencies_of(*op_of[id], schedule.stages)) {
       const std::vector<int>& producers = dep.need == Need::Forward         ? forward
                                           : dep.need == Need::InputGradient ? gradient
                                                                             : split_b;
-      input_.push_back(producers[slot(dep.stage, dep.microbatch)]);
-      input_delay_.push_back(
-          transfer.delay(schedule.placement[static_cast<std::size_t>(dep.stage)], device_[id], crossed_boundary(dep)));
+      const auto producer = static_cast<std::uint32_t>(producers[slot(dep.stage, dep.microbatch)]);
+      const int device = static_cast<int>(node_[id].device);
+      input_.push_back({producer, transfer.delay(schedule.placement[static_cast<std::size_t>(dep.stage)], device,
+                                                 crossed_boundary(dep))});
+      ++node_[id].inputs;
+      ++consumers[producer];
     }
   }
-  input_begin_.push_back(input_.size());
-  consumer_begin_.assign(n + 1, 0);
-  for (int producer : input_) ++consumer_begin_[static_cast<std::size_t>(producer) + 1];
-  for (std::size_t id = 0; id < n; ++id) consumer_begin_[id + 1] += consumer_begin_[id];
-  consumer_.resize(input_.size());
-  std::vector<std::size_t> filled(consumer_begin_.begin(), consumer_begin_.end() - 1);
+  std::uint32_t next = 0;
   for (std::size_t id = 0; id < n; ++id) {
-    for (std::size_t k = input_begin_[id]; k < input_begin_[id + 1]; ++k) {
-      consumer_[filled[static_cast<std::size_t>(input_[k])]++] = static_cast<int>(id);
+    node_[id].consumer_begin = next;
+    next += consumers[id];
+  }
+  consumer_.resize(input_.size());
+  for (std::size_t id = 0; id < n; ++id) {
+    const Node& node = node_[id];
+    for (std::size_t k = node.input_begin; k < node.input_begin + node.inputs; ++k) {
+      Node& producer = node_[input_[k].op];
+      consumer_[producer.consumer_begin + producer.consumers++] = static_cast<std::uint32_t>(id);
     }
   }
 
@@ -109,20 +113,18 @@ IncrementalTimer::IncrementalTimer(const Schedule& schedule, const CostModel& co
   SimWorkspace workspace;
   const SimResult r = simulate_trusted(schedule, costs, options, workspace);
   work_ = static_cast<long long>(n);
-  start_.assign(n, 0);
-  end_.assign(n, 0);
-  for (auto* marks : {&queued_, &keyed_, &saved_, &seen_, &finished_}) marks->assign(n, 0);
-  key_.assign(n, 0);
+  seen_.assign(n, 0);
+  finished_.assign(n, 0);
   if (r.deadlocked()) {
     deadlocked_ = true;
     return;
   }
   for (std::size_t d = 0; d < order_.size(); ++d) {
     for (std::size_t i = 0; i < order_[d].size(); ++i) {
-      const std::size_t op = id(d, i);
-      start_[op] = r.devices[d].ops[i].start;
-      end_[op] = r.devices[d].ops[i].end;
-      sum_of_ends_ += end_[op];
+      Node& node = node_[id(d, i)];
+      node.start = r.devices[d].ops[i].start;
+      node.end = r.devices[d].ops[i].end;
+      sum_of_ends_ += node.end;
     }
   }
 }
@@ -135,7 +137,9 @@ void IncrementalTimer::rotate(std::size_t device, std::size_t from, std::size_t 
   } else {
     std::rotate(at(to), at(from), at(from + 1));
   }
-  for (std::size_t k = std::min(from, to); k <= std::max(from, to); ++k) index_[id(device, k)] = k;
+  for (std::size_t k = std::min(from, to); k <= std::max(from, to); ++k) {
+    node_[id(device, k)].index = static_cast<std::uint32_t>(k);
+  }
 }
 
 void IncrementalTimer::move(std::size_t device, std::size_t from, std::size_t to) {
@@ -153,11 +157,10 @@ void IncrementalTimer::move(std::size_t device, std::size_t from, std::size_t to
 }
 
 SimTime IncrementalTimer::start_now(std::size_t op) const {
-  const auto d = static_cast<std::size_t>(device_[op]);
-  const std::size_t i = index_[op];
-  SimTime start = i > 0 ? end_[id(d, i - 1)] : 0;
-  for (std::size_t k = input_begin_[op]; k < input_begin_[op + 1]; ++k) {
-    start = std::max(start, end_[static_cast<std::size_t>(input_[k])] + input_delay_[k]);
+  const Node& node = node_[op];
+  SimTime start = node.index > 0 ? node_[id(node.device, node.index - 1)].end : 0;
+  for (std::size_t k = node.input_begin; k < node.input_begin + node.inputs; ++k) {
+    start = std::max(start, node_[input_[k].op].end + input_[k].delay);
   }
   return start;
 }
@@ -168,16 +171,18 @@ SimTime IncrementalTimer::start_now(std::size_t op) const {
 // before one that started before it: the heads of those links started at L or later, their
 // tails at U or earlier. A cycle has to enter its earliest op by such a link and leave its latest
 // by one, so it lies among the ops that started between L and U: a depth-first search from the
-// heads, through ops that started by U, finds it or proves there is none.
-bool IncrementalTimer::makes_cycle() {
+// heads, through ops that started by U, finds it or proves there is none (or gives up, having
+// visited a quarter of the ops).
+IncrementalTimer::Cycle IncrementalTimer::find_cycle() {
+  const long long limit = work_ + static_cast<long long>(node_.size()) / 4 + 16;
   heads_.clear();
   SimTime upper = 0;
   for (const Range& r : ranges_) {
     for (std::size_t k = r.low; k < r.high; ++k) {
       const std::size_t tail = id(r.device, k), head = id(r.device, k + 1);
-      if (start_[tail] > start_[head]) {
+      if (node_[tail].start > node_[head].start) {
         heads_.push_back(head);
-        upper = std::max(upper, start_[tail]);
+        upper = std::max(upper, node_[tail].start);
       }
     }
   }
@@ -189,98 +194,168 @@ bool IncrementalTimer::makes_cycle() {
     while (!stack_.empty()) {
       const std::size_t x = stack_.back().first;
       std::size_t& edge = stack_.back().second;
-      const auto d = static_cast<std::size_t>(device_[x]);
-      const std::size_t consumers = consumer_begin_[x + 1] - consumer_begin_[x];
+      const Node& node = node_[x];
       std::size_t next = kNone;
       // Edge 0 is the next op on the device, then the consumers of x's outputs.
-      while (next == kNone && edge <= consumers) {
+      while (next == kNone && edge <= node.consumers) {
         if (edge == 0) {
-          if (index_[x] + 1 < order_[d].size()) next = id(d, index_[x] + 1);
+          if (node.index + 1 < order_[node.device].size()) next = id(node.device, node.index + 1);
         } else {
-          next = static_cast<std::size_t>(consumer_[consumer_begin_[x] + edge - 1]);
+          next = consumer_[node.consumer_begin + edge - 1];
         }
         ++edge;
-        if (next != kNone && start_[next] > upper) next = kNone;
+        if (next != kNone && node_[next].start > upper) next = kNone;
       }
       if (next == kNone) {
         finished_[x] = trial_;
         stack_.pop_back();
       } else if (seen_[next] != trial_) {
         seen_[next] = trial_;
-        ++work_;
         stack_.push_back({next, 0});
+        if (++work_ > limit) {
+          stack_.clear();
+          return Cycle::Unknown;
+        }
       } else if (finished_[next] != trial_) {
         stack_.clear();
-        return true;  // back to an op still on the path: a cycle
+        return Cycle::Found;  // back to an op still on the path
       }
     }
   }
-  return false;
+  return Cycle::None;
 }
 
 void IncrementalTimer::push(std::size_t op) {
-  if (queued_[op] == trial_) return;
-  queued_[op] = trial_;
-  if (keyed_[op] != trial_) {
-    keyed_[op] = trial_;
-    key_[op] = start_[op];  // not changed yet in this trial: its start before the moves
+  Node& node = node_[op];
+  if (node.queued == trial_) return;
+  node.queued = trial_;
+  if (node.keyed != trial_) {
+    node.keyed = trial_;
+    node.key = node.start;  // not changed yet in this trial: its start before the moves
   }
-  heap_.emplace_back(key_[op], op);
+  ++work_;
+  heap_.emplace_back(node.key, op);
   std::push_heap(heap_.begin(), heap_.end(), kLater);
 }
 
 // Takes the ops in the order of their starts before the moves, which every dependency follows
-// except the links a move turned back (see makes_cycle); an op timed before one of its inputs
+// except the links a move turned back (see find_cycle); an op timed before one of its inputs
 // changed is timed again when the input changes, so the times end as the unique solution of the
 // simulator's equations whatever the order, and the order only keeps that rare.
-void IncrementalTimer::propagate() {
-  const long long limit = work_ + 64 * static_cast<long long>(start_.size()) + 64;
+bool IncrementalTimer::propagate() {
+  const long long limit = work_ + static_cast<long long>(node_.size()) / 4 + 16;
   while (!heap_.empty()) {
     std::pop_heap(heap_.begin(), heap_.end(), kLater);
     const std::size_t op = heap_.back().second;
     heap_.pop_back();
-    queued_[op] = 0;
-    if (++work_ > limit) throw Error("internal error: the incremental timer did not settle");
+    Node& node = node_[op];
+    node.queued = 0;
+    if (++work_ > limit) {
+      heap_.clear();
+      return false;  // reaching this far, the change is cheaper timed in full
+    }
     const SimTime start = start_now(op);
-    if (start == start_[op]) continue;
-    if (saved_[op] != trial_) {
-      saved_[op] = trial_;
-      before_.push_back({op, start_[op], end_[op]});
+    if (start == node.start) continue;
+    if (node.saved != trial_) {
+      node.saved = trial_;
+      before_.push_back({op, node.start, node.end});
     }
-    const SimTime end = start + duration_[op];
-    sum_of_ends_ += end - end_[op];
-    start_[op] = start;
-    end_[op] = end;
-    const auto d = static_cast<std::size_t>(device_[op]);
-    if (index_[op] + 1 < order_[d].size()) push(id(d, index_[op] + 1));
-    for (std::size_t k = consumer_begin_[op]; k < consumer_begin_[op + 1]; ++k) {
-      push(static_cast<std::size_t>(consumer_[k]));
+    const SimTime end = start + node.duration;
+    sum_of_ends_ += end - node.end;
+    node.start = start;
+    node.end = end;
+    if (node.index + 1 < order_[node.device].size()) push(id(node.device, node.index + 1));
+    for (std::size_t k = node.consumer_begin; k < node.consumer_begin + node.consumers; ++k) push(consumer_[k]);
+  }
+  return true;
+}
+
+// The simulator's own way, over the ops as numbered here: each device runs its list while the
+// next op's inputs are timed, and an op's end wakes the devices of its consumers. Linear in the
+// ops; a device left stuck means a cycle.
+bool IncrementalTimer::time_in_full() {
+  work_ += static_cast<long long>(node_.size());
+  const auto devices = order_.size();
+  next_.assign(devices, 0);
+  waiting_.assign(devices, true);
+  ready_.clear();
+  for (std::size_t d = devices; d-- > 0;) ready_.push_back(d);
+  while (!ready_.empty()) {
+    const std::size_t d = ready_.back();
+    ready_.pop_back();
+    waiting_[d] = false;
+    for (; next_[d] < order_[d].size(); ++next_[d]) {
+      const std::size_t op = id(d, next_[d]);
+      Node& node = node_[op];
+      bool inputs = true;
+      for (std::size_t k = node.input_begin; k < node.input_begin + node.inputs && inputs; ++k) {
+        inputs = finished_[input_[k].op] == trial_;
+      }
+      if (!inputs) break;  // the producer's end wakes this device again
+      const SimTime start = start_now(op);
+      if (start != node.start) {
+        if (node.saved != trial_) {
+          node.saved = trial_;
+          before_.push_back({op, node.start, node.end});
+        }
+        sum_of_ends_ += start + node.duration - node.end;
+        node.start = start;
+        node.end = start + node.duration;
+      }
+      finished_[op] = trial_;
+      for (std::size_t k = node.consumer_begin; k < node.consumer_begin + node.consumers; ++k) {
+        const std::size_t e = node_[consumer_[k]].device;
+        if (e != d && !waiting_[e]) {
+          waiting_[e] = true;
+          ready_.push_back(e);
+        }
+      }
     }
+  }
+  for (std::size_t d = 0; d < devices; ++d) {
+    if (next_[d] < order_[d].size()) {
+      restore();
+      return false;
+    }
+  }
+  return true;
+}
+
+void IncrementalTimer::next_trial() {
+  if (++trial_ == 0) {
+    for (Node& node : node_) node.queued = node.keyed = node.saved = 0;
+    std::fill(seen_.begin(), seen_.end(), 0);
+    std::fill(finished_.begin(), finished_.end(), 0);
+    trial_ = 1;
   }
 }
 
 bool IncrementalTimer::retime() {
-  if (++trial_ == 0) {
-    for (auto* marks : {&queued_, &keyed_, &saved_, &seen_, &finished_}) std::fill(marks->begin(), marks->end(), 0);
-    trial_ = 1;
+  next_trial();
+  const Cycle cycle = find_cycle();
+  if (cycle == Cycle::Found) return false;
+  if (cycle == Cycle::Unknown) {
+    next_trial();  // fresh marks for the full timing
+    return time_in_full();
   }
-  if (makes_cycle()) return false;
   // The moved ops first, each keyed by the start of the op whose place it took, so that a
   // device's changed ops are taken in their new order; then the op after them.
   for (const Range& r : ranges_) {
     starts_.clear();
-    for (std::size_t k = r.low; k <= r.high; ++k) starts_.push_back(start_[id(r.device, k)]);
+    for (std::size_t k = r.low; k <= r.high; ++k) starts_.push_back(node_[id(r.device, k)].start);
     std::sort(starts_.begin(), starts_.end());
     for (std::size_t k = r.low; k <= r.high; ++k) {
-      const std::size_t op = id(r.device, k);
-      keyed_[op] = trial_;
-      key_[op] = starts_[k - r.low];
-      push(op);
+      Node& node = node_[id(r.device, k)];
+      node.keyed = trial_;
+      node.key = starts_[k - r.low];
+      push(id(r.device, k));
     }
     if (r.high + 1 < order_[r.device].size()) push(id(r.device, r.high + 1));
   }
-  propagate();
-  return true;
+  if (propagate()) return true;
+  restore();
+  next_trial();  // fresh marks for the full timing
+  return time_in_full();
 }
 
 void IncrementalTimer::keep() {
@@ -289,12 +364,18 @@ void IncrementalTimer::keep() {
   before_.clear();
 }
 
-void IncrementalTimer::drop() {
+void IncrementalTimer::restore() {
   for (const Before& b : before_) {
-    sum_of_ends_ += b.end - end_[b.op];
-    start_[b.op] = b.start;
-    end_[b.op] = b.end;
+    Node& node = node_[b.op];
+    sum_of_ends_ += b.end - node.end;
+    node.start = b.start;
+    node.end = b.end;
   }
+  before_.clear();
+}
+
+void IncrementalTimer::drop() {
+  restore();
   for (auto m = moves_.rbegin(); m != moves_.rend(); ++m) rotate(m->device, m->to, m->from);
   keep();
 }

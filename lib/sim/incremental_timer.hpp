@@ -7,8 +7,12 @@
 // The times are exactly the simulator's (docs/model.md, "The simulator"): each op starts at the
 // later of the end of the op before it on its device and the arrival of every input, durations
 // and transfers as sim/op_costs.hpp and sim/transfer_rule.hpp give them; a test compares them
-// with simulate_trusted after random moves (tests/incremental_timer_test.cpp).
+// with simulate_trusted after random moves (tests/incremental_timer_test.cpp). Where a change
+// reaches much of the schedule (a search for a cycle or a re-timing that has worked a quarter of
+// the ops) it times every op instead, in linear time as the simulator does,
+// which is cheaper than the ordered re-timing's heap by then.
 #include <cstddef>
+#include <cstdint>
 #include <utility>
 #include <vector>
 
@@ -48,12 +52,14 @@ class IncrementalTimer {
   [[nodiscard]] std::size_t devices() const { return order_.size(); }
   [[nodiscard]] std::size_t ops(std::size_t device) const { return order_[device].size(); }
   /// The start and end of device `device`'s op at `index` in the order as moved.
-  [[nodiscard]] SimTime start(std::size_t device, std::size_t index) const { return start_[id(device, index)]; }
-  [[nodiscard]] SimTime end(std::size_t device, std::size_t index) const { return end_[id(device, index)]; }
+  [[nodiscard]] SimTime start(std::size_t device, std::size_t index) const { return node_[id(device, index)].start; }
+  [[nodiscard]] SimTime end(std::size_t device, std::size_t index) const { return node_[id(device, index)].end; }
   /// The sum of every op's end.
   [[nodiscard]] SimTime sum_of_ends() const { return sum_of_ends_; }
-  /// How many ops it has timed or looked at since it was made: its cost, in the unit of a
-  /// simulation's op.
+  /// What it has cost since it was made, in the unit of a simulation's op: every op it queued,
+  /// every op it timed (an op once queued and timed counts twice: each costs about as much as a
+  /// simulation's op) and every op the search for a cycle visited; a timing in full (the first,
+  /// and those below) counts every op.
   [[nodiscard]] long long work() const { return work_; }
 
  private:
@@ -61,23 +67,34 @@ class IncrementalTimer {
     return static_cast<std::size_t>(order_[device][index]);
   }
   [[nodiscard]] SimTime start_now(std::size_t op) const;
-  [[nodiscard]] bool makes_cycle();
+  enum class Cycle : unsigned char { None, Found, Unknown };
+  [[nodiscard]] Cycle find_cycle();
   void push(std::size_t op);
-  void propagate();
+  /// False when it gives up, having worked a quarter of the ops (then times are partly new).
+  [[nodiscard]] bool propagate();
+  [[nodiscard]] bool time_in_full();
+  void restore();
+  void next_trial();
   void rotate(std::size_t device, std::size_t from, std::size_t to);
 
-  // The ops, numbered once; what each needs and who needs it, as lists into flat arrays.
-  std::vector<int> device_;
-  std::vector<std::size_t> index_;  // each op's place in its device's order
+  // One op, numbered once, with what a re-timing reads of it together: its times, where it
+  // sits, its inputs and consumers (as ranges of the flat lists below), and the trial that last
+  // marked it waiting in the heap (0 once taken out), keyed (`key` holds its key) and saved
+  // (before_ holds its times).
+  struct Node {
+    SimTime start = 0, end = 0, duration = 0, key = 0;
+    std::uint32_t device = 0, index = 0, input_begin = 0, consumer_begin = 0;
+    std::uint16_t inputs = 0, consumers = 0;
+    unsigned queued = 0, keyed = 0, saved = 0;
+  };
+  struct Input {
+    std::uint32_t op;
+    SimTime delay;  // what the transfer adds to the producer's end
+  };
+  std::vector<Node> node_;
   std::vector<std::vector<int>> order_;
-  std::vector<SimTime> duration_;
-  std::vector<std::size_t> input_begin_;
-  std::vector<int> input_;
-  std::vector<SimTime> input_delay_;  // what the transfer adds to the producer's end
-  std::vector<std::size_t> consumer_begin_;
-  std::vector<int> consumer_;
-
-  std::vector<SimTime> start_, end_;
+  std::vector<Input> input_;
+  std::vector<std::uint32_t> consumer_;
   SimTime sum_of_ends_ = 0;
   long long work_ = 0;
   bool deadlocked_ = false;
@@ -98,17 +115,17 @@ class IncrementalTimer {
   };
   std::vector<Before> before_;
   std::vector<std::pair<SimTime, std::size_t>> heap_;
-  // Per op, the trial that last marked it: waiting in the heap (0 once taken out), keyed (key_
-  // holds its key), saved (before_ holds its times), and in the search for a cycle, seen and
-  // finished.
   unsigned trial_ = 0;
-  std::vector<unsigned> queued_, keyed_, saved_, seen_, finished_;
-  std::vector<SimTime> key_;
-  // Scratch, kept between trials: the heads of the links a move turned back, the search's path
-  // (op, next link), the starts of a range's ops.
+  // The search for a cycle's marks (the trial that saw an op, that finished it) and scratch:
+  // the heads of the links a move turned back, the path (op, next link), a range's starts.
+  std::vector<unsigned> seen_, finished_;
   std::vector<std::size_t> heads_;
   std::vector<std::pair<std::size_t, std::size_t>> stack_;
   std::vector<SimTime> starts_;
+  // The full timing's scratch: each device's next op, whether it is queued, the queue.
+  std::vector<std::size_t> next_;
+  std::vector<bool> waiting_;
+  std::vector<std::size_t> ready_;
 };
 
 }  // namespace pipeplan
