@@ -117,8 +117,8 @@ TEST_CASE("a move that makes a device wait on a later op of its own is a deadloc
   Schedule s = test::generated("zbh1", 2, 2);
   const CostModel c = test::uniform(s, 1, 1, 1);
   IncrementalTimer timer(s, c);
-  const std::size_t b = static_cast<std::size_t>(
-      std::find(s.order[1].begin(), s.order[1].end(), Op{OpKind::B, 1, 0}) - s.order[1].begin());
+  const std::size_t b = static_cast<std::size_t>(std::find(s.order[1].begin(), s.order[1].end(), Op{OpKind::B, 1, 0}) -
+                                                 s.order[1].begin());
   timer.move(1, b, 0);
   CHECK_FALSE(timer.retime());
   timer.drop();
