@@ -42,6 +42,7 @@ calibration-ignored @@ lib/estimate/analytic_profile.cpp @@ PieceTimes times = p
 zb-warm-up-strict @@ lib/schedules/zb_paper_greedy.cpp @@ if (exempt && rule != WarmUpStaircase::Strict) continue; @@ if (exempt && rule == WarmUpStaircase::Strict) continue;
 zb-warm-up-unrepaired @@ lib/schedules/zb_paper_greedy.cpp @@ const bool exempt = 1 + extra[s] >= m_ && 1 + extra[s - 1] >= m_; @@ const bool exempt = 1 + extra[s] >= m_;
 zbv-forward-unrepaired @@ lib/schedules/zbv_paper_greedy.cpp @@ if (chunk == kNone || !forward_ready(r, chunk)) continue; @@ if (chunk == kNone) continue;
+zbv-catch-up-unrepaired @@ lib/schedules/zbv_paper_greedy.cpp @@ if (idle_sweeps == 2) break; @@ if (idle_sweeps == 2) fail();
 incremental-cycle-everywhere @@ lib/sim/incremental_timer.cpp @@     if (seen_[head] == trial_) continue; @@     if (seen_[head] != trial_) return true;
 incremental-device-order-ignored @@ lib/sim/incremental_timer.cpp @@     if (node.index + 1 < order_[node.device].size()) push(id(node.device, node.index + 1)); @@     (void)order_;
 EOF
