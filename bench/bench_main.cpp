@@ -156,8 +156,10 @@ BENCHMARK(BM_AutoZeroBubble)
 
 // The local search alone (ScheduleSearch::improve) from ZB-H1, P devices and M micro-batches
 // (arguments), the unequal costs above, a limit of P micro-batches, post-validation, the default
-// budget: `trials_per_s` is the schedules its walks simulate a second, the measure a faster
-// re-timing of each move (issue 26) has to raise. Each trial simulates the whole schedule now.
+// budget: `trials_per_s` is the moves its walks time a second. Third argument 0: each move
+// re-timed incrementally (only the ops it can change, sim/incremental_timer.hpp), as the search
+// runs; 1: each move simulated in full, as before issue 26's re-timer. Both walk the same path,
+// the first further within the budget (`trials`).
 void BM_LocalSearchTrials(benchmark::State& state) {
   const int p = static_cast<int>(state.range(0));
   const int m = static_cast<int>(state.range(1));
@@ -167,6 +169,7 @@ void BM_LocalSearchTrials(benchmark::State& state) {
   long long trials = 0;
   for (auto _ : state) {
     ScheduleSearch search(c, limits, ScheduleSearch::kDefaultBudget, {OptimizerMode::PostValidation, 1});
+    if (state.range(2) == 1) search.set_retiming(ScheduleSearch::Retiming::Full);
     search.offer(start);
     std::optional<Schedule> best = search.improve();
     benchmark::DoNotOptimize(best);
@@ -175,7 +178,14 @@ void BM_LocalSearchTrials(benchmark::State& state) {
   state.counters["trials_per_s"] = benchmark::Counter(static_cast<double>(trials), benchmark::Counter::kIsRate);
   state.counters["trials"] = static_cast<double>(trials) / static_cast<double>(state.iterations());
 }
-BENCHMARK(BM_LocalSearchTrials)->Args({8, 32})->Args({32, 32})->Args({32, 256})->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_LocalSearchTrials)
+    ->Args({8, 32, 0})
+    ->Args({8, 32, 1})
+    ->Args({32, 32, 0})
+    ->Args({32, 32, 1})
+    ->Args({32, 256, 0})
+    ->Args({32, 256, 1})
+    ->Unit(benchmark::kMillisecond);
 
 // PyTorch's interleaved zero bubble, generated (P, V, M): a handcrafted order, linear in the ops.
 void BM_GenerateInterleavedZeroBubble(benchmark::State& state) {

@@ -128,17 +128,23 @@ TEST_CASE("the port of the paper's heuristic gives the reference's span bubble o
 }
 
 TEST_CASE("the objective follows the optimizer mode") {
-  // 6.2B, P = 8, M = 64 under 2P: each pick is the better one in its own measure, and here they
-  // differ (measured: span bubble 0.06% for the post-validation pick, 0.08% for the sync pick).
-  const Row& row = kTable5[5];
-  const CostModel c = row_costs(row);
-  GenerateRequest r = test::request(row.p, row.m, 1);
+  // P = 3, M = 8, per-stage costs (one of the random cases below, seed 13, draw 3), no transfer,
+  // a limit of 12 activations: each pick is the better one in its own measure, and here they
+  // differ (measured: the post-validation pick's longest span 36.0 ms against the sync pick's
+  // 36.6; the sync pick's makespan 37.9 ms against 38.6). Random costs, since on Table 5's
+  // uniform rows a longer walk can find one schedule best in both measures.
+  CostModel c = uniform_costs(3, 3, StageCost{1, 1, 1, 100, 30}, 0);
+  c.stages[0] = StageCost{1.3, 1.5, 1.5, 100, 30};
+  c.stages[1] = StageCost{1.1, 1.8, 1.6, 100, 30};
+  c.stages[2] = StageCost{0.9, 1.9, 0.5, 100, 30};
+  GenerateRequest r = test::request(3, 8, 1);
   r.costs = &c;
-  const SimResult sync = simulate_post_validation(generate("zb-2p", r), c);
+  r.memory_limit = {1260};
+  const SimResult sync = simulate_post_validation(generate("zb", r), c);
   r.objective = OptimizerMode::PostValidation;
-  const SimResult post = simulate_post_validation(generate("zb-2p", r), c);
+  const SimResult post = simulate_post_validation(generate("zb", r), c);
   CHECK(longest_span(post) < longest_span(sync));
-  CHECK(sync.makespan <= post.makespan);
+  CHECK(sync.makespan < post.makespan);
 }
 
 TEST_CASE("on random per-stage costs zb is never worse than the paper's heuristic and better on average") {
@@ -176,7 +182,7 @@ TEST_CASE("on random per-stage costs zb is never worse than the paper's heuristi
     better += ours < *paper ? 1 : 0;
     ++cases;
   }
-  // Measured on this seed: 39 cases, mean span ratio 0.9972, 7 strictly shorter (up to 2.9%);
+  // Measured on this seed: 40 cases, mean span ratio 0.9977, 7 strictly shorter (up to 2.3%);
   // in the others the heuristic's schedule is already the best the search finds.
   REQUIRE(cases >= 30);
   CHECK(ratio_sum / cases < 0.999);

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "schedules/zb_search.hpp"
+#include "sim/incremental_timer.hpp"
 
 namespace pipeplan {
 
@@ -64,37 +65,102 @@ bool keeps_own_order(const Schedule& s, const Move& m) {
   return true;
 }
 
-std::size_t index_of(const std::vector<Op>& ops, const Op& op) {
-  return static_cast<std::size_t>(std::find(ops.begin(), ops.end(), op) - ops.begin());
-}
+// Where each F, B and W sits in its device's list, kept as moves are applied, so that the moves
+// for a gap find the ops they aim at without a scan of the device.
+class Places {
+ public:
+  static constexpr std::size_t kNowhere = static_cast<std::size_t>(-1);
+
+  explicit Places(const Schedule& s)
+      : stages_(static_cast<std::size_t>(s.stages)),
+        microbatches_(static_cast<std::size_t>(s.microbatches)),
+        place_(3 * stages_ * microbatches_, kNowhere) {
+    for (const auto& ops : s.order) {
+      for (std::size_t k = 0; k < ops.size(); ++k) set(ops[k], k);
+    }
+  }
+
+  /// The index of `op` (an F, B or W) in its device's list; kNowhere when the schedule has none.
+  [[nodiscard]] std::size_t of(const Op& op) const { return place_[slot(op)]; }
+
+  /// The places a move applied to `s` changed.
+  void moved(const Schedule& s, const Move& m) {
+    for (std::size_t k = std::min(m.from, m.to); k <= std::max(m.from, m.to); ++k) set(s.order[m.device][k], k);
+  }
+
+ private:
+  [[nodiscard]] std::size_t slot(const Op& op) const {
+    return (static_cast<std::size_t>(op.kind) * stages_ + static_cast<std::size_t>(op.stage)) * microbatches_ +
+           static_cast<std::size_t>(op.microbatch);
+  }
+  void set(const Op& op, std::size_t k) {
+    if (op.kind == OpKind::F || op.kind == OpKind::B || op.kind == OpKind::W) place_[slot(op)] = k;
+  }
+
+  std::size_t stages_, microbatches_;
+  std::vector<std::size_t> place_;
+};
 
 // What a device contributes to the step: its span under post-validation, its end under sync.
 SimTime weight(const IterationTimes& t, OptimizerMode mode) {
   return mode == OptimizerMode::PostValidation ? t.span() : t.last_end;
 }
 
-// Every idle gap inside a device's run, as (device, index of the op after it): the devices
-// that weigh most first, the longest gaps of a device first.
-std::vector<std::pair<std::size_t, std::size_t>> gaps(const SimResult& r, OptimizerMode mode) {
-  std::vector<std::size_t> devices(r.devices.size());
-  std::iota(devices.begin(), devices.end(), std::size_t{0});
-  std::stable_sort(devices.begin(), devices.end(), [&](std::size_t a, std::size_t b) {
-    return weight(r.devices[a].iterations.front(), mode) > weight(r.devices[b].iterations.front(), mode);
-  });
-  std::vector<std::pair<std::size_t, std::size_t>> out;
-  std::vector<std::pair<SimTime, std::size_t>> found;
-  for (std::size_t d : devices) {
-    const auto& ops = r.devices[d].ops;
-    found.clear();
-    // The first iteration's ops are the device's list, in order; later iterations repeat it.
-    for (std::size_t i = 1; i < ops.size() && ops[i].iteration == 0; ++i) {
-      const SimTime idle = ops[i].start - ops[i - 1].end;
-      if (idle > 0) found.emplace_back(idle, i);
-    }
-    std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-    for (const auto& gap : found) out.emplace_back(d, gap.second);
+// The times of the first iteration's ops, device by device in their order: from a simulated
+// run, or from the incremental timer.
+struct Times {
+  const SimResult* run = nullptr;
+  const IncrementalTimer* timer = nullptr;
+
+  [[nodiscard]] std::size_t devices() const { return timer != nullptr ? timer->devices() : run->devices.size(); }
+  [[nodiscard]] std::size_t ops(std::size_t d) const {
+    if (timer != nullptr) return timer->ops(d);
+    // Later iterations repeat the list after it.
+    const auto& ops = run->devices[d].ops;
+    std::size_t n = 0;
+    while (n < ops.size() && ops[n].iteration == 0) ++n;
+    return n;
   }
-  return out;
+  [[nodiscard]] SimTime start(std::size_t d, std::size_t i) const {
+    return timer != nullptr ? timer->start(d, i) : run->devices[d].ops[i].start;
+  }
+  [[nodiscard]] SimTime end(std::size_t d, std::size_t i) const {
+    return timer != nullptr ? timer->end(d, i) : run->devices[d].ops[i].end;
+  }
+  /// What device d contributes to the step: its span under post-validation, its end under sync
+  /// (a device with no ops: 0, as the simulator times it).
+  [[nodiscard]] SimTime weight(std::size_t d, OptimizerMode mode) const {
+    if (timer == nullptr) return pipeplan::weight(run->devices[d].iterations.front(), mode);
+    const std::size_t n = timer->ops(d);
+    const SimTime last_end = n == 0 ? 0 : timer->end(d, n - 1);
+    return mode == OptimizerMode::PostValidation && n > 0 ? last_end - timer->start(d, 0) : last_end;
+  }
+};
+
+// The devices, those that weigh most in the step first.
+std::vector<std::size_t> devices_by_weight(const Times& times, OptimizerMode mode) {
+  std::vector<std::size_t> devices(times.devices());
+  std::iota(devices.begin(), devices.end(), std::size_t{0});
+  std::vector<SimTime> weights(devices.size());
+  for (std::size_t d : devices) weights[d] = times.weight(d, mode);
+  std::stable_sort(devices.begin(), devices.end(),
+                   [&](std::size_t a, std::size_t b) { return weights[a] > weights[b]; });
+  return devices;
+}
+
+// Every idle gap inside device d's run, as the index of the op after it, the longest first. Made
+// device by device as the walk reaches it: a move is often kept on the first devices, and then
+// the gaps are found again.
+void device_gaps(const Times& times, std::size_t d, std::vector<std::size_t>& out) {
+  std::vector<std::pair<SimTime, std::size_t>> found;
+  const std::size_t n = times.ops(d);
+  for (std::size_t i = 1; i < n; ++i) {
+    const SimTime idle = times.start(d, i) - times.end(d, i - 1);
+    if (idle > 0) found.emplace_back(idle, i);
+  }
+  std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  out.clear();
+  for (const auto& gap : found) out.push_back(gap.second);
 }
 
 // A trial: one move, or several on different devices applied together (a warm-up shift).
@@ -140,14 +206,29 @@ void warm_up_shifts(const Schedule& s, std::size_t d, std::vector<Trial>& trials
   }
 }
 
+// The places a trial's moves changed, one range per device, as (device, low, high) in `out`.
+void changed_places(const Trial& t, std::vector<Move>& out) {
+  out.clear();
+  for (const Move& m : t) {
+    const std::size_t low = std::min(m.from, m.to), high = std::max(m.from, m.to);
+    const auto same = std::find_if(out.begin(), out.end(), [&](const Move& r) { return r.device == m.device; });
+    if (same == out.end()) {
+      out.push_back({m.device, low, high});
+    } else {
+      same->from = std::min(same->from, low);
+      same->to = std::max(same->to, high);
+    }
+  }
+}
+
 // The moves aimed at the gap before op i of device d (see the top of this file).
-void moves_for_gap(const Schedule& s, std::size_t d, std::size_t i, std::vector<Trial>& trials) {
+void moves_for_gap(const Schedule& s, const Places& places, std::size_t d, std::size_t i, std::vector<Trial>& trials) {
   trials.clear();
   std::vector<Move> moves;
   const auto& ops = s.order[d];
   int fills = 0;
   for (std::size_t j = i + 1; j < ops.size() && fills < 2; ++j) {
-    if (ops[j].kind == OpKind::W && index_of(ops, Op{OpKind::B, ops[j].stage, ops[j].microbatch}) < i) {
+    if (ops[j].kind == OpKind::W && places.of(Op{OpKind::B, ops[j].stage, ops[j].microbatch}) < i) {
       moves.push_back({d, j, i});
       ++fills;
     }
@@ -168,8 +249,8 @@ void moves_for_gap(const Schedule& s, std::size_t d, std::size_t i, std::vector<
     const Op producer =
         forward_input ? Op{OpKind::F, x.stage - 1, x.microbatch} : Op{OpKind::B, x.stage + 1, x.microbatch};
     const auto p = static_cast<std::size_t>(s.placement[static_cast<std::size_t>(producer.stage)]);
-    const std::size_t k = index_of(s.order[p], producer);
-    if (k > 0 && k < s.order[p].size()) moves.push_back({p, k, k - 1});
+    const std::size_t k = places.of(producer);
+    if (k > 0 && k != Places::kNowhere) moves.push_back({p, k, k - 1});
   }
   if (x.kind == OpKind::B) {
     if (ops[i - 1].kind == OpKind::F) moves.push_back({d, i - 1, i});
@@ -199,53 +280,129 @@ std::optional<Schedule> ScheduleSearch::improve() {
 }
 
 void ScheduleSearch::walk_from(Schedule current, long long stop, OptimizerMode steer) {
+  // Each trial re-timed by the incremental timer where it applies, else simulated in full; the
+  // two give the same times (tests/incremental_timer_test.cpp), so the walk is the same, and
+  // the first spends less of the budget on each trial.
+  std::optional<IncrementalTimer> timer;
+  long long work = 0;     // the timer's work charged so far
+  long long pending = 0;  // the search's own work since the last trial, not charged yet
   SimResult timeline;
-  std::optional<Walk> here = walk(current, steer, &timeline);
+  std::optional<Walk> here;
+  if (retiming_ == Retiming::Incremental && objective_.iterations == 1 && IncrementalTimer::applies(current, costs_)) {
+    timer.emplace(current, costs_);
+    const Walk w = timed_walk(*timer, steer, work, pending);  // spends the first timing either way
+    if (!timer->deadlocked()) here = w;
+  } else {
+    here = walk(current, steer, &timeline);
+  }
   if (!here) return;
   if (better(here->score, best_score_)) {
     best_ = current;
     best_score_ = here->score;
   }
   std::vector<Trial> trials;
+  std::vector<std::size_t> gaps;
   SimResult trial;
+  Places places(current);
+  std::vector<std::vector<Bytes>> memory;  // each device's memory before each of its ops
+  for (std::size_t d = 0; d < current.order.size(); ++d) memory.push_back(memory_profile(current, d));
+  std::vector<Move> ranges;  // the places a trial changed on each device, as (device, low, high)
   bool moved = true;
   while (moved && budget_ > stop) {
     moved = false;
-    for (const auto& [d, i] : gaps(timeline, steer)) {
-      moves_for_gap(current, d, i, trials);
-      for (const Trial& t : trials) {
-        // Each part on its own device, in turn; undone in reverse when the trial loses.
-        std::size_t applied = 0;
-        bool fits = true;
-        for (; applied < t.size() && keeps_own_order(current, t[applied]); ++applied) {
-          t[applied].apply(current);
-          fits = fits && fits_device(current, t[applied].device);
-        }
-        const auto undo = [&] {
-          while (applied > 0) t[--applied].undo().apply(current);
-        };
-        if (applied < t.size()) {
-          undo();
-          continue;
-        }
-        std::optional<Walk> there;
-        if (fits) there = walk(current, steer, &trial);
-        if (there && walk_better(*there, *here)) {
-          here = there;
-          std::swap(timeline, trial);
-          if (better(here->score, best_score_)) {
-            best_ = current;
-            best_score_ = here->score;
+    const Times times{timer ? nullptr : &timeline, timer ? &*timer : nullptr};
+    for (const std::size_t d : devices_by_weight(times, steer)) {
+      device_gaps(times, d, gaps);
+      // Re-timed incrementally, a trial costs about as much as finding a device's gaps or its
+      // memory again, so those count too (charged with the next trial), and the budget bounds
+      // the time as before.
+      if (timer) pending += static_cast<long long>(current.order[d].size());
+      for (const std::size_t i : gaps) {
+        moves_for_gap(current, places, d, i, trials);
+        for (const Trial& t : trials) {
+          // Each part on its own device, in turn; undone in reverse when the trial loses.
+          std::size_t applied = 0;
+          for (; applied < t.size() && keeps_own_order(current, t[applied]); ++applied) {
+            t[applied].apply(current);
+            places.moved(current, t[applied]);
+            if (timer) timer->move(t[applied].device, t[applied].from, t[applied].to);
           }
-          moved = true;
-          break;
+          const auto undo = [&] {
+            while (applied > 0) {
+              const Move back = t[--applied].undo();
+              back.apply(current);
+              places.moved(current, back);
+            }
+            if (timer) timer->drop();
+          };
+          if (applied < t.size()) {
+            undo();
+            continue;
+          }
+          changed_places(t, ranges);
+          bool fits = true;
+          for (const Move& r : ranges) {
+            fits = fits && fits_places(current, r.device, r.from, r.to, memory[r.device][r.from]);
+            if (timer) pending += 2 * static_cast<long long>(r.to - r.from + 1);  // its order, then its memory
+          }
+          std::optional<Walk> there;
+          if (fits && timer) {
+            const bool timed = timer->retime();
+            const Walk w = timed_walk(*timer, steer, work, pending);  // spends the trial either way
+            if (timed) there = w;
+          } else if (fits) {
+            there = walk(current, steer, &trial);
+          }
+          if (there && walk_better(*there, *here)) {
+            here = there;
+            for (const Move& r : ranges) {
+              memory[r.device] = memory_profile(current, r.device);
+              if (timer) pending += static_cast<long long>(memory[r.device].size());
+            }
+            if (timer) {
+              timer->keep();
+            } else {
+              std::swap(timeline, trial);
+            }
+            if (better(here->score, best_score_)) {
+              best_ = current;
+              best_score_ = here->score;
+            }
+            moved = true;
+            break;
+          }
+          undo();
+          if (budget_ <= stop) break;
         }
-        undo();
-        if (budget_ <= stop) break;
+        if (moved || budget_ <= stop) break;
       }
       if (moved || budget_ <= stop) break;
     }
   }
+}
+
+ScheduleSearch::Walk ScheduleSearch::timed_walk(const IncrementalTimer& timer, OptimizerMode steer, long long& work,
+                                                long long& pending) {
+  // Never more than simulating the whole schedule would cost: then the walk makes at least the
+  // trials it made when every trial was simulated, the same ones first.
+  long long ops = 0;
+  for (std::size_t d = 0; d < timer.devices(); ++d) ops += static_cast<long long>(timer.ops(d));
+  // The walk's measure reads each device's first and last op.
+  budget_ -= std::min(ops, timer.work() - work + pending + 2 * static_cast<long long>(timer.devices()));
+  work = timer.work();
+  pending = 0;
+  ++trials_;
+  const Times times{nullptr, &timer};
+  SimTime makespan = 0, span = 0;
+  Walk w{{0, 0, 0}, 0, 0, timer.sum_of_ends()};
+  for (std::size_t d = 0; d < timer.devices(); ++d) {
+    makespan = std::max(makespan, times.weight(d, OptimizerMode::Sync));
+    span = std::max(span, times.weight(d, OptimizerMode::PostValidation));
+    w.total += times.weight(d, steer);
+  }
+  w.score = *score_of(makespan, span);  // one iteration
+  w.step = steer == OptimizerMode::Sync ? makespan : span;
+  return w;
 }
 
 std::optional<ScheduleSearch::Walk> ScheduleSearch::walk(const Schedule& s, OptimizerMode steer, SimResult* timeline) {

@@ -10,33 +10,38 @@ namespace pipeplan {
 
 namespace {
 
-// A device's memory depends only on the order of its own ops, not on when they run, so the
-// limit can be checked without timing anything.
+// What `op` does to the memory of its device, which holds `memory` before it; false when its
+// allocation passes `limit`. A device's memory depends only on the order of its own ops, not on
+// when they run, so the limit can be checked without timing anything.
+bool memory_step(const CostModel& costs, const Op& op, Bytes& memory, Bytes limit) {
+  const StageCost& c = costs.stages[static_cast<std::size_t>(op.stage)];
+  switch (op.kind) {
+    case OpKind::F:
+      memory += c.activation_bytes;
+      return memory <= limit;
+    case OpKind::B:
+      memory -= c.activation_bytes - c.w_activation_bytes;
+      return true;
+    case OpKind::W:
+      memory -= c.w_activation_bytes;
+      return true;
+    case OpKind::BW:
+      memory -= c.activation_bytes;
+      return true;
+    case OpKind::FB: {
+      memory += c.activation_bytes;
+      if (memory > limit) return false;
+      memory -= costs.stages[static_cast<std::size_t>(op.overlap_stage)].activation_bytes;
+      return true;
+    }
+  }
+  return true;
+}
+
 bool fits_limit(const Schedule& s, const CostModel& costs, const std::vector<Bytes>& limits, std::size_t d) {
   Bytes memory = costs.devices[d].static_memory_bytes;
   for (const Op& op : s.order[d]) {
-    const StageCost& c = costs.stages[static_cast<std::size_t>(op.stage)];
-    switch (op.kind) {
-      case OpKind::F:
-        memory += c.activation_bytes;
-        if (memory > limits[d]) return false;
-        break;
-      case OpKind::B:
-        memory -= c.activation_bytes - c.w_activation_bytes;
-        break;
-      case OpKind::W:
-        memory -= c.w_activation_bytes;
-        break;
-      case OpKind::BW:
-        memory -= c.activation_bytes;
-        break;
-      case OpKind::FB: {
-        memory += c.activation_bytes;
-        if (memory > limits[d]) return false;
-        memory -= costs.stages[static_cast<std::size_t>(op.overlap_stage)].activation_bytes;
-        break;
-      }
-    }
+    if (!memory_step(costs, op, memory, limits[d])) return false;
   }
   return true;
 }
@@ -76,8 +81,23 @@ std::optional<ScheduleSearch::Score> timed_score(const Schedule& s, const CostMo
 
 }  // namespace
 
-bool ScheduleSearch::fits_device(const Schedule& s, std::size_t device) const {
-  return fits_limit(s, costs_, limits_, device);
+std::vector<Bytes> ScheduleSearch::memory_profile(const Schedule& s, std::size_t device) const {
+  std::vector<Bytes> before{costs_.devices[device].static_memory_bytes};
+  before.reserve(s.order[device].size() + 1);
+  for (const Op& op : s.order[device]) {
+    Bytes memory = before.back();
+    (void)memory_step(costs_, op, memory, limits_[device]);
+    before.push_back(memory);
+  }
+  return before;
+}
+
+bool ScheduleSearch::fits_places(const Schedule& s, std::size_t device, std::size_t low, std::size_t high,
+                                 Bytes before) const {
+  for (std::size_t k = low; k <= high; ++k) {
+    if (!memory_step(costs_, s.order[device][k], before, limits_[device])) return false;
+  }
+  return true;
 }
 
 ScheduleSearch::Score ScheduleSearch::score_of_result(const SimResult& r) const {

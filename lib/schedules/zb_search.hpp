@@ -14,6 +14,8 @@
 
 namespace pipeplan {
 
+class IncrementalTimer;
+
 /// What the search minimises: the step time the schedule costs under an optimizer mode, over
 /// `iterations` back-to-back steps.
 struct SearchObjective {
@@ -23,7 +25,8 @@ struct SearchObjective {
 
 class ScheduleSearch {
  public:
-  /// Budget of the local search, in simulated ops (each trial simulates the whole schedule).
+  /// Budget of the search, in timed ops: a candidate or a trial simulated in full costs every
+  /// op of the schedule, a trial re-timed incrementally the ops its re-timing touched.
   static constexpr long long kDefaultBudget = 1'000'000;
 
   /// How good a schedule is. `step` is what a training step costs under the objective. With one
@@ -70,9 +73,17 @@ class ScheduleSearch {
   /// the budget is spent. nullopt when no candidate fitted.
   [[nodiscard]] std::optional<Schedule> improve();
 
-  /// How many schedules the local search has simulated so far (its trials): what a faster
-  /// re-timing of each move would raise within the same budget (bench/, BM_LocalSearchTrials).
+  /// How many schedules the local search has timed so far (its trials), each move's re-timing
+  /// counted as one (bench/, BM_LocalSearchTrials).
   [[nodiscard]] long long trials() const { return trials_; }
+
+  /// How the local search times a move. Incremental re-times only the ops the move can change
+  /// (sim/incremental_timer.hpp) and spends that many ops of the budget: the same walk, with the
+  /// same times, goes on for more moves. It applies to one iteration with no zero-time op;
+  /// otherwise, and with Full, each trial simulates the whole schedule (the bench compares
+  /// both).
+  enum class Retiming : unsigned char { Incremental, Full };
+  void set_retiming(Retiming retiming) { retiming_ = retiming; }
 
  private:
   /// The score of a simulated run under the objective.
@@ -97,14 +108,23 @@ class ScheduleSearch {
   /// Walks from `start` while the budget stays above `stop`, accepting moves that are better
   /// under `steer`, and keeps the best schedule met under the objective.
   void walk_from(Schedule start, long long stop, OptimizerMode steer);
-  /// Whether device d's ops keep its memory within its limit.
-  [[nodiscard]] bool fits_device(const Schedule& s, std::size_t device) const;
+  /// The walk's measure of what `timer` holds now, spending what it worked since `work` and the
+  /// search's own `pending` work, at most the schedule's op count.
+  Walk timed_walk(const IncrementalTimer& timer, OptimizerMode steer, long long& work, long long& pending);
+  /// The memory device d holds before each of its ops, and after the last.
+  [[nodiscard]] std::vector<Bytes> memory_profile(const Schedule& s, std::size_t device) const;
+  /// Whether device d's ops at places low to high keep within its limit when it holds `before`
+  /// before them. A move changes a device's memory only between the places it changed: before
+  /// them and after them the device holds what it held.
+  [[nodiscard]] bool fits_places(const Schedule& s, std::size_t device, std::size_t low, std::size_t high,
+                                 Bytes before) const;
 
   const CostModel& costs_;
   std::vector<Bytes> limits_;
   long long budget_;
   SearchObjective objective_;
   SimWorkspace workspace_;
+  Retiming retiming_ = Retiming::Incremental;
   long long trials_ = 0;
   std::optional<Schedule> best_;
   Score best_score_{0, 0, 0};
