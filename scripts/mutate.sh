@@ -124,8 +124,13 @@ build() {
 run_tests() {  # FILES: prints the first failing unit test case and the failing CLI cases; nothing when all pass
   # A mutant of the Python module (python/) is also run against the package's tests (ctest's python).
   local unit cli py=""
-  unit=$(cd "$src" && nice build/tests/pipeplan_tests --abort-after=1 --no-colors 2>&1 |
-           sed -n 's/^TEST CASE: *//p' | head -1 || true)
+  # The case whose block holds the first error: doctest prints a "TEST CASE:" header for a
+  # passing case's MESSAGE too, so a header alone names nothing. A run that fails without an
+  # error line (a crash before doctest reports) is named as such.
+  unit=$(cd "$src" && { nice build/tests/pipeplan_tests --abort-after=1 --no-colors 2>&1 || echo "exit: $?"; } |
+           awk '/^TEST CASE:/ { sub(/^TEST CASE: */, ""); name = $0 }
+                / (FATAL )?ERROR: / && name != "" { print name; found = 1; exit }
+                /^exit: / && !found { print "the unit tests exit " $2 " with no failing case named"; exit }' || true)
   cli=$(nice ctest --test-dir "$src/build" -R '^cli\.' -E 'html_in_chromium' -j "$jobs" 2>&1 |
           sed -n 's/^[[:space:]]*[0-9]* - cli\.\([^ ]*\) (Failed).*/\1/p' | head -3 | paste -sd, - || true)
   if [[ ",${1:-}" == *,python/* ]] && [ -n "$(python_module)" ]; then
