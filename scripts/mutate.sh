@@ -44,7 +44,7 @@ zb-warm-up-unrepaired @@ lib/schedules/zb_paper_greedy.cpp @@ const bool exempt 
 python-gil-held @@ python/src/run.cpp @@ LoweredRun run = simulate_under(s.lowered, model, options, comm, "the schedule"); @@ py::gil_scoped_acquire held; LoweredRun run = simulate_under(s.lowered, model, options, comm, "the schedule");
 zbv-forward-unrepaired @@ lib/schedules/zbv_paper_greedy.cpp @@ if (chunk == kNone || !forward_ready(r, chunk)) continue; @@ if (chunk == kNone) continue;
 zbv-catch-up-unrepaired @@ lib/schedules/zbv_paper_greedy.cpp @@ if (idle_sweeps == 2) break; @@ if (idle_sweeps == 2) fail();
-incremental-cycle-everywhere @@ lib/sim/incremental_timer.cpp @@     if (seen_[head] == trial_) continue; @@     if (seen_[head] != trial_) return true;
+incremental-cycle-everywhere @@ lib/sim/incremental_timer.cpp @@     if (seen_[head] == trial_) continue; @@     if (seen_[head] != trial_) return Cycle::Found;
 incremental-device-order-ignored @@ lib/sim/incremental_timer.cpp @@     if (node.index + 1 < order_[node.device].size()) push(id(node.device, node.index + 1)); @@     (void)order_;
 EOF
 )
