@@ -374,6 +374,31 @@ def sharding_flag(row, dp, mapping, cp=1):
     return ["--sharding", "optimizer"]
 
 
+def tp_overlap_flag(row, tp, mapping):
+    """--tp-comm-overlap where the source's runs overlap tensor parallelism's collectives."""
+    if tp <= 1:
+        return []
+    source = row["source"]
+    if source.startswith("torchtitan"):
+        # torchtitan's async tensor parallelism is opt-in; its tables name the rows that ran it.
+        if "asynctp" in (row.get("technique") or "").replace(" ", "").lower():
+            mapping.notes.append("AsyncTP in the table: --tp-comm-overlap")
+            return ["--tp-comm-overlap"]
+        return []
+    if source == "megatron_lm_h100":
+        mapping.notes.append("the README's runs pass --tp-comm-overlap")
+        return ["--tp-comm-overlap"]
+    if (source == "mbridge" or source.startswith("nemo")) and not (row.get("hf_like_config") or {}).get("num_experts"):
+        # NeMo's and Megatron-Bridge's performance recipes of dense models with tp above 1 run
+        # Transformer Engine's userbuffers overlap (Megatron-Bridge perf_recipes at 067f987df:
+        # the Llama recipes' userbuffers_* configurations; NeMo's MegatronCommOverlapCallback).
+        # Their mixture-of-experts recipes set it per card (on for Qwen3 on Blackwell, off on
+        # H100): left off, the source not saying which ran.
+        mapping.notes.append("the recipes' TE tensor-parallel overlap: --tp-comm-overlap")
+        return ["--tp-comm-overlap"]
+    return []
+
+
 def map_row(row, models_dir, work):
     m = Mapping()
     if row.get("gpus") is None or (row.get("tp") is None and not row.get("likely_tp_pp_from_paper")):
@@ -441,6 +466,7 @@ def map_row(row, models_dir, work):
         flags += ["--etp", str(etp)]
     flags += sharding_flag(row, dp, m, cp)
     flags += recompute_flag(row, m)
+    flags += tp_overlap_flag(row, tp, m)
     if row["source"] == "megatron_lm_a100_2021":
         flags += ["--no-flash-attention"]
     if row["source"].startswith("torchtitan") and gpu[0] == "h100":

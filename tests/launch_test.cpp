@@ -93,8 +93,9 @@ TEST_CASE("every emitted flag and key is on the pinned list") {
   REQUIRE(torchtitan.size() > 100);
   REQUIRE(classes.size() == 9);
   PlanRequest r = tiny_request();
-  r.gpu = &gpu_named("b200");  // every FP8 recipe, mxfp8 included, runs on Blackwell
-  PlanRequest moe = r;         // for the rows with ep 2: 2 layers, 4 experts
+  r.gpu = &gpu_named("b200");         // every FP8 recipe, mxfp8 included, runs on Blackwell
+  r.training.tp_comm_overlap = true;  // the rows' tp 2: its flag and keys emitted too
+  PlanRequest moe = r;                // for the rows with ep 2: 2 layers, 4 experts
   moe.model = read_model_config_file(PIPEPLAN_TEST_DATA "/models/tiny-qwen-moe.json");
   for (const Generator& g : generators()) {
     const int chunks = g.chunks_for(0);
@@ -298,4 +299,22 @@ TEST_CASE("Megatron-LM's layout with its runs folded reads back to the same stag
   for (std::size_t s = 0; s < a.size(); ++s) CHECK(a[s].layers == b[s].layers);
   CHECK(repeated_layout("Et*4|t*4L") == "Et*4|t*4L");
   CHECK(repeated_layout("Et|t|t|t|tL") == "Et|(t|)*3tL");
+}
+
+TEST_CASE("--tp-comm-overlap: Megatron-LM's flag, torchtitan's async tensor parallelism (compiled)") {
+  PlanRequest r = tiny_request();
+  const PlanRow row = tiny_row("1f1b", 1, "E,t*4|t*4,H");
+  CHECK(setting(megatron_launch(r, row), "--tp-comm-overlap") == nullptr);  // off: Megatron's default
+  CHECK(setting(torchtitan_launch(r, row, {}), "parallelism.enable_async_tensor_parallel") == nullptr);
+  r.training.tp_comm_overlap = true;
+  CHECK(value(megatron_launch(r, row), "--tp-comm-overlap").empty());
+  const LaunchPlan t = torchtitan_launch(r, row, {});
+  CHECK(value(t, "parallelism.enable_async_tensor_parallel") == "true");
+  CHECK(value(t, "compile.enable") == "true");
+  PlanRow alone = row;  // tp 1: nothing to overlap, nothing written
+  alone.tp = 1;
+  alone.etp = 1;
+  alone.dp = 4;
+  CHECK(setting(megatron_launch(r, alone), "--tp-comm-overlap") == nullptr);
+  CHECK(setting(torchtitan_launch(r, alone, {}), "compile.enable") == nullptr);
 }

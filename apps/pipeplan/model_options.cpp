@@ -109,6 +109,10 @@ void add_model_options(CLI::App& sub, ModelOptions& f, bool global_batch_require
       sub.add_flag("--overlap-param-gather,!--no-overlap-param-gather", t.overlap_param_gather,
                    "Megatron-LM's option with the distributed optimizer: the stepped weights' all-gather runs under "
                    "the next step's forward (default on; nothing to gather with --sharding none)");
+  sub.add_flag("--tp-comm-overlap,!--no-tp-comm-overlap", t.tp_comm_overlap,
+               "Megatron-LM's option (Transformer Engine's userbuffers): each tensor-parallel gather and "
+               "scatter of an attention or dense MLP linear runs in chunks beside its GEMM, and only what the GEMM "
+               "does not cover shows (docs/costs.md; default off, as Megatron-LM's; needs --tp above 1)");
   sub.add_option("--gemm-efficiency", f.efficiency.gemm,
                  "Fraction of the peak FLOP rate a large, well-shaped GEMM sustains; each GEMM gets it times its "
                  "shape's tile and wave quantisation and roofline factor (default: the card's measured rate, "

@@ -9,6 +9,7 @@
 #include "estimate/layer_kinds.hpp"
 #include "estimate/moe_work.hpp"
 #include "estimate/sustained_gemm.hpp"
+#include "estimate/tp_overlap.hpp"
 #include "model/error.hpp"
 
 namespace pipeplan {
@@ -204,16 +205,29 @@ PieceParts piece_parts(const PieceWork& w, const PhaseGemms& gemms, const GpuSpe
   // the core at the attention rate as above.
   const RingMs ring = ring_exposed_ms(w.ring, attention_ms(w.ring.f_core_flops, 0.0, gpu, e, tr),
                                       attention_ms(0.0, w.ring.b_core_flops, gpu, e, tr), link.context);
-  const LinkSpec& tp_link = link.tensor;
+  // Tensor parallelism's collectives: each alone on the stream, or under --tp-comm-overlap
+  // beside the products it pairs with (tp_overlap.hpp), whose cutting into chunks the products'
+  // line takes.
+  const auto tp_ms = [&](TimeParts& part, int collectives, const std::vector<OverlapSpan>& spans,
+                         const std::vector<GemmShape>& products) {
+    if (!tr.tp_comm_overlap) {
+      part.tensor_comm = ms_for_collectives(collectives, w.tp_bytes, link.tensor);
+      return;
+    }
+    const TpOverlapMs o =
+        tp_overlap_ms(collectives, link.tensor.collective_ms(w.tp_bytes), spans, products, gpu, e, tr.dtype, tr.tp);
+    part.tensor_comm = o.exposed;
+    part.products += o.chunked_extra;
+  };
   PieceParts p;
   flops_ms(p.f, w.f_flops, w.f_core_flops, w.f_core_flops, gemms.f);
   p.f.elementwise = ms_for_bytes(w.f_bytes + w.ring.merge_f_bytes, gpu.memory_gb_per_s, e.memory);
-  p.f.tensor_comm = ms_for_collectives(w.f_collectives, w.tp_bytes, tp_link);
+  tp_ms(p.f, w.f_collectives, gemms.f_overlap, gemms.f);
   p.f.expert_comm = a2a.f_ms;
   p.f.context_comm = ring.f_ms;
   flops_ms(p.b, w.b_flops, w.b_core_flops, w.b_core_forward_flops, gemms.b);
   p.b.elementwise = ms_for_bytes(w.b_bytes + w.ring.merge_b_bytes, gpu.memory_gb_per_s, e.memory);
-  p.b.tensor_comm = ms_for_collectives(w.b_collectives, w.tp_bytes, tp_link);
+  tp_ms(p.b, w.b_collectives, gemms.b_overlap, gemms.b);
   p.b.expert_comm = a2a.b_ms;
   p.b.context_comm = ring.b_ms;
   flops_ms(p.w, w.w_flops, 0.0, 0.0, gemms.w);

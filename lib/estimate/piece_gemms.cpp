@@ -21,10 +21,14 @@ void tensors(PhaseGemms& out, double tokens, double in, double features, double 
   out.linears.push_back({tokens * in / t, tokens * features / t, in * features / t, input_kept});
 }
 
-// Full recompute runs the forward again in B, and W inside B.
+// Full recompute runs the forward again in B, and W inside B; the forward's collectives come
+// again with it, beside the same products.
 void fold_for_full_recompute(PhaseGemms& g, const TrainingSettings& tr, bool repeats_forward) {
   if (tr.recompute != Recompute::Full) return;
-  if (repeats_forward) g.b.insert(g.b.end(), g.f.begin(), g.f.end());
+  if (repeats_forward) {
+    for (OverlapSpan s : g.f_overlap) g.b_overlap.push_back({s.first + g.b.size(), s.count, s.chunked});
+    g.b.insert(g.b.end(), g.f.begin(), g.f.end());
+  }
   g.b.insert(g.b.end(), g.w.begin(), g.w.end());
   g.w.clear();
 }
@@ -68,16 +72,47 @@ void add_routed_experts(PhaseGemms& out, const ModelConfig& m, const TrainingSet
   out.linears.push_back({rows * width, rows * m.hidden, weights, false});
 }
 
+// Adds `linears` (attention_shape's, or an MLP's) and, when `overlapped`, a span for the gather
+// before its column-parallel products and one for the scatter after its row-parallel ones
+// (Megatron-LM's layers under sequence parallelism: one of each a block), in F and in B alike
+// (B's input gradients of the same linears sit at the same places: the row-parallel ones after
+// a gather of the output gradient, the column-parallel ones before a scatter of the input's).
+// As Megatron-Bridge's userbuffers configurations run them (comm_overlap.py at 067f987df): F's
+// four and B's gathers by ring exchange, B's scatters in bulk.
+void add_block(PhaseGemms& out, const std::vector<Linear>& linears, std::int64_t tokens, std::int64_t t,
+               bool attention_output_kept, bool overlapped) {
+  OverlapSpan gather, scatter;
+  for (const Linear& l : linears) {
+    OverlapSpan* span = l.split == Linear::Split::Columns ? &gather
+                        : l.split == Linear::Split::Rows  ? &scatter
+                                                          : nullptr;
+    if (span != nullptr) {
+      if (span->count == 0) span->first = out.f.size();
+      ++span->count;
+    }
+    add(out, l, tokens, t, attention_output_kept);
+  }
+  if (!overlapped || t <= 1) return;
+  if (gather.count > 0) {
+    out.f_overlap.push_back(gather);
+    out.b_overlap.push_back({gather.first, gather.count, false});
+  }
+  if (scatter.count > 0) {
+    out.f_overlap.push_back(scatter);
+    out.b_overlap.push_back(scatter);
+  }
+}
+
 }  // namespace
 
 PhaseGemms layer_linear_gemms(const ModelConfig& m, const TrainingSettings& tr, const LayerKind& kind) {
   const std::int64_t t = tr.tp;
   const std::int64_t tokens = context_tokens(tr);  // a context-parallel rank's
   PhaseGemms g;
-  for (const Linear& l : attention_shape(m).linears) add(g, l, tokens, t, tr.flash_attention);  // O reads it
+  add_block(g, attention_shape(m).linears, tokens, t, tr.flash_attention, true);  // O reads it
   // A dense MLP, or a mixture of experts' shared expert and routed experts (its router's
   // logits stay priced from moe_work's FLOPs as a large product).
-  for (const Linear& l : mlp_linears(m, kind.experts ? m.moe.shared_ffn : m.ffn)) add(g, l, tokens, t, false);
+  add_block(g, mlp_linears(m, kind.experts ? m.moe.shared_ffn : m.ffn), tokens, t, false, !kind.experts);
   if (kind.experts) add_routed_experts(g, m, tr);
   fold_for_full_recompute(g, tr, true);
   return g;

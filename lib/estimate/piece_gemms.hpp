@@ -3,6 +3,7 @@
 // on one tensor-parallel rank, for each of F, B and W (docs/costs.md, "GEMM shapes"). Their FLOPs
 // are the linear part of piece_work's counts; the attention core, a fused kernel or batched
 // per-head products, is priced from piece_work's totals as a large product.
+#include <cstddef>
 #include <vector>
 
 #include "estimate/gemm_efficiency.hpp"
@@ -28,9 +29,26 @@ struct LinearTensors {
   bool input_kept = false;
 };
 
+/// Products of one phase that run beside one of tensor parallelism's collectives when
+/// Transformer Engine overlaps them (`--tp-comm-overlap`): `count` entries of the phase's list
+/// from `first` (tp_overlap.hpp).
+struct OverlapSpan {
+  std::size_t first = 0, count = 0;
+  /// Transformer Engine's ring exchange: the products cut into t chunks of rows, one computed
+  /// per hop (every forward collective, and B's gathers of the output gradient). Else a bulk
+  /// overlap: the collective beside the whole products (B's scatter of the input gradient).
+  bool chunked = true;
+};
+
 struct PhaseGemms {
   std::vector<GemmShape> f, b, w;
   std::vector<LinearTensors> linears;  ///< the layers behind the products (empty: none given)
+  /// One span a collective of F and of B that a TE linear's GEMMs can hide: the gather before
+  /// a column-parallel group (attention's QKV, the MLP's first matrices) and the scatter after a
+  /// row-parallel one, with their B counterparts at the same products' input gradients, and
+  /// under full recompute F's again in B. A mixture of experts' MLP has none: its gather and
+  /// scatter are the token dispatcher's, not a TE linear's.
+  std::vector<OverlapSpan> f_overlap, b_overlap;
 };
 
 /// The attention's linears (attention_shape.hpp), the MLP's first matrices (SwiGLU's gate and up
@@ -40,6 +58,7 @@ struct PhaseGemms {
 /// each over its balanced share of the rows). Under full recompute B also holds F's and W's
 /// products (W runs inside B, docs/costs.md). Tensor parallelism must divide what it splits
 /// (layer_work checks it). `linears` names the layers' tensors (what an FP8 recipe casts).
+/// `f_overlap` and `b_overlap` pair the layer's collectives with the products they can hide under.
 [[nodiscard]] PhaseGemms layer_linear_gemms(const ModelConfig& model, const TrainingSettings& training,
                                             const LayerKind& kind);
 

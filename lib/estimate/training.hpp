@@ -110,6 +110,10 @@ struct TrainingSettings {
   /// Megatron-LM's --overlap-param-gather (with the distributed optimizer): the stepped weights'
   /// all-gather runs under the next step's forward instead of before it.
   bool overlap_param_gather = false;
+  /// Megatron-LM's --tp-comm-overlap: Transformer Engine's userbuffers run each tensor-parallel
+  /// gather and scatter of a TE linear in chunks beside its GEMM (tp_overlap.hpp); off, each
+  /// collective runs alone on the compute stream.
+  bool tp_comm_overlap = false;
 };
 
 /// Efficiencies the analytic costs assume: the fraction of the card's peak a GEMM reaches, and

@@ -150,6 +150,11 @@ ModelInput read_model_input(const ModelFlags& f) {
         "--overlap-param-gather: needs the distributed optimizer (--sharding optimizer or gradients); "
         "with --sharding none every replica keeps its weights and gathers none");
   }
+  if (in.training.tp_comm_overlap && f.given.tp && in.training.tp == 1) {
+    throw FlagError(
+        "--tp-comm-overlap: needs --tp above 1 (with --tp 1 there are no tensor-parallel collectives "
+        "to overlap)");
+  }
   const std::optional<RankOrder> order = rank_order_named(f.rank_order);
   if (!order) throw FlagError("--rank-order: expected " + enum_choices(kRankOrders) + ", got '" + f.rank_order + "'");
   in.rank_order = *order;
@@ -220,6 +225,7 @@ std::string describe_input(const ModelInput& in, const SearchedSettings* searche
   text += t.flash_attention ? ", flash attention" : ", no flash attention";
   if (t.overlap_grad_reduce) text += ", overlapped gradient reduction";
   if (t.overlap_param_gather) text += ", overlapped weight all-gather";
+  if (t.tp_comm_overlap) text += ", tensor-parallel collectives beside their GEMMs";
   return text;
 }
 

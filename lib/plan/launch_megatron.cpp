@@ -87,6 +87,11 @@ constexpr std::array kMegatronArgs = {
                 }},
     // pipeplan prices tensor parallelism with sequence parallelism (estimate/training.hpp).
     MegatronArg{"--sequence-parallel", [](const MegatronInput& in) { return in.row.tp > 1 ? kSwitch : std::nullopt; }},
+    // Transformer Engine's userbuffers, which need sequence parallelism (tp above 1).
+    MegatronArg{"--tp-comm-overlap",
+                [](const MegatronInput& in) {
+                  return in.row.tp > 1 && in.request.training.tp_comm_overlap ? kSwitch : std::nullopt;
+                }},
     MegatronArg{
         "--use-tp-pp-dp-mapping",
         [](const MegatronInput& in) { return in.row.rank_order == RankOrder::TpPpDp ? kSwitch : std::nullopt; }},

@@ -117,6 +117,8 @@ struct TorchtitanInput {
   std::string csv;  ///< pipeline_parallel_schedule_csv, for pipeplan's own orders
   [[nodiscard]] bool pipelined() const { return row.pp > 1; }
   [[nodiscard]] bool fsdp() const { return row.sharding == Sharding::Params; }
+  /// --tp-comm-overlap's counterpart: torchtitan's async tensor parallelism.
+  [[nodiscard]] bool async_tp() const { return row.tp > 1 && request.training.tp_comm_overlap; }
   /// torchtitan's default split and stage count (two stages per rank for a multi-stage class)
   /// are the row's: module_fqns_per_model_part can be left out.
   [[nodiscard]] bool default_split() const {
@@ -149,6 +151,10 @@ constexpr std::array kTorchtitanKeys = {
                   [](const TorchtitanInput& in) { return Value(std::to_string(in.fsdp() ? in.row.dp : 1)); }},
     TorchtitanKey{"parallelism.tensor_parallel_degree",
                   [](const TorchtitanInput& in) { return Value(std::to_string(in.row.tp)); }},
+    // Its micro-pipelined tensor parallelism (SymmetricMemory), which runs only compiled
+    // (parallelize.py refuses it without compile.enable, written below).
+    TorchtitanKey{"parallelism.enable_async_tensor_parallel",
+                  [](const TorchtitanInput& in) { return when(in.async_tp(), "true"); }},
     TorchtitanKey{"parallelism.context_parallel_degree",
                   [](const TorchtitanInput& in) { return when(in.row.cp > 1, std::to_string(in.row.cp)); }},
     TorchtitanKey{"parallelism.expert_parallel_degree",
@@ -198,6 +204,7 @@ constexpr std::array kTorchtitanKeys = {
                   [](const TorchtitanInput& in) {
                     return when(in.row.precision.fp8 == Fp8Recipe::Tensorwise, quoted("tensorwise"));
                   }},
+    TorchtitanKey{"compile.enable", [](const TorchtitanInput& in) { return when(in.async_tp(), "true"); }},
 };
 
 }  // namespace

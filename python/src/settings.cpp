@@ -69,6 +69,7 @@ const Table& model_keywords() {
          s.model.training.overlap_param_gather = v.cast<bool>();
          s.model.given.overlap_param_gather = true;
        }},
+      {"tp_comm_overlap", [](Settings& s, const py::handle& v) { s.model.training.tp_comm_overlap = v.cast<bool>(); }},
       {"gemm_efficiency", [](Settings& s, const py::handle& v) { s.model.efficiency.gemm = v.cast<double>(); }},
       {"memory_efficiency", [](Settings& s, const py::handle& v) { s.model.efficiency.memory = v.cast<double>(); }},
       {"attention_efficiency",

@@ -335,6 +335,13 @@ pipeplan_cli_test(profile_overlaps_off --out "flash attention. pp 2"
 pipeplan_cli_test(profile_param_gather_needs_sharding --exit 2
                   --err "--overlap-param-gather: needs the distributed optimizer"
                   -- profile --model tests/data/models/tiny-llama.json --gpu h100 --stages 2 --overlap-param-gather)
+# Transformer Engine's tensor-parallel overlap: said in the header, refused where tp is 1.
+pipeplan_cli_test(plan_tp_comm_overlap_said --out "collectives beside their GEMMs"
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 8 --global-batch 32 --seq 256
+                     --tp 2 --tp-comm-overlap --top 1)
+pipeplan_cli_test(plan_tp_comm_overlap_needs_tp --exit 2 --err "--tp-comm-overlap: needs --tp above 1"
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 8 --global-batch 32 --seq 256
+                     --tp 1 --tp-comm-overlap)
 pipeplan_cli_test(plan_memory_reserve_too_large --exit 2
                   --err "--memory-reserve 80.00 GiB: leaves nothing of the 79.65 GiB limit"
                   -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 8 --global-batch 32 --seq 256

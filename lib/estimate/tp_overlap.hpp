@@ -1,0 +1,30 @@
+#pragma once
+// Tensor parallelism's collectives overlapped with the GEMMs beside them, as Transformer
+// Engine's userbuffers run them (Megatron-LM's --tp-comm-overlap; docs/costs.md, "Tensor-parallel
+// overlap"). In a ring exchange the products are cut into t chunks of rows and one chunk is
+// computed per hop while the next goes round the ring (a gather's first chunk is the rank's
+// own; a scatter's last send follows its last chunk), so of the collective's c ms what the other
+// t - 1 chunks' g ms do not cover shows: max(0, c - g (t - 1) / t), where g prices the chunks at
+// their own shapes (a chunk of m / t rows fills fewer tiles). A bulk overlap runs the collective
+// beside the whole products: max(0, c - g). The sends run on the copy engines (TE's ring
+// exchange takes one SM), so the products keep the card's rate.
+#include <vector>
+
+#include "estimate/gpu_catalog.hpp"
+#include "estimate/piece_gemms.hpp"
+
+namespace pipeplan {
+
+struct TpOverlapMs {
+  double exposed = 0;        ///< the collectives' milliseconds the products do not cover
+  double chunked_extra = 0;  ///< what cutting the ring exchanges' products into chunks adds to them
+};
+
+/// A phase's `collectives` collectives of `collective_ms` each over `tp` ranks, the first ones
+/// beside `spans` of `products` as above, the rest (more collectives than spans) whole. Spans
+/// beyond `collectives` are not counted.
+[[nodiscard]] TpOverlapMs tp_overlap_ms(int collectives, double collective_ms, const std::vector<OverlapSpan>& spans,
+                                        const std::vector<GemmShape>& products, const GpuSpec& gpu,
+                                        const Efficiency& efficiency, DType dtype, int tp);
+
+}  // namespace pipeplan

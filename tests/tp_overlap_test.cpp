@@ -1,0 +1,113 @@
+#include <doctest/doctest.h>
+
+#include "estimate/analytic_profile.hpp"
+#include "estimate/gpu_catalog.hpp"
+#include "estimate/layer_kinds.hpp"
+#include "estimate/piece_gemms.hpp"
+#include "estimate/piece_work.hpp"
+#include "estimate/tp_overlap.hpp"
+#include "io/model_config_json.hpp"
+
+using namespace pipeplan;
+
+namespace {
+
+ModelConfig model(const char* name) {
+  return read_model_config_file(std::string(PIPEPLAN_TEST_DATA) + "/models/" + name);
+}
+
+TrainingSettings training(int tp) {
+  TrainingSettings t;
+  t.seq = 16;
+  t.micro_batch = 2;
+  t.tp = tp;
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("an overlapped collective shows what its products do not cover: t - 1 chunks in a ring, all in bulk") {
+  // A card without an SM count (no tile quantisation), so the chunks of a compute-bound product
+  // take its time exactly: g. Four collectives of c = g over tp 4: one beside the product in a
+  // ring exchange (g/4 shows), one beside it in bulk (nothing shows), two alone (2g): 2.25 g.
+  GpuSpec gpu = gpu_named("h100");
+  gpu.sms = 0;
+  const Efficiency e;
+  const std::vector<GemmShape> products = {{8192, 8192, 8192, 1, false, false}};
+  const double g = gemm_ms(products[0], gpu, e, DType::BF16);
+  const std::vector<OverlapSpan> spans = {{0, 1, true}, {0, 1, false}};
+  const TpOverlapMs o = tp_overlap_ms(4, g, spans, products, gpu, e, DType::BF16, 4);
+  CHECK(o.exposed == doctest::Approx(2.25 * g));
+  CHECK(o.chunked_extra == doctest::Approx(0.0));
+  // Without spans every collective shows whole; spans beyond the collectives do not count.
+  CHECK(tp_overlap_ms(4, g, {}, products, gpu, e, DType::BF16, 4).exposed == doctest::Approx(4 * g));
+  CHECK(tp_overlap_ms(1, g, spans, products, gpu, e, DType::BF16, 4).exposed == doctest::Approx(0.25 * g));
+  CHECK(tp_overlap_ms(0, g, spans, products, gpu, e, DType::BF16, 4).exposed == 0.0);
+}
+
+TEST_CASE("a ring exchange's chunks fill fewer tiles: what they add is the chunked products' time over the whole's") {
+  // On an H100's 132 SMs: 1024 x 2304 is 8 x 18 = 144 tiles, two waves (1 and 0.09), 55% full;
+  // cut into 4 chunks of 256 rows, each 2 x 18 = 36 tiles, one wave of 27% (gemm_efficiency's).
+  const GpuSpec& gpu = gpu_named("h100");
+  const Efficiency e;
+  const std::vector<GemmShape> products = {{1024, 2304, 16384, 1, false, false}};
+  const double whole = gemm_ms(products[0], gpu, e, DType::BF16);
+  const double chunk = gemm_ms({256, 2304, 16384, 1, false, false}, gpu, e, DType::BF16);
+  const TpOverlapMs o = tp_overlap_ms(1, 10 * whole, {{0, 1, true}}, products, gpu, e, DType::BF16, 4);
+  CHECK(o.chunked_extra == doctest::Approx(4 * chunk - whole));
+  CHECK(o.chunked_extra > 0.5 * whole);
+  CHECK(o.exposed == doctest::Approx(10 * whole - 4 * chunk * 3 / 4));
+}
+
+TEST_CASE("a dense layer pairs its four collectives with attention's and the MLP's linears, F and B alike") {
+  const PhaseGemms g = layer_linear_gemms(model("tiny-llama.json"), training(2), {});
+  // tiny-llama's products in order: QKV, output projection, gate and up, down.
+  REQUIRE(g.f.size() == 4);
+  REQUIRE(g.f_overlap.size() == 4);
+  CHECK((g.f_overlap[0].first == 0 && g.f_overlap[0].count == 1));  // the gather before QKV
+  CHECK((g.f_overlap[1].first == 1 && g.f_overlap[1].count == 1));  // the scatter after the projection
+  CHECK((g.f_overlap[2].first == 2 && g.f_overlap[2].count == 1));  // the gather before gate and up
+  CHECK((g.f_overlap[3].first == 3 && g.f_overlap[3].count == 1));  // the scatter after down
+  REQUIRE(g.b_overlap.size() == 4);
+  CHECK(g.b_overlap[3].first == 3);
+  // B: the column-parallel linears' input-gradient scatter in bulk, the row-parallel linear's
+  // output-gradient gather by ring exchange.
+  CHECK((!g.b_overlap[0].chunked && g.b_overlap[1].chunked));
+  CHECK((g.f_overlap[0].chunked && g.f_overlap[1].chunked));
+  // Full recompute: B holds F's products again after its own, with F's collectives beside them.
+  TrainingSettings full = training(2);
+  full.recompute = Recompute::Full;
+  const PhaseGemms r = layer_linear_gemms(model("tiny-llama.json"), full, {});
+  REQUIRE(r.b_overlap.size() == 8);
+  CHECK(r.b_overlap[4].first == 4);
+  CHECK(r.b[r.b_overlap[7].first].n == r.f[3].n);
+  CHECK(layer_work(model("tiny-llama.json"), full).b_collectives == 8);
+  // tp 1 has no collectives to pair.
+  CHECK(layer_linear_gemms(model("tiny-llama.json"), training(1), {}).f_overlap.empty());
+}
+
+TEST_CASE("a mixture of experts' layer pairs only attention's collectives: the dispatcher does the MLP's") {
+  const ModelConfig moe = model("tiny-qwen-moe.json");
+  const PhaseGemms g = layer_linear_gemms(moe, training(2), layer_kind(moe, moe.layers - 1));
+  CHECK(g.f_overlap.size() == 2);
+  CHECK(g.b_overlap.size() == 2);
+}
+
+TEST_CASE("--tp-comm-overlap: a layer's tensor-parallel line is what the products leave exposed") {
+  const ModelConfig m = model("tiny-llama.json");
+  TrainingSettings off = training(2);
+  TrainingSettings on = off;
+  on.tp_comm_overlap = true;
+  const GpuSpec& gpu = gpu_named("h100");
+  const Efficiency e;
+  const PieceWork w = layer_work(m, off);
+  const PhaseGemms g = layer_linear_gemms(m, off, {});
+  const PieceParts alone = piece_parts(w, g, gpu, e, off);
+  const PieceParts beside = piece_parts(w, g, gpu, e, on);
+  const double c = alone.f.tensor_comm / w.f_collectives;
+  const TpOverlapMs f = tp_overlap_ms(w.f_collectives, c, g.f_overlap, g.f, gpu, e, off.dtype, 2);
+  CHECK(beside.f.tensor_comm == doctest::Approx(f.exposed));
+  CHECK(beside.f.products == doctest::Approx(alone.f.products + f.chunked_extra));
+  CHECK(beside.f.tensor_comm < alone.f.tensor_comm);
+  CHECK(beside.w.tensor_comm == 0.0);
+}
