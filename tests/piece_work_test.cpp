@@ -66,10 +66,14 @@ TEST_CASE("flash attention and recompute change what the layer keeps and redoes"
   CHECK(selective.b_flops == 2'359'296.0 + 3 * 131'072.0);  // the core forward runs again
   CHECK(selective.recompute_flops == 131'072.0);
   CHECK(selective.model_flops() == layer_work(tiny_llama(), tiny_training()).model_flops());
+  // B makes the scores again (a·b·s²·e = 4 x 2 x 256 x 2 = 4096 bytes) and holds them while it runs.
+  CHECK(selective.b_workspace_bytes == 4096);
+  CHECK(layer_work(tiny_llama(), tiny_training()).b_workspace_bytes == 0);  // nothing to make again
   t.recompute = Recompute::Full;
   PieceWork full = layer_work(tiny_llama(), t);
-  CHECK(full.activation_bytes == 32 * 64 * 2);  // the layer's input only
-  CHECK(full.w_activation_bytes == 0);          // W runs inside B
+  CHECK(full.activation_bytes == 32 * 64 * 2);            // the layer's input only
+  CHECK(full.b_workspace_bytes == 65'536 - 32 * 64 * 2);  // the rest of what F would keep, made again
+  CHECK(full.w_activation_bytes == 0);                    // W runs inside B
   CHECK(full.w_flops == 0);
   CHECK(full.b_flops == 2'621'440.0 + 2'490'368.0 + 2'359'296.0);  // B + the forward again + W
 }
@@ -111,6 +115,10 @@ TEST_CASE("the embedding and the head, derived by hand") {
   CHECK(head.w_flops == head.f_flops);
   CHECK(head.activation_bytes == 2 * 32 * 64 * 2 + 32 * 100 * 4);  // norm and head inputs, fp32 softmax
   CHECK(head.w_activation_bytes == 32 * 64 * 2 + 32 * 100 * 2);    // head input, logits' gradient
+  // Megatron's cross entropy: the 16-bit logits beside their fp32 copy in F, the 16-bit gradient
+  // beside the fp32 one in B: TVe = 32 x 100 x 2 each.
+  CHECK(head.f_workspace_bytes == 6400);
+  CHECK(head.b_workspace_bytes == 6400);
   CHECK(head.params == 100 * 64 + 64);
   const PieceWork embedding = embedding_work(tiny_llama(), t);
   CHECK(embedding.f_flops == 0);

@@ -59,8 +59,26 @@ TEST_CASE("bad profiles name the field and what was expected") {
           std::string("{") + kHeader +
           R"("stages": [{"f_ms": 1, "b_ms": 1, "w_ms": 1}], "transfer": {"latency_ms": 1, "bandwidth_gb_per_s": 0, "bytes": 1}})") ==
       "p.json: transfer.bandwidth_gb_per_s: expected a number above zero, got 0");
-  CHECK(error_for(R"({"format": "pipeplan.profile", "schema_version": 3, "stages": []})") ==
-        "p.json: schema_version: version 3 is newer than this pipeplan reads (2); upgrade pipeplan");
+  CHECK(error_for(R"({"format": "pipeplan.profile", "schema_version": 4, "stages": []})") ==
+        "p.json: schema_version: version 4 is newer than this pipeplan reads (3); upgrade pipeplan");
+  // A workspace needs version 3: an older reader would leave it out of the peak.
+  CHECK(error_for(std::string("{") + kHeader +
+                  R"("stages": [{"f_ms": 1, "b_ms": 1, "w_ms": 1, "b_workspace_bytes": 5}]})") ==
+        "p.json: stages[0].b_workspace_bytes: a profile with workspaces has schema_version 3 (a reader of version 1 "
+        "would leave them out of the peak), got 1");
+}
+
+TEST_CASE("a profile's workspaces are written at version 3 and read back") {
+  CostModel costs = uniform_costs(2, 2, {1, 2, 3, 100, 40}, 0.5);
+  CHECK(profile_to_json(costs)["schema_version"] == 1);  // none: the least version that holds it
+  costs.stages[1].f_workspace_bytes = 7;
+  costs.stages[1].b_workspace_bytes = 9;
+  const Json j = profile_to_json(costs);
+  CHECK(j["schema_version"] == 3);
+  const CostModel back = profile_from_json(j, "p.json");
+  CHECK(back.stages[0].b_workspace_bytes == 0);
+  CHECK(back.stages[1].f_workspace_bytes == 7);
+  CHECK(back.stages[1].b_workspace_bytes == 9);
 }
 
 namespace {

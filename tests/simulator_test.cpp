@@ -240,6 +240,22 @@ TEST_CASE("ZB-H1, two stages, unequal costs and a transfer: B frees before the n
   }
 }
 
+TEST_CASE("a workspace is held from its op's start to its end, beside what the op keeps") {
+  // The ZB-H1 case above with stage 1's F holding 30 bytes and its B 70 while they run. Device
+  // 1: F0 1.5-3.5 holds 200 + 30; B0 3.5-6.5 holds 200 + 70 = 270; at 6.5 B0 ends (50 left for
+  // W0) and F1 starts: 50 + 200 + 30 = 280; at 8.5 F1 ends (its 30 back) and B1 starts:
+  // 250 + 70 = 320, the peak; B1's end at 11.5 frees 150 + 70, W0 and W1 their 50 each: 0.
+  CostModel costs = test::two_stage_costs();
+  costs.stages[1].f_workspace_bytes = 30;
+  costs.stages[1].b_workspace_bytes = 70;
+  const SimResult r = simulate(generated("zbh1", 2, 2), costs);
+  CHECK(r.devices[1].peak_memory == 320);
+  CHECK(r.devices[1].peak_time == ns(8.5));
+  CHECK(r.devices[1].memory.back().bytes == 0);
+  CHECK(r.devices[0].peak_memory == 200);  // stage 0 holds none
+  CHECK(r.makespan == ns(15));             // and the times do not move
+}
+
 TEST_CASE("transfer as latency + bytes / bandwidth") {
   // 0.01 ms + 1e8 bytes / 50 GB/s = 0.01 + 2 ms; the last micro-batch on 1F1B with 2 stages
   // and 1 micro-batch pays it twice: F0 + t + F1 + BW1 + t + BW0 = 1 + 2.01 + 1 + 2 + 2.01 + 2.

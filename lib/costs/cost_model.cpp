@@ -98,12 +98,15 @@ CostModel costs_for_stages(const CostModel& costs, int stages, int devices) {
   split.stages.clear();
   for (const StageCost& s : costs.stages) {
     auto bytes = [k](Bytes b) { return static_cast<Bytes>(std::llround(static_cast<double>(b) / k)); };
+    // A workspace is one op's at a time (a layer's, the loss's): each chunk's op may hold it whole.
     StageCost chunk{s.f_ms / k,
                     s.b_ms / k,
                     s.w_ms / k,
                     bytes(s.activation_bytes),
                     bytes(s.w_activation_bytes),
-                    s.f_and_b_ms ? std::optional<double>(*s.f_and_b_ms / k) : std::nullopt};
+                    s.f_and_b_ms ? std::optional<double>(*s.f_and_b_ms / k) : std::nullopt,
+                    s.f_workspace_bytes,
+                    s.b_workspace_bytes};
     split.stages.insert(split.stages.end(), static_cast<std::size_t>(k), chunk);
   }
   return split;
@@ -123,6 +126,8 @@ void check_costs(const CostModel& costs) {
     if (s.f_and_b_ms) check_ms(*s.f_and_b_ms, at + "f_and_b_ms");
     check_bytes(s.activation_bytes, at + "activation_bytes");
     check_bytes(s.w_activation_bytes, at + "w_activation_bytes");
+    check_bytes(s.f_workspace_bytes, at + "f_workspace_bytes");
+    check_bytes(s.b_workspace_bytes, at + "b_workspace_bytes");
     if (s.w_activation_bytes > s.activation_bytes) {
       throw Error(at + "w_activation_bytes: " + std::to_string(s.w_activation_bytes) + " exceeds activation_bytes " +
                   std::to_string(s.activation_bytes) + ": W can only keep part of what F allocated");

@@ -18,6 +18,12 @@ struct StageCost {
   /// An FB op whose forward is this stage's (DualPipe's overlapped pair). When unset, FB takes
   /// this stage's F plus the fused backward of the other stage, as if not overlapped.
   std::optional<double> f_and_b_ms;
+  /// Working memory an op holds only while it runs, beside what it keeps (docs/model.md,
+  /// "Memory"): F's (the loss's 16-bit logits beside their fp32 copy) and B's, which a fused BW
+  /// and W-less B take too (a recomputed layer's activations, one layer at a time; the
+  /// logits' 16-bit gradient beside the fp32 one).
+  Bytes f_workspace_bytes = 0;
+  Bytes b_workspace_bytes = 0;
 };
 
 /// Costs of one device.

@@ -246,6 +246,8 @@ StageCost piece_cost(const PieceWork& w, const PhaseGemms& gemms, const GpuSpec&
   // The gradients B computes at the linear layers' outputs take the place of activations it
   // frees; the memory model holds a_W within a_F (docs/costs.md).
   c.w_activation_bytes = std::min(w.w_activation_bytes, w.activation_bytes);
+  c.f_workspace_bytes = w.f_workspace_bytes;
+  c.b_workspace_bytes = w.b_workspace_bytes;
   return c;
 }
 

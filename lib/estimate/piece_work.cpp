@@ -73,6 +73,8 @@ void per_rank(PieceWork& w, double t) {
   w.w_bytes /= t;
   w.activation_bytes = bytes(double(w.activation_bytes) / t);
   w.w_activation_bytes = bytes(double(w.w_activation_bytes) / t);
+  w.f_workspace_bytes = bytes(double(w.f_workspace_bytes) / t);
+  w.b_workspace_bytes = bytes(double(w.b_workspace_bytes) / t);
 }
 
 // A collective of one activation, (t-1)/t of it through each rank, as a ring moves it.
@@ -146,6 +148,8 @@ PieceWork& PieceWork::operator+=(const PieceWork& o) {
   b_all_to_alls += o.b_all_to_alls;
   activation_bytes += o.activation_bytes;
   w_activation_bytes += o.w_activation_bytes;
+  f_workspace_bytes = std::max(f_workspace_bytes, o.f_workspace_bytes);
+  b_workspace_bytes = std::max(b_workspace_bytes, o.b_workspace_bytes);
   // As tp_bytes: the pieces' one ring (a stage's times are the sums of its pieces' own).
   if (o.ring.steps > 0 && o.ring.kv_bytes >= ring.kv_bytes) ring = o.ring;
   return *this;
@@ -247,8 +251,19 @@ PieceWork block_work(const ModelConfig& m, const TrainingSettings& tr, const Lay
 }
 
 PieceWork layer_work(const ModelConfig& m, const TrainingSettings& tr, const LayerKind& kind) {
-  if (kind.experts) return moe_layer_work(m, tr, kind);  // its attention is block_work's (moe_work.cpp)
-  return block_work(m, tr, kind, m.ffn);
+  const auto work = [&](const TrainingSettings& t) {
+    if (kind.experts) return moe_layer_work(m, t, kind);  // its attention is block_work's (moe_work.cpp)
+    return block_work(m, t, kind, m.ffn);
+  };
+  PieceWork w = work(tr);
+  if (tr.recompute != Recompute::None) {
+    // B makes again what F did not keep, one layer at a time, and holds it while it runs.
+    TrainingSettings keep_all = tr;
+    keep_all.recompute = Recompute::None;
+    const Bytes all = work(keep_all).activation_bytes;
+    w.b_workspace_bytes = all > w.activation_bytes ? all - w.activation_bytes : 0;
+  }
+  return w;
 }
 
 PieceWork layer_work(const ModelConfig& m, const TrainingSettings& tr) {
@@ -291,6 +306,12 @@ PieceWork loss_work(const ModelConfig& m, const TrainingSettings& tr) {
   // and the logits' gradient.
   w.activation_bytes = bytes(2 * x.T * x.h * x.e + x.T * x.V * 4);
   w.w_activation_bytes = bytes(x.T * x.h * x.e + x.T * x.V * x.e);
+  // Megatron's vocabulary-parallel cross entropy (megatron/core/tensor_parallel/cross_entropy.py
+  // at d98e8a64) copies the 16-bit logits to fp32 and works on that copy in place, which it
+  // keeps: F holds the 16-bit logits beside it; B turns the kept copy into the gradient in
+  // place, and its cast back to 16 bits is made beside it.
+  w.f_workspace_bytes = bytes(x.T * x.V * x.e);
+  w.b_workspace_bytes = bytes(x.T * x.V * x.e);
   if (tr.recompute == Recompute::Full) {
     w.b_flops += w.w_flops;  // as in layer_work: W runs inside B
     w.w_flops = 0;

@@ -33,6 +33,9 @@ struct PieceWork {
   int f_all_to_alls = 0, b_all_to_alls = 0;  ///< expert dispatch and combine in F, and in B
   Bytes activation_bytes = 0;                ///< a_F: what F keeps for the backward
   Bytes w_activation_bytes = 0;              ///< a_W: what W still needs after B (may exceed a_F; see stage_costs)
+  /// Held only while F, and B, run (StageCost's): one piece's at a time, so a stage's is its
+  /// pieces' largest, not their sum.
+  Bytes f_workspace_bytes = 0, b_workspace_bytes = 0;
   ContextRing ring;  ///< context parallelism's K and V exchange (one layer's; context_parallel.hpp)
 
   PieceWork& operator+=(const PieceWork& other);

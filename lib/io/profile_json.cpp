@@ -1,6 +1,8 @@
 #include "io/profile_json.hpp"
 
+#include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "io/json_fields.hpp"
@@ -11,11 +13,14 @@ namespace pipeplan {
 namespace {
 
 // Version 2 added "boundaries": a version-1 reader would ignore them and time every boundary with
-// "transfer". A profile without them is still written as version 1.
-constexpr int kProfileSchemaVersion = 2;
+// "transfer". Version 3 added the stages' "f_workspace_bytes" and "b_workspace_bytes", which an
+// older reader would leave out of the peak. A profile is written at the least version that holds
+// what it has.
+constexpr int kProfileSchemaVersion = 3;
 constexpr int kBoundariesSchemaVersion = 2;
+constexpr int kWorkspaceSchemaVersion = 3;
 
-StageCost stage_from_json(const Json& j, const JsonPath& at) {
+StageCost stage_from_json(const Json& j, const JsonPath& at, int version) {
   StageCost s;
   s.f_ms = read_ms(member(j, "f_ms", at), at.key("f_ms"));
   s.b_ms = read_ms(member(j, "b_ms", at), at.key("b_ms"));
@@ -31,6 +36,17 @@ StageCost stage_from_json(const Json& j, const JsonPath& at) {
     s.w_activation_bytes = read_bytes(*a, at.key("w_activation_bytes"));
   }
   if (const Json* fb = optional_member(j, "f_and_b_ms", at)) s.f_and_b_ms = read_ms(*fb, at.key("f_and_b_ms"));
+  for (auto [key, field] : {std::pair{"f_workspace_bytes", &StageCost::f_workspace_bytes},
+                            std::pair{"b_workspace_bytes", &StageCost::b_workspace_bytes}}) {
+    const Json* v = optional_member(j, key, at);
+    if (v == nullptr) continue;
+    if (version < kWorkspaceSchemaVersion) {
+      throw Error(at.key(key).where() + ": a profile with workspaces has schema_version " +
+                  std::to_string(kWorkspaceSchemaVersion) + " (a reader of version " + std::to_string(version) +
+                  " would leave them out of the peak), got " + std::to_string(version));
+    }
+    s.*field = read_bytes(*v, at.key(key));
+  }
   if (s.w_activation_bytes > s.activation_bytes) {
     throw Error(at.key("w_activation_bytes").where() + ": " + std::to_string(s.w_activation_bytes) +
                 " exceeds activation_bytes (" + std::to_string(s.activation_bytes) +
@@ -103,7 +119,7 @@ CostModel profile_from_json(const Json& document, const std::string& source) {
   const Json& stages = read_array(member(document, "stages", root), stages_at);
   if (stages.empty()) fail_field(stages_at, "at least one stage", stages);
   for (std::size_t i = 0; i < stages.size(); ++i)
-    costs.stages.push_back(stage_from_json(stages[i], stages_at.index(i)));
+    costs.stages.push_back(stage_from_json(stages[i], stages_at.index(i), version));
   if (const Json* devices = optional_member(document, "devices", root)) {
     JsonPath devices_at = root.key("devices");
     const Json& list = read_array(*devices, devices_at);
@@ -127,7 +143,11 @@ CostModel read_profile_file(const std::string& path) {
 }
 
 Json profile_to_json(const CostModel& costs) {
-  Json j = file_header("pipeplan.profile", costs.boundaries.empty() ? 1 : kBoundariesSchemaVersion);
+  const bool workspaces = std::any_of(costs.stages.begin(), costs.stages.end(), [](const StageCost& s) {
+    return s.f_workspace_bytes > 0 || s.b_workspace_bytes > 0;
+  });
+  const int version = workspaces ? kWorkspaceSchemaVersion : costs.boundaries.empty() ? 1 : kBoundariesSchemaVersion;
+  Json j = file_header("pipeplan.profile", version);
   Json& stages = j["stages"] = Json::array();
   for (const StageCost& s : costs.stages) {
     stages.push_back({{"f_ms", s.f_ms},
@@ -136,6 +156,10 @@ Json profile_to_json(const CostModel& costs) {
                       {"activation_bytes", s.activation_bytes},
                       {"w_activation_bytes", s.w_activation_bytes}});
     if (s.f_and_b_ms) stages.back()["f_and_b_ms"] = *s.f_and_b_ms;
+    if (workspaces) {
+      stages.back()["f_workspace_bytes"] = s.f_workspace_bytes;
+      stages.back()["b_workspace_bytes"] = s.b_workspace_bytes;
+    }
   }
   Json& devices = j["devices"] = Json::array();
   for (const DeviceCost& d : costs.devices) {

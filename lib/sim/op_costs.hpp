@@ -15,6 +15,7 @@ struct StageTimes {
   SimTime f, b, w, bw;
   SimTime fb;                     ///< an FB whose forward is this stage's; -1: the sum of its parts
   Bytes alloc_f, free_b, free_w;  ///< F allocates alloc_f; B frees free_b, W free_w, BW alloc_f
+  Bytes work_f, work_b;           ///< held by F, and by B (or BW), from their start to their end
 };
 
 [[nodiscard]] std::vector<StageTimes> stage_times(const CostModel& costs);
@@ -56,7 +57,7 @@ struct OutputEnds {
 
 /// The memory an op changes at its start and at its end (docs/model.md, "Memory"): F allocates a_F at its
 /// start; B frees a_F - a_W, W a_W and BW a_F at their ends; FB allocates its forward's a_F at
-/// its start and frees its backward's at its end.
+/// its start and frees its backward's at its end. Each also holds its workspace from start to end.
 struct MemoryEffect {
   Bytes at_start = 0;
   Bytes at_end = 0;
@@ -65,15 +66,17 @@ struct MemoryEffect {
   const StageTimes& t = times[static_cast<std::size_t>(op.stage)];
   switch (op.kind) {
     case OpKind::F:
-      return {t.alloc_f, 0};
+      return {t.alloc_f + t.work_f, -t.work_f};
     case OpKind::B:
-      return {0, -t.free_b};
+      return {t.work_b, -t.free_b - t.work_b};
     case OpKind::W:
       return {0, -t.free_w};
     case OpKind::BW:
-      return {0, -t.alloc_f};
-    case OpKind::FB:
-      return {t.alloc_f, -times[static_cast<std::size_t>(op.overlap_stage)].alloc_f};
+      return {t.work_b, -t.alloc_f - t.work_b};
+    case OpKind::FB: {
+      const StageTimes& back = times[static_cast<std::size_t>(op.overlap_stage)];
+      return {t.alloc_f + t.work_f + back.work_b, -back.alloc_f - t.work_f - back.work_b};
+    }
   }
   return {};
 }

@@ -148,7 +148,7 @@ pipeplan_cli_test(transfer_per_boundary_chunks --out "\"makespan_ms\": 11\\.9,"
 # A profile whose boundary 3 crosses the network (4 GPUs a node, 8 stages) is written with its
 # boundaries as schema_version 2 and read back by simulate.
 pipeplan_cli_test(profile_writes_boundaries --out "^makespan [0-9.]+ ms"
-                  --before "$PIPEPLAN profile --model $SOURCE_DIR/profiles/models/llama-2-7b.json --gpu h100 --stages 8 --gpus-per-node 4 -o p.json && grep -q '\"schema_version\": 2' p.json && test $(grep -c '\"bandwidth_gb_per_s\"' p.json) -eq 8 && $PIPEPLAN generate --schedule 1f1b --stages 8 --microbatches 8 -o s.json"
+                  --before "$PIPEPLAN profile --model $SOURCE_DIR/profiles/models/llama-2-7b.json --gpu h100 --stages 8 --gpus-per-node 4 -o p.json && grep -q '\"schema_version\": 3' p.json && test $(grep -c '\"bandwidth_gb_per_s\"' p.json) -eq 8 && $PIPEPLAN generate --schedule 1f1b --stages 8 --microbatches 8 -o s.json"
                   -- simulate @TMP@/s.json --profile @TMP@/p.json)
 
 # --- chunks, the steady state and the automatic schedules ---
