@@ -279,11 +279,11 @@ def gpu_for(row, mapping):
             return [name]
     if "H100" in upper:
         if re.search(r"9[5-6]\s*GB", upper):
-            # torchtitan's Grand Teton H100s: 96 GB HBM2e at 500 W (the 2024 page says 95 GB). The
-            # table's h100 is the 80 GB SXM part (79.65 GiB reported): the memory is overridden,
-            # taken as 95 GiB by the same naming; the lower clock of a 500 W part is not modelled.
-            mapping.notes.append(f"{text}: h100 with --memory-limit 95GiB (HBM2e part, its lower power not modelled)")
-            return ["h100", "--memory-limit", "95GiB"]
+            # torchtitan's Grand Teton H100s: 96 GB HBM2e at 2.4 TB/s and 500 W, the table's
+            # h100-96gb (95 GiB, as the 2024 page says 95 GB); the lower clock of a 500 W part is
+            # not modelled (its peak is not known).
+            mapping.notes.append(f"{text}: h100-96gb (HBM2e at 2.4 TB/s; its lower power not modelled)")
+            return ["h100-96gb"]
         return ["h100"]
     if "A100" in upper:
         if "40GB" in upper:
@@ -469,7 +469,7 @@ def map_row(row, models_dir, work):
     flags += tp_overlap_flag(row, tp, m)
     if row["source"] == "megatron_lm_a100_2021":
         flags += ["--no-flash-attention"]
-    if row["source"].startswith("torchtitan") and gpu[0] == "h100":
+    if row["source"].startswith("torchtitan") and gpu[0].startswith("h100"):
         # torchtitan's attention is PyTorch's scaled_dot_product_attention, which on an H100
         # dispatches to its FlashAttention-2 kernel (torchtitan issue #1042; cuDNN's backend was
         # made torchtitan's first choice on B200 only, PR #1196). FlashAttention-2 reaches 335 and

@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include "calibrate/card_match.hpp"
 #include "estimate/analytic_profile.hpp"
 #include "estimate/gpu_catalog.hpp"
 #include "estimate/rank_placement.hpp"
@@ -72,6 +73,20 @@ TEST_CASE("H800: the H100's compute and memory, NVLink at 400 GB/s both ways") {
   CHECK(h800.intra_node.bandwidth_gb_per_s == doctest::Approx(400.0 / 2));
   CHECK(h100.intra_node.bandwidth_gb_per_s == doctest::Approx(900.0 / 2));
   CHECK(h800.architecture == Architecture::Hopper);
+}
+
+TEST_CASE("Grand Teton's H100: the SXM5's chip and links, 95 GiB of HBM2e at 2.4 TB/s") {
+  const GpuSpec& teton = gpu_named("h100-96gb");
+  const GpuSpec& h100 = gpu_named("h100");
+  // torchtitan's benchmark page: "96GB HBM2e with 2.4 TB/sec peak memory bandwidth"; its 2024
+  // page's 95 GB; the peak between SXM's and NVL's, unknown: the SXM's kept.
+  CHECK(teton.memory_gb_per_s == doctest::Approx(2400.0));
+  CHECK(teton.memory_bytes == 95LL * 1024 * 1024 * 1024);
+  CHECK(teton.tflops_bf16 == h100.tflops_bf16);
+  CHECK(teton.intra_node.bandwidth_gb_per_s == h100.intra_node.bandwidth_gb_per_s);
+  // calibrate tells the two apart by memory: an 80 GB H100 is the h100, a 95 GiB one this.
+  CHECK(match_card("NVIDIA H100 80GB HBM3", 81559ULL * 1024 * 1024, "").spec == &h100);
+  CHECK(match_card("NVIDIA H100", 97280ULL * 1024 * 1024, "").spec == &teton);
 }
 
 TEST_CASE("FP8 peaks: twice bf16 where a card has FP8, none on Ampere") {

@@ -370,7 +370,7 @@ pipeplan_cli_test(plan_emit_rows_nothing_fits --exit 1 --err "--emit-rows: no co
                      --emit-rows @TMP@/rows)
 pipeplan_cli_test(plan_nothing_fits --exit 1 --out "no configuration fits in memory" --out "closest over memory: "
                   -- plan --model profiles/models/llama-3-70b.json --gpu rtx3090 --gpus 4 --global-batch 8 --schedules 1f1b,zbh1)
-pipeplan_cli_test(plan_unknown_gpu --exit 2 --err "--gpu: unknown GPU 'h10'. did you mean 'h100', 'h800', 'h200'"
+pipeplan_cli_test(plan_unknown_gpu --exit 2 --err "--gpu: unknown GPU 'h10'. did you mean 'h100', 'h100-96gb', 'h800'"
                   -- plan --model tests/data/models/tiny-llama.json --gpu h10 --gpus 4 --global-batch 8)
 pipeplan_cli_test(plan_bad_dtype --exit 2 --err "--dtype: expected bf16, fp16, fp32 or fp8 \\(or a list of them\\), got 'bf32'"
                   -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 8 --dtype bf32)
