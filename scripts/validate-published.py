@@ -467,6 +467,12 @@ def map_row(row, models_dir, work):
     flags += sharding_flag(row, dp, m, cp)
     flags += recompute_flag(row, m)
     flags += tp_overlap_flag(row, tp, m)
+    if row["source"] in ("megatron_lm_a100_2021", "bloom_176b") and tp > 1:
+        # Both ran before sequence parallelism (Korthikanti et al., May 2022): Megatron-LM's 2021
+        # runs and BLOOM's Megatron-DeepSpeed (trained March to July 2022) ran every tensor-
+        # parallel rank's norms and dropouts on the whole sequence.
+        flags += ["--no-sequence-parallel"]
+        m.notes.append("before sequence parallelism: --no-sequence-parallel")
     if row["source"] == "megatron_lm_a100_2021":
         flags += ["--no-flash-attention"]
     if row["source"].startswith("torchtitan") and gpu[0].startswith("h100"):

@@ -301,6 +301,19 @@ TEST_CASE("Megatron-LM's layout with its runs folded reads back to the same stag
   CHECK(repeated_layout("Et|t|t|t|tL") == "Et|(t|)*3tL");
 }
 
+TEST_CASE("--no-sequence-parallel: Megatron-LM leaves --sequence-parallel out; torchtitan runs it anyway, said") {
+  PlanRequest r = tiny_request();
+  const PlanRow row = tiny_row("1f1b", 1, "E,t*4|t*4,H");
+  CHECK(value(megatron_launch(r, row), "--sequence-parallel").empty());
+  r.training.sequence_parallel = false;
+  CHECK(setting(megatron_launch(r, row), "--sequence-parallel") == nullptr);
+  const LaunchPlan t = torchtitan_launch(r, row, {});
+  REQUIRE(t.gaps.size() == 1);
+  CHECK(t.gaps[0].find("sequence-parallel") != std::string::npos);
+  REQUIRE(t.closest.has_value());  // simulated as it runs: with sequence parallelism
+  CHECK(t.closest->step_ms > 0);
+}
+
 TEST_CASE("--tp-comm-overlap: Megatron-LM's flag, torchtitan's async tensor parallelism (compiled)") {
   PlanRequest r = tiny_request();
   const PlanRow row = tiny_row("1f1b", 1, "E,t*4|t*4,H");

@@ -94,6 +94,29 @@ TEST_CASE("GPT activations follow Korthikanti et al. 2022: 34sbh + 5as^2b bytes,
   CHECK(layer_work(gpt, t).w_activation_bytes == 32 * 16 * 2 * 64);
 }
 
+TEST_CASE("without sequence parallelism the norms, residuals and dropouts are every rank's whole: Table 2's baseline") {
+  // Korthikanti et al. 2022, Table 2, "tensor parallel" (no sequence parallelism):
+  // sbh(10 + 24/t + 5as/(ht)); selective recompute sbh(10 + 24/t). sbh = 16 x 2 x 64 = 2048 at t = 2:
+  // 20480 + 24576 + 5120 = 50176, and 45056.
+  const ModelConfig gpt = read_model_config_file(PIPEPLAN_TEST_DATA "/models/tiny-gpt.json");
+  TrainingSettings sp = tiny_training();
+  sp.tp = 2;
+  TrainingSettings whole = sp;
+  whole.sequence_parallel = false;
+  CHECK(layer_work(gpt, whole).activation_bytes == 50176);
+  whole.recompute = Recompute::Selective;
+  CHECK(layer_work(gpt, whole).activation_bytes == 45056);
+  whole.recompute = Recompute::None;
+  // The forward's two norms (read and write), two residual adds (two reads, a write) and two
+  // dropouts (read, write, a 1-byte mask) on all T x h: Th(8 + 12 + 10) = 30 x 2048 bytes, of
+  // which sequence parallelism ran half here.
+  CHECK(layer_work(gpt, whole).f_bytes - layer_work(gpt, sp).f_bytes == doctest::Approx(30 * 2048 / 2.0));
+  CHECK(layer_work(gpt, whole).f_flops == layer_work(gpt, sp).f_flops);  // the products are split alike
+  whole.tp = 1;                                                          // nothing to replicate on one rank
+  sp.tp = 1;
+  CHECK(layer_work(gpt, whole).activation_bytes == layer_work(gpt, sp).activation_bytes);
+}
+
 TEST_CASE("tensor parallelism splits the work and adds its collectives") {
   TrainingSettings t = tiny_training();
   t.tp = 2;

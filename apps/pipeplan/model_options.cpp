@@ -109,6 +109,10 @@ void add_model_options(CLI::App& sub, ModelOptions& f, bool global_batch_require
       sub.add_flag("--overlap-param-gather,!--no-overlap-param-gather", t.overlap_param_gather,
                    "Megatron-LM's option with the distributed optimizer: the stepped weights' all-gather runs under "
                    "the next step's forward (default on; nothing to gather with --sharding none)");
+  sub.add_flag("--sequence-parallel,!--no-sequence-parallel", t.sequence_parallel,
+               "Megatron-LM's option: the norms, residual adds and dropouts between tensor-parallel blocks run on "
+               "each rank's share of the tokens; off, every rank runs them on all tokens and keeps their tensors "
+               "whole, as Megatron-LM before 2022 and Megatron-DeepSpeed (default on)");
   sub.add_flag("--tp-comm-overlap,!--no-tp-comm-overlap", t.tp_comm_overlap,
                "Megatron-LM's option (Transformer Engine's userbuffers): each tensor-parallel gather and "
                "scatter of an attention or dense MLP linear runs in chunks beside its GEMM, and only what the GEMM "

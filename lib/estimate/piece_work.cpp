@@ -122,6 +122,28 @@ double backward_elementwise_bytes(const ModelConfig& m, const TrainingSettings& 
   return bytes;
 }
 
+// Without sequence parallelism every tensor-parallel rank runs the layer's two norms, two
+// residual adds and hidden dropouts on all T tokens, and keeps their tensors whole (Korthikanti
+// et al. 2022, section 4.2.2 and Table 2: sbh(10 + 24/t + 5as/(ht)) against sbh(34/t + 5as/(ht))
+// for GPT): the norms' inputs, the QKV and MLP linears' inputs (both norms' outputs) and the
+// dropout masks; W's linear inputs and row-parallel outputs' gradients likewise. per_rank
+// divided these by t; this adds the other (t - 1)/t back.
+void add_replicated(PieceWork& w, const ModelConfig& m, const TrainingSettings& tr, const Shape& x, bool dense_mlp) {
+  if (x.t <= 1) return;
+  const double rest = 1 - 1 / x.t, Th = x.T * x.h;
+  const double dropout = m.hidden_dropout ? 2 * (2 * x.e + 1) * Th : 0.0;
+  const double f_bytes = 2 * 2 * Th * x.e + 2 * 3 * Th * x.e + dropout;
+  const double b_bytes = 2 * 3 * Th * x.e + 2 * 3 * Th * x.e + dropout;
+  w.f_bytes += f_bytes * rest;
+  w.b_bytes += (b_bytes + (tr.recompute == Recompute::Full ? f_bytes : 0.0)) * rest;
+  const double masks = m.hidden_dropout ? 2 * Th : 0.0;
+  const double kept = tr.recompute == Recompute::Full ? Th * x.e : 4 * Th * x.e + masks;
+  w.activation_bytes += bytes(kept * rest);
+  // W: QKV's input and the output projection's output gradient; a dense MLP's first matrices'
+  // input and its last's output gradient too (a mixture of experts' are moe_work's).
+  if (tr.recompute != Recompute::Full) w.w_activation_bytes += bytes((dense_mlp ? 4 : 2) * Th * x.e * rest);
+}
+
 }  // namespace
 
 PieceWork& PieceWork::operator+=(const PieceWork& o) {
@@ -229,9 +251,11 @@ PieceWork block_work(const ModelConfig& m, const TrainingSettings& tr, const Lay
   }
   w.activation_bytes = bytes(kept);
   w.w_activation_bytes = bytes(for_w);
-  // Each layer's two all-gathers and two reduce-scatters, each way (the recompute repeats F's).
+  // Each layer's two all-gathers and two reduce-scatters, each way (the recompute repeats F's);
+  // without sequence parallelism two all-reduces, of twice the bytes each: the same time.
   add_collectives(w, x, 4, tr.recompute == Recompute::Full ? 8 : 4);
   per_rank(w, x.t);
+  if (!tr.sequence_parallel) add_replicated(w, m, tr, x, !mlp.empty());
 
   // Linear weights split over the ranks, MLA's down projections whole; norms and GPT-2's
   // row-parallel biases stay whole.
@@ -319,6 +343,13 @@ PieceWork loss_work(const ModelConfig& m, const TrainingSettings& tr) {
   }
   add_collectives(w, x, 1, 1);  // gathering the sequence-parallel hidden state, and back
   per_rank(w, x.t);
+  if (!tr.sequence_parallel && x.t > 1) {  // the final norm on all T tokens, its input and output kept whole
+    const double rest = 1 - 1 / x.t;
+    w.f_bytes += 2 * x.T * x.h * x.e * rest;
+    w.b_bytes += 3 * x.T * x.h * x.e * rest;
+    w.activation_bytes += bytes(2 * x.T * x.h * x.e * rest);
+    w.w_activation_bytes += bytes(x.T * x.h * x.e * rest);
+  }
   w.params = static_cast<std::int64_t>(x.V * x.h / x.t + (m.layer_norm ? 2 : 1) * x.h);
   return w;
 }

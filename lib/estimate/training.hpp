@@ -91,7 +91,7 @@ struct TrainingSettings {
   /// FP8 training (`--dtype fp8`): the linear layers' GEMMs in FP8 under this recipe, everything
   /// else in `dtype` (fp8_recipe.hpp); nullopt: every GEMM in `dtype`.
   std::optional<Fp8Recipe> fp8;
-  int tp = 1;  ///< tensor parallelism, with sequence parallelism (Megatron-LM)
+  int tp = 1;  ///< tensor parallelism, with sequence parallelism unless sequence_parallel is off (Megatron-LM)
   int ep = 1;  ///< expert parallelism: a mixture of experts' experts spread over ep ranks of a stage (moe_work.hpp)
   int cp = 1;  ///< context parallelism: each sequence split over cp ranks, ring attention (context_parallel.hpp)
   /// Expert tensor parallelism (Megatron's --expert-tensor-parallel-size); 0: equal to tp, Megatron's default.
@@ -114,6 +114,11 @@ struct TrainingSettings {
   /// gather and scatter of a TE linear in chunks beside its GEMM (tp_overlap.hpp); off, each
   /// collective runs alone on the compute stream.
   bool tp_comm_overlap = false;
+  /// Megatron-LM's --sequence-parallel (Korthikanti et al. 2022): the norms, residual adds and
+  /// dropouts between the tensor-parallel blocks run on each rank's 1/t of the tokens. Off (as
+  /// Megatron-LM ran before it, and Megatron-DeepSpeed), every rank runs them on all T tokens
+  /// and keeps their tensors whole; the gathers and scatters become all-reduces of the same time.
+  bool sequence_parallel = true;
 };
 
 /// Efficiencies the analytic costs assume: the fraction of the card's peak a GEMM reaches, and

@@ -150,6 +150,11 @@ ModelInput read_model_input(const ModelFlags& f) {
         "--overlap-param-gather: needs the distributed optimizer (--sharding optimizer or gradients); "
         "with --sharding none every replica keeps its weights and gathers none");
   }
+  if (in.training.tp_comm_overlap && !in.training.sequence_parallel) {
+    throw FlagError(
+        "--tp-comm-overlap: needs sequence parallelism (Transformer Engine's userbuffers overlap the "
+        "sequence-parallel gathers and scatters); drop --no-sequence-parallel or --tp-comm-overlap");
+  }
   if (in.training.tp_comm_overlap && f.given.tp && in.training.tp == 1) {
     throw FlagError(
         "--tp-comm-overlap: needs --tp above 1 (with --tp 1 there are no tensor-parallel collectives "
@@ -226,6 +231,7 @@ std::string describe_input(const ModelInput& in, const SearchedSettings* searche
   if (t.overlap_grad_reduce) text += ", overlapped gradient reduction";
   if (t.overlap_param_gather) text += ", overlapped weight all-gather";
   if (t.tp_comm_overlap) text += ", tensor-parallel collectives beside their GEMMs";
+  if (!t.sequence_parallel) text += ", no sequence parallelism";
   return text;
 }
 

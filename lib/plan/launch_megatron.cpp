@@ -86,7 +86,10 @@ constexpr std::array kMegatronArgs = {
                   return when(in.request.model.is_moe() && in.row.etp != in.row.tp, std::to_string(in.row.etp));
                 }},
     // pipeplan prices tensor parallelism with sequence parallelism (estimate/training.hpp).
-    MegatronArg{"--sequence-parallel", [](const MegatronInput& in) { return in.row.tp > 1 ? kSwitch : std::nullopt; }},
+    MegatronArg{"--sequence-parallel",
+                [](const MegatronInput& in) {
+                  return in.row.tp > 1 && in.request.training.sequence_parallel ? kSwitch : std::nullopt;
+                }},
     // Transformer Engine's userbuffers, which need sequence parallelism (tp above 1).
     MegatronArg{"--tp-comm-overlap",
                 [](const MegatronInput& in) {

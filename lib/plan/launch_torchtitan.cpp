@@ -255,6 +255,15 @@ LaunchPlan torchtitan_launch(const PlanRequest& request, const PlanRow& row, con
     launch.gaps.push_back("torchtitan takes an expert tensor-parallel degree of 1 or tp only (parallel_dims.py), not " +
                           std::to_string(row.etp) + ": give --etp 1 or --etp " + std::to_string(row.tp) + " to plan");
   }
+  // Its tensor parallelism shards the norms over the sequence always (parallelize.py's
+  // SequenceParallel on every norm).
+  PlanRequest run_request = request;
+  if (row.tp > 1 && !request.training.sequence_parallel) {
+    run_request.training.sequence_parallel = true;
+    launch.gaps.emplace_back(
+        "torchtitan's tensor parallelism always runs the norms sequence-parallel (parallelize.py): it runs the "
+        "row with sequence parallelism");
+  }
   const std::string_view pytorch = pytorch_class(row.schedule);
   const bool csv = row.pp > 1 && pytorch.empty();
   // pipeplan's own order sits where its generator put its stages: the V or the loop.
@@ -285,8 +294,9 @@ LaunchPlan torchtitan_launch(const PlanRequest& request, const PlanRow& row, con
     if (Value v = key.value(in)) launch.settings.push_back({std::string(key.key), std::move(*v)});
   }
   const bool changed = as_run.rank_order != row.rank_order || as_run.sharding != row.sharding ||
-                       as_run.recompute != row.recompute || !(as_run.precision == row.precision);
-  if (changed) simulate_closest(request, as_run, launch);
+                       as_run.recompute != row.recompute || !(as_run.precision == row.precision) ||
+                       run_request.training.sequence_parallel != request.training.sequence_parallel;
+  if (changed) simulate_closest(run_request, as_run, launch);
   return launch;
 }
 

@@ -69,6 +69,8 @@ const Table& model_keywords() {
          s.model.training.overlap_param_gather = v.cast<bool>();
          s.model.given.overlap_param_gather = true;
        }},
+      {"sequence_parallel",
+       [](Settings& s, const py::handle& v) { s.model.training.sequence_parallel = v.cast<bool>(); }},
       {"tp_comm_overlap", [](Settings& s, const py::handle& v) { s.model.training.tp_comm_overlap = v.cast<bool>(); }},
       {"gemm_efficiency", [](Settings& s, const py::handle& v) { s.model.efficiency.gemm = v.cast<double>(); }},
       {"memory_efficiency", [](Settings& s, const py::handle& v) { s.model.efficiency.memory = v.cast<double>(); }},

@@ -52,6 +52,8 @@ def test_a_profile_times_a_schedule_as_its_file_does(cli, tmp_path):
     (dict(layout="even"), ["--layout", "even", "--chunks", 3]),
     (dict(overlap_param_gather=True), ["--overlap-param-gather"]),
     (dict(tp=1, tp_comm_overlap=True), ["--tp", 1, "--tp-comm-overlap"]),
+    (dict(tp=2, tp_comm_overlap=True, sequence_parallel=False), ["--tp", 2, "--tp-comm-overlap",
+                                                                 "--no-sequence-parallel"]),
 ])
 def test_profile_refusals_are_the_clis(cli, settings, flags):
     if "--chunks" in flags:

@@ -342,6 +342,13 @@ pipeplan_cli_test(plan_tp_comm_overlap_said --out "collectives beside their GEMM
 pipeplan_cli_test(plan_tp_comm_overlap_needs_tp --exit 2 --err "--tp-comm-overlap: needs --tp above 1"
                   -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 8 --global-batch 32 --seq 256
                      --tp 1 --tp-comm-overlap)
+pipeplan_cli_test(plan_tp_comm_overlap_needs_sequence_parallel --exit 2
+                  --err "--tp-comm-overlap: needs sequence parallelism"
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 8 --global-batch 32 --seq 256
+                     --tp 2 --tp-comm-overlap --no-sequence-parallel)
+pipeplan_cli_test(profile_no_sequence_parallel_said --out "no sequence parallelism"
+                  -- profile --model tests/data/models/tiny-llama.json --gpu h100 --stages 2 --seq 256 --tp 2
+                     --no-sequence-parallel)
 pipeplan_cli_test(plan_memory_reserve_too_large --exit 2
                   --err "--memory-reserve 80.00 GiB: leaves nothing of the 79.65 GiB limit"
                   -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 8 --global-batch 32 --seq 256
