@@ -340,6 +340,11 @@ def recompute_flag(row, mapping):
     if "selective layer" in text:
         mapping.notes.append("torchtitan's per-layer selective checkpointing has no flag: recompute searched")
         return []
+    if row["source"].startswith("torchtitan") and "selective" in text:
+        # torchtitan's selective checkpointing by op: named so in its 2024 tables, and what its
+        # train_configs at 9dec370 (the 2412 tables' commit) set, selective_ac_option = 'op'.
+        mapping.notes.append("torchtitan's selective checkpointing by op: --recompute ops")
+        return ["--recompute", "ops"]
     if text.startswith("none") or text.endswith("none"):
         return ["--recompute", "none"]
     if "selective" in text:

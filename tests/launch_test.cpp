@@ -301,6 +301,23 @@ TEST_CASE("Megatron-LM's layout with its runs folded reads back to the same stag
   CHECK(repeated_layout("Et|t|t|t|tL") == "Et|(t|)*3tL");
 }
 
+TEST_CASE("--recompute ops: torchtitan's selective by op; Megatron-LM's closest, full recompute, simulated") {
+  const PlanRequest r = tiny_request();
+  PlanRow row = tiny_row("1f1b", 1, "E,t*4|t*4,H");
+  row.recompute = Recompute::Ops;
+  const LaunchPlan t = torchtitan_launch(r, row, {});
+  CHECK(value(t, "activation_checkpoint.mode") == "\"selective\"");
+  CHECK(value(t, "activation_checkpoint.selective_ac_option") == "\"op\"");
+  CHECK(t.gaps.empty());
+  const LaunchPlan m = megatron_launch(r, row);
+  REQUIRE(m.gaps.size() == 1);
+  CHECK(m.gaps[0].find("checkpointing by op") != std::string::npos);
+  CHECK(value(m, "--recompute-granularity") == "full");
+  REQUIRE(m.closest.has_value());
+  CHECK(m.closest->recompute == Recompute::Full);
+  for (const LaunchSetting& s : t.settings) CHECK_MESSAGE(pinned("torchtitan-keys.txt").count(s.name) == 1, s.name);
+}
+
 TEST_CASE("--no-sequence-parallel: Megatron-LM leaves --sequence-parallel out; torchtitan runs it anyway, said") {
   PlanRequest r = tiny_request();
   const PlanRow row = tiny_row("1f1b", 1, "E,t*4|t*4,H");

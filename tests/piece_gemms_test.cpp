@@ -105,3 +105,18 @@ TEST_CASE("a mixture of experts' layer lists its routed experts as grouped produ
   CHECK((split.f.back().m == 2048 && split.f.back().k == 14336 / 2));
   CHECK(split.f.back().flops() == doctest::Approx(down.flops() / 2));
 }
+
+TEST_CASE("checkpointing by op runs wk's, wo's and w3's products again in B, and W inside it") {
+  TrainingSettings t = tiny_training();
+  t.recompute = Recompute::Ops;
+  const PhaseGemms g = layer_linear_gemms(tiny_llama(), t, {});
+  // B: the four input gradients, then wk (32 x 32 x 64), wo (32 x 64 x 64), w3 (32 x 128 x 64),
+  // then W's four.
+  REQUIRE(g.b.size() == 4 + 3 + 4);
+  CHECK((g.b[4].m == 32 && g.b[4].n == 32 && g.b[4].k == 64));
+  CHECK((g.b[5].n == 64 && g.b[5].k == 64));
+  CHECK((g.b[6].n == 128 && g.b[6].k == 64));
+  CHECK(g.w.empty());
+  const PieceWork w = layer_work(tiny_llama(), t);
+  CHECK(flops(g.b) == doctest::Approx(w.b_flops - w.b_core_flops));  // the products are B's linear FLOPs
+}

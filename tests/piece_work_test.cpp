@@ -1,8 +1,10 @@
 #include <doctest/doctest.h>
 
+#include "estimate/layer_kinds.hpp"
 #include "estimate/model_config.hpp"
 #include "estimate/piece_work.hpp"
 #include "io/model_config_json.hpp"
+#include "model/error.hpp"
 #include "test_support.hpp"
 
 using namespace pipeplan;
@@ -76,6 +78,38 @@ TEST_CASE("flash attention and recompute change what the layer keeps and redoes"
   CHECK(full.w_activation_bytes == 0);                    // W runs inside B
   CHECK(full.w_flops == 0);
   CHECK(full.b_flops == 2'621'440.0 + 2'490'368.0 + 2'359'296.0);  // B + the forward again + W
+}
+
+TEST_CASE("torchtitan's checkpointing by op keeps wq's, wv's, w1's and w2's outputs and flash attention's") {
+  // parallelize_llama.py's policy at 9dec370 saves every odd aten.mm of the block, in model.py's
+  // order wq, wk, wv, wo, w1, w3, w2: wq (q = 64), wv (kv = 32), w1 (f = 128), w2 (h = 64), 288
+  // elements a token; with the layer's input (64), attention's output (64) and its fp32
+  // log-sum-exp (4 a = 16 bytes a token): T = 32 tokens x (2 x 416 + 16) = 27136 bytes.
+  TrainingSettings t = tiny_training();
+  t.flash_attention = true;
+  const PieceWork none = layer_work(tiny_llama(), t);
+  t.recompute = Recompute::Ops;
+  const PieceWork ops = layer_work(tiny_llama(), t);
+  CHECK(ops.activation_bytes == 27136);
+  // B runs wk, wo and w3 again: 2T(h kv + q h + h f) = 2 x 32 x (2048 + 4096 + 8192) = 917504
+  // FLOPs, every element-wise kernel of F again, and W inside it.
+  CHECK(ops.recompute_flops == 917'504.0);
+  CHECK(ops.b_flops == none.b_flops + 917'504.0 + none.w_flops);
+  CHECK(ops.b_bytes == none.b_bytes + none.f_bytes);
+  CHECK(ops.w_flops == 0);
+  CHECK(ops.w_activation_bytes == 0);
+  CHECK(ops.b_workspace_bytes == none.activation_bytes - 27136);  // what B makes again
+  CHECK(ops.model_flops() == none.model_flops());
+  t.tp = 2;  // its gathers run again, its scatters' outputs are saved
+  CHECK(layer_work(tiny_llama(), t).b_collectives == 6);
+  // Only torchtitan's Llama block has the policy.
+  CHECK_THROWS_WITH_AS((void)layer_work(read_model_config_file(PIPEPLAN_TEST_DATA "/models/deepseek-v3.json"), t),
+                       doctest::Contains("latent attention"), Error);
+  const ModelConfig moe = read_model_config_file(PIPEPLAN_TEST_DATA "/models/tiny-qwen-moe.json");
+  CHECK_THROWS_WITH_AS((void)layer_work(moe, t, layer_kind(moe, moe.layers - 1)), doctest::Contains("expert layers"),
+                       Error);
+  t.flash_attention = false;
+  CHECK_THROWS_WITH_AS((void)layer_work(tiny_llama(), t), doctest::Contains("--flash-attention"), Error);
 }
 
 TEST_CASE("GPT activations follow Korthikanti et al. 2022: 34sbh + 5as^2b bytes, divided by t") {

@@ -455,7 +455,7 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
       StageCost& c = out.costs.stages[s];
       double ms = dense.gradient_scatter_ms(double(work[s].params - work[s].expert_params), dp_link);
       if (work[s].expert_params > 0) ms += experts.gradient_scatter_ms(double(work[s].expert_params), expert_dp_link);
-      (tr.recompute == Recompute::Full ? c.b_ms : c.w_ms) += ms;
+      (weight_gradients_in_backward(tr.recompute) ? c.b_ms : c.w_ms) += ms;
       out.breakdown.stages[s].sharding_comm += ms;
     }
   }

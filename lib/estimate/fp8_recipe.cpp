@@ -63,7 +63,9 @@ double fp8_weight_elements(const PhaseGemms& gemms) {
 }
 
 void apply_fp8_memory(PieceWork& w, const PhaseGemms& gemms, const TrainingSettings& tr) {
-  if (!tr.fp8 || tr.recompute == Recompute::Full) return;
+  // Full recompute keeps no linear's input; torchtitan's by-op one keeps 16-bit outputs only
+  // (op_checkpoint.hpp).
+  if (!tr.fp8 || tr.recompute == Recompute::Full || tr.recompute == Recompute::Ops) return;
   const double input = fp8_element_bytes(*tr.fp8, Fp8Operand::Input);
   const double gradient = fp8_element_bytes(*tr.fp8, Fp8Operand::Gradient);
   double kept = double(w.activation_bytes), for_w = double(w.w_activation_bytes);
@@ -91,7 +93,8 @@ void apply_fp8(PieceWork& w, PhaseGemms& gemms, const TrainingSettings& tr, cons
   const double x = fp8_cast_bytes(*tr.fp8, gpu.architecture, Fp8Operand::Input) * inputs;
   w.f_bytes += x;
   w.b_bytes += fp8_cast_bytes(*tr.fp8, gpu.architecture, Fp8Operand::Gradient) * gradients;
-  if (tr.recompute == Recompute::Full) w.b_bytes += x;  // the forward again, its casts too
+  // The forward again, its casts too (by op, the recomputed products' casts are not counted).
+  if (tr.recompute == Recompute::Full) w.b_bytes += x;
   apply_fp8_memory(w, gemms, tr);
 }
 

@@ -4,6 +4,7 @@
 
 #include "estimate/attention_shape.hpp"
 #include "estimate/context_parallel.hpp"
+#include "estimate/op_checkpoint.hpp"
 
 namespace pipeplan {
 
@@ -19,6 +20,21 @@ void linear(PhaseGemms& out, std::int64_t tokens, std::int64_t in, std::int64_t 
 // The layer's tensors on a rank (LinearTensors): the whole layer's, `in` x `out` over T tokens, over t.
 void tensors(PhaseGemms& out, double tokens, double in, double features, double t, bool input_kept = false) {
   out.linears.push_back({tokens * in / t, tokens * features / t, in * features / t, input_kept});
+}
+
+// torchtitan's checkpointing by op runs its recomputed products again in B (op_checkpoint.hpp),
+// each split as Megatron-LM splits it, and W inside B.
+void fold_for_op_recompute(PhaseGemms& g, const ModelConfig& m, const TrainingSettings& tr, std::int64_t mlp_width) {
+  const std::int64_t tokens = context_tokens(tr), t = tr.tp;
+  for (const Linear& l : op_checkpoint(m, tr, mlp_width).recomputed) {
+    if (l.split == Linear::Split::Rows) {
+      g.b.push_back({tokens, l.out, l.in / t, 1, false});
+    } else {
+      g.b.push_back({tokens, l.out / t, l.in, 1, false});
+    }
+  }
+  g.b.insert(g.b.end(), g.w.begin(), g.w.end());
+  g.w.clear();
 }
 
 // Full recompute runs the forward again in B, and W inside B; the forward's collectives come
@@ -115,6 +131,7 @@ PhaseGemms layer_linear_gemms(const ModelConfig& m, const TrainingSettings& tr, 
   add_block(g, mlp_linears(m, kind.experts ? m.moe.shared_ffn : m.ffn), tokens, t, false, !kind.experts);
   if (kind.experts) add_routed_experts(g, m, tr);
   fold_for_full_recompute(g, tr, true);
+  if (tr.recompute == Recompute::Ops) fold_for_op_recompute(g, m, tr, kind.experts ? m.moe.shared_ffn : m.ffn);
   return g;
 }
 

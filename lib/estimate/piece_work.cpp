@@ -7,6 +7,7 @@
 #include "estimate/attention_shape.hpp"
 #include "estimate/layer_kinds.hpp"
 #include "estimate/moe_work.hpp"
+#include "estimate/op_checkpoint.hpp"
 #include "model/error.hpp"
 
 namespace pipeplan {
@@ -249,11 +250,26 @@ PieceWork block_work(const ModelConfig& m, const TrainingSettings& tr, const Lay
     w.b_bytes += w.f_bytes;
     w.w_flops = 0;
   }
+  if (tr.recompute == Recompute::Ops) {
+    // torchtitan's checkpointing by op (op_checkpoint.hpp): the layer's input, the saved
+    // products' outputs and flash attention's output and log-sum-exp stay; B runs the other
+    // products and every element-wise kernel again, and W inside it, as under full recompute.
+    const OpCheckpoint policy = op_checkpoint(m, tr, mlp_width);
+    kept = x.T * x.h * x.e + x.T * (policy.saved_width + double(m.q_hidden())) * x.e + x.a * x.T * 4;
+    for_w = 0;
+    double again = 0;
+    for (const Linear& l : policy.recomputed) again += 2 * x.T * double(l.in) * double(l.out);
+    w.recompute_flops += again;
+    w.b_flops += again + w.w_flops;
+    w.b_bytes += w.f_bytes;
+    w.w_flops = 0;
+  }
   w.activation_bytes = bytes(kept);
   w.w_activation_bytes = bytes(for_w);
-  // Each layer's two all-gathers and two reduce-scatters, each way (the recompute repeats F's);
-  // without sequence parallelism two all-reduces, of twice the bytes each: the same time.
-  add_collectives(w, x, 4, tr.recompute == Recompute::Full ? 8 : 4);
+  // Each layer's two all-gathers and two reduce-scatters, each way (the recompute repeats F's;
+  // by op, only its gathers: the scatters' outputs are on torchtitan's save list); without
+  // sequence parallelism two all-reduces, of twice the bytes each: the same time.
+  add_collectives(w, x, 4, tr.recompute == Recompute::Full ? 8 : tr.recompute == Recompute::Ops ? 6 : 4);
   per_rank(w, x.t);
   if (!tr.sequence_parallel) add_replicated(w, m, tr, x, !mlp.empty());
 
@@ -275,6 +291,10 @@ PieceWork block_work(const ModelConfig& m, const TrainingSettings& tr, const Lay
 }
 
 PieceWork layer_work(const ModelConfig& m, const TrainingSettings& tr, const LayerKind& kind) {
+  if (kind.experts && tr.recompute == Recompute::Ops) {
+    throw Error("--recompute ops: torchtitan's checkpointing by op is written for its Llama block; " + m.name +
+                "'s expert layers are not one (use none, selective or full)");
+  }
   const auto work = [&](const TrainingSettings& t) {
     if (kind.experts) return moe_layer_work(m, t, kind);  // its attention is block_work's (moe_work.cpp)
     return block_work(m, t, kind, m.ffn);

@@ -14,7 +14,17 @@ enum class Recompute : unsigned char {
   None,       ///< keep every activation the backward needs
   Selective,  ///< Korthikanti et al. 2022: recompute the attention core, keep the rest
   Full,       ///< keep each layer's input only; the backward recomputes the layer's forward
+  /// torchtitan's selective checkpointing by op (parallelize_llama.py's _save_list at 9dec370):
+  /// keep the layer's input, flash attention's outputs and every second matrix product's output,
+  /// recompute the rest in the backward (op_checkpoint.hpp).
+  Ops,
 };
+
+/// Whether W runs inside B: a recompute that frees what it made again when the layer's backward
+/// ends leaves nothing for a held-back W (docs/costs.md, "Memory").
+[[nodiscard]] constexpr bool weight_gradients_in_backward(Recompute r) {
+  return r == Recompute::Full || r == Recompute::Ops;
+}
 
 /// What the data-parallel replicas shard instead of each keeping a copy (docs/costs.md, "Memory").
 enum class Sharding : unsigned char {
@@ -38,10 +48,13 @@ inline constexpr EnumTable<DType, 3> kDTypes = {{
     {"fp16", DType::FP16, "IEEE half precision"},
     {"fp32", DType::FP32, "IEEE single precision"},
 }};
-inline constexpr EnumTable<Recompute, 3> kRecomputes = {{
+inline constexpr EnumTable<Recompute, 4> kRecomputes = {{
     {"none", Recompute::None, "keep every activation the backward needs"},
     {"selective", Recompute::Selective, "recompute the attention core"},
     {"full", Recompute::Full, "keep each layer's input only"},
+    {"ops", Recompute::Ops,
+     "torchtitan's selective checkpointing by op: keep flash attention's outputs and every second matrix "
+     "product's, recompute the rest"},
 }};
 inline constexpr EnumTable<Sharding, 4> kShardings = {{
     {"none", Sharding::None, "every replica keeps all weights, gradients and optimizer states"},

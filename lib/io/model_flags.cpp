@@ -166,6 +166,19 @@ ModelInput read_model_input(const ModelFlags& f) {
   in.rank_order_given = f.given.rank_order;
   in.model = f.model_json.empty() ? read_model_config_file(f.model)
                                   : model_config_from_json(parse_json(f.model_json, f.model), f.model);
+  if (in.training.recompute == Recompute::Ops) {
+    // op_checkpoint.hpp's policy is torchtitan's on its Llama block (layer_work refuses the rest too).
+    if (!in.training.flash_attention) {
+      throw FlagError(
+          "--recompute ops: torchtitan's checkpointing by op saves flash attention's outputs; drop "
+          "--no-flash-attention or give another --recompute");
+    }
+    if (in.model.is_moe() || in.model.latent.enabled()) {
+      throw FlagError("--recompute ops: torchtitan's checkpointing by op is written for its Llama block, and " +
+                      f.model + "'s " + (in.model.is_moe() ? "expert layers are" : "latent attention is") +
+                      " not one (give none, selective or full)");
+    }
+  }
   if (!in.model.is_moe() && in.training.ep > 1) {
     throw Error("--ep " + std::to_string(in.training.ep) + ": " + f.model + " has no experts to spread");
   }

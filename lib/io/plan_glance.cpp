@@ -47,6 +47,8 @@ std::string_view short_recompute(Recompute r) {
       return "none";
     case Recompute::Selective:
       return "sel";
+    case Recompute::Ops:
+      return "ops";
     case Recompute::Full:
       return "full";
   }
@@ -259,9 +261,12 @@ std::string plan_glance_text(const PlanOutcome& outcome, std::size_t top, std::s
   if (outcome.rows.empty()) return text;
   text += header(outcome);
   for (std::size_t i = 0; i < outcome.rows.size() && i < top; ++i) text += row_line(i, outcome.rows[i], outcome, width);
-  std::string legend =
-      "ranks: the order after tp; rc: recompute (sel: the attention core); shard: opt ZeRO-1, grads ZeRO-2, params "
-      "FSDP; layout: equal stages once with xN, or layers per stage; --wide or --launch: in full\n";
+  const bool ops = std::any_of(outcome.rows.begin(), outcome.rows.end(),
+                               [](const PlanRow& r) { return r.recompute == Recompute::Ops; });
+  std::string legend = std::string("ranks: the order after tp; rc: recompute (sel: the attention core") +
+                       (ops ? "; ops: torchtitan's by op" : "") +
+                       "); shard: opt ZeRO-1, grads ZeRO-2, params FSDP; layout: equal stages once with xN, or layers "
+                       "per stage; --wide or --launch: in full\n";
   if (outcome.rows.size() >= 2 && top >= 2) legend = row_contrast(outcome.rows[0], outcome.rows[1]) + legend;
   return text + wrap_lines(legend, width);
 }

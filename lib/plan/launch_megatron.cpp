@@ -206,6 +206,12 @@ LaunchPlan megatron_launch(const PlanRequest& request, const PlanRow& row) {
              : std::string("1F1B")) +
         ", on the same layout");
   }
+  if (row.recompute == Recompute::Ops) {
+    as_run.recompute = Recompute::Full;
+    launch.gaps.emplace_back(
+        "Megatron-LM has no checkpointing by op (torchtitan's): the closest it runs is full recompute "
+        "(--recompute-granularity full)");
+  }
   MegatronInput in{request, as_run, parse_layout(as_run.layout, request.model.layers, "the row's layout")};
   in.even = is_even_split(in.layout, request.model.layers, false);
   in.padded = is_even_split(in.layout, request.model.layers, true);
@@ -222,7 +228,7 @@ LaunchPlan megatron_launch(const PlanRequest& request, const PlanRow& row) {
   for (const MegatronArg& arg : kMegatronArgs) {
     if (Value v = arg.value(in)) launch.settings.push_back({std::string(arg.flag), std::move(*v)});
   }
-  if (as_run.schedule != row.schedule) simulate_closest(request, as_run, launch);
+  if (as_run.schedule != row.schedule || as_run.recompute != row.recompute) simulate_closest(request, as_run, launch);
   if (in.fsdp() && row.sharding == Sharding::Params) {
     launch.notes.push_back(
         "pipeplan prices sharded weights as torchtitan's FSDP2 runs them (docs/costs.md, \"FSDP\"); Megatron-FSDP's "

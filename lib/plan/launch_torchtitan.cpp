@@ -190,9 +190,21 @@ constexpr std::array kTorchtitanKeys = {
         "training.mixed_precision_param",
         [](const TorchtitanInput& in) { return when(in.row.precision.dtype == DType::FP32, quoted("float32")); }},
     // Its default is "selective", so the mode is always written.
-    TorchtitanKey{
-        "activation_checkpoint.mode",
-        [](const TorchtitanInput& in) { return Value(quoted(in.row.recompute == Recompute::Full ? "full" : "none")); }},
+    TorchtitanKey{"activation_checkpoint.mode",
+                  [](const TorchtitanInput& in) {
+                    switch (in.row.recompute) {
+                      case Recompute::Full:
+                        return Value(quoted("full"));
+                      case Recompute::Ops:
+                        return Value(quoted("selective"));
+                      case Recompute::None:
+                      case Recompute::Selective:
+                        break;
+                    }
+                    return Value(quoted("none"));
+                  }},
+    TorchtitanKey{"activation_checkpoint.selective_ac_option",
+                  [](const TorchtitanInput& in) { return when(in.row.recompute == Recompute::Ops, quoted("op")); }},
     // torchao's float8 linears (tensorwise) or MX linears (mxfp8), by model converter.
     TorchtitanKey{"model.converters",
                   [](const TorchtitanInput& in) {

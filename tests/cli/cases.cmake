@@ -349,6 +349,12 @@ pipeplan_cli_test(plan_tp_comm_overlap_needs_sequence_parallel --exit 2
 pipeplan_cli_test(profile_no_sequence_parallel_said --out "no sequence parallelism"
                   -- profile --model tests/data/models/tiny-llama.json --gpu h100 --stages 2 --seq 256 --tp 2
                      --no-sequence-parallel)
+pipeplan_cli_test(plan_recompute_ops --out "^ 1 .* ops "
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 8 --global-batch 32 --seq 256
+                     --recompute ops --top 1)
+pipeplan_cli_test(plan_recompute_ops_refuses_experts --exit 2 --err "--recompute ops: .*expert layers"
+                  -- plan --model tests/data/models/tiny-qwen-moe.json --gpu h100 --gpus 8 --global-batch 32 --seq 256
+                     --recompute ops)
 pipeplan_cli_test(plan_memory_reserve_too_large --exit 2
                   --err "--memory-reserve 80.00 GiB: leaves nothing of the 79.65 GiB limit"
                   -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 8 --global-batch 32 --seq 256
