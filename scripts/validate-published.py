@@ -472,6 +472,10 @@ def map_row(row, models_dir, work):
     flags += sharding_flag(row, dp, m, cp)
     flags += recompute_flag(row, m)
     flags += tp_overlap_flag(row, tp, m)
+    if row["source"].startswith("torchtitan"):
+        # torchtitan's loss is torch's cross_entropy on pred.float() (train.py at 9dec370).
+        flags += ["--loss", "torch"]
+        m.notes.append("torchtitan's loss: --loss torch")
     if row["source"] in ("megatron_lm_a100_2021", "bloom_176b") and tp > 1:
         # Both ran before sequence parallelism (Korthikanti et al., May 2022): Megatron-LM's 2021
         # runs and BLOOM's Megatron-DeepSpeed (trained March to July 2022) ran every tensor-

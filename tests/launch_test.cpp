@@ -28,6 +28,13 @@ PlanRequest tiny_request() {
   return r;
 }
 
+// The same, planned with torchtitan's loss (the one its launch runs; Megatron-LM's is the default).
+PlanRequest titan_request() {
+  PlanRequest r = tiny_request();
+  r.training.loss = Loss::Torch;
+  return r;
+}
+
 // A row of pp 2 x dp 2 x tp 2: 4 micro-batches of 2 sequences per step (16 = 2 x 2 x 4).
 PlanRow tiny_row(const std::string& schedule, int chunks, const std::string& layout) {
   PlanRow row;
@@ -218,7 +225,7 @@ TEST_CASE("Megatron-LM: recompute, sharding, FP8 and the rank order") {
 }
 
 TEST_CASE("torchtitan: degrees, batch and the split it would make itself") {
-  const PlanRequest r = tiny_request();
+  const PlanRequest r = titan_request();
   // torchtitan's own split of 8 layers over 4 stages (generate_llm_fqn_per_model_part, first and
   // last stage one layer less): 10 "effective" layers, 2 a stage, the first 2 stages 3; so
   // E + 2, 3, 2, 1 + H. Interleaved1F1B's default is 2 stages per rank: nothing to write.
@@ -257,7 +264,7 @@ TEST_CASE("torchtitan: pipeplan's own orders from the CSV, on the placement thei
 }
 
 TEST_CASE("torchtitan: what it lacks runs as its closest, simulated") {
-  const PlanRequest r = tiny_request();
+  PlanRequest r = titan_request();
   PlanRow row = tiny_row("1f1b", 1, "E,t*4|t*4,H");
   row.sharding = Sharding::Optimizer;
   row.recompute = Recompute::Selective;
@@ -268,6 +275,12 @@ TEST_CASE("torchtitan: what it lacks runs as its closest, simulated") {
   REQUIRE(t.closest);
   CHECK(t.closest->sharding == Sharding::Params);
   CHECK(t.closest->recompute == Recompute::Full);
+  // Planned with Megatron-LM's loss, it runs torchtitan's: said, and simulated with it.
+  r.training.loss = Loss::VocabParallel;
+  const LaunchPlan vocab = torchtitan_launch(r, tiny_row("1f1b", 1, "E,t*4|t*4,H"), {});
+  REQUIRE(vocab.gaps.size() == 1);
+  CHECK(vocab.gaps[0].find("--loss torch") != std::string::npos);
+  CHECK(vocab.closest.has_value());
   CHECK(t.closest->rank_order == RankOrder::TpDpPp);
   CHECK(t.closest->precision.fp8 == Fp8Recipe::Tensorwise);
   CHECK(value(t, "parallelism.data_parallel_shard_degree") == "2");
@@ -305,7 +318,7 @@ TEST_CASE("--recompute ops: torchtitan's selective by op; Megatron-LM's closest,
   const PlanRequest r = tiny_request();
   PlanRow row = tiny_row("1f1b", 1, "E,t*4|t*4,H");
   row.recompute = Recompute::Ops;
-  const LaunchPlan t = torchtitan_launch(r, row, {});
+  const LaunchPlan t = torchtitan_launch(titan_request(), row, {});
   CHECK(value(t, "activation_checkpoint.mode") == "\"selective\"");
   CHECK(value(t, "activation_checkpoint.selective_ac_option") == "\"op\"");
   CHECK(t.gaps.empty());
@@ -316,6 +329,11 @@ TEST_CASE("--recompute ops: torchtitan's selective by op; Megatron-LM's closest,
   REQUIRE(m.closest.has_value());
   CHECK(m.closest->recompute == Recompute::Full);
   for (const LaunchSetting& s : t.settings) CHECK_MESSAGE(pinned("torchtitan-keys.txt").count(s.name) == 1, s.name);
+  // Planned with torchtitan's loss, Megatron-LM runs its own: said, and simulated with it.
+  const LaunchPlan vocab = megatron_launch(titan_request(), tiny_row("1f1b", 1, "E,t*4|t*4,H"));
+  REQUIRE(vocab.gaps.size() == 1);
+  CHECK(vocab.gaps[0].find("--loss vocab-parallel") != std::string::npos);
+  CHECK(vocab.closest.has_value());
 }
 
 TEST_CASE("--no-sequence-parallel: Megatron-LM leaves --sequence-parallel out; torchtitan runs it anyway, said") {
@@ -324,6 +342,7 @@ TEST_CASE("--no-sequence-parallel: Megatron-LM leaves --sequence-parallel out; t
   CHECK(value(megatron_launch(r, row), "--sequence-parallel").empty());
   r.training.sequence_parallel = false;
   CHECK(setting(megatron_launch(r, row), "--sequence-parallel") == nullptr);
+  r.training.loss = Loss::Torch;  // torchtitan's own: the one gap is sequence parallelism
   const LaunchPlan t = torchtitan_launch(r, row, {});
   REQUIRE(t.gaps.size() == 1);
   CHECK(t.gaps[0].find("sequence-parallel") != std::string::npos);

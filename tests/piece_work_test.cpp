@@ -176,6 +176,14 @@ TEST_CASE("the embedding and the head, derived by hand") {
   // beside the fp32 one in B: TVe = 32 x 100 x 2 each.
   CHECK(head.f_workspace_bytes == 6400);
   CHECK(head.b_workspace_bytes == 6400);
+  // torch's cross_entropy on an fp32 copy (torchtitan): F holds the 16-bit logits and the copy
+  // beside the kept log-softmax, TV(e + 4) = 19200; B two fp32 gradients, 8TV = 25600.
+  TrainingSettings titan = t;
+  titan.loss = Loss::Torch;
+  const PieceWork torch_head = head_work(tiny_llama(), titan);
+  CHECK(torch_head.activation_bytes == head.activation_bytes);
+  CHECK(torch_head.f_workspace_bytes == 19200);
+  CHECK(torch_head.b_workspace_bytes == 25600);
   CHECK(head.params == 100 * 64 + 64);
   const PieceWork embedding = embedding_work(tiny_llama(), t);
   CHECK(embedding.f_flops == 0);

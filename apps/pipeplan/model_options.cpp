@@ -139,6 +139,10 @@ void add_model_options(CLI::App& sub, ModelOptions& f, bool global_batch_require
                  "network (default: the GPU table's: 8 on HGX boards, 64 of a GB200/GB300 NVL72 rack's 72)")
       ->type_name("N")
       ->check(whole_range(kGpusPerNodeRange));
+  sub.add_option("--loss", f.loss, "How the cross-entropy loss runs, which decides its memory: " + enum_help(kLosses))
+      ->type_name("LOSS")
+      ->transform(enum_choices_of(kLosses))
+      ->capture_default_str();
   f.rank_order_option =
       sub.add_option("--rank-order", f.rank_order,
                      "How ranks are numbered onto nodes, innermost first, which decides the links of the pipeline, "

@@ -350,12 +350,21 @@ PieceWork loss_work(const ModelConfig& m, const TrainingSettings& tr) {
   // and the logits' gradient.
   w.activation_bytes = bytes(2 * x.T * x.h * x.e + x.T * x.V * 4);
   w.w_activation_bytes = bytes(x.T * x.h * x.e + x.T * x.V * x.e);
-  // Megatron's vocabulary-parallel cross entropy (megatron/core/tensor_parallel/cross_entropy.py
-  // at d98e8a64) copies the 16-bit logits to fp32 and works on that copy in place, which it
-  // keeps: F holds the 16-bit logits beside it; B turns the kept copy into the gradient in
-  // place, and its cast back to 16 bits is made beside it.
-  w.f_workspace_bytes = bytes(x.T * x.V * x.e);
-  w.b_workspace_bytes = bytes(x.T * x.V * x.e);
+  if (tr.loss == Loss::VocabParallel) {
+    // Megatron's vocabulary-parallel cross entropy (megatron/core/tensor_parallel/cross_entropy.py
+    // at d98e8a64) copies the 16-bit logits to fp32 and works on that copy in place, which it
+    // keeps (TE's fused one, transformer_engine/pytorch/cross_entropy.py, keeps an fp32 gradient
+    // alike): F holds the 16-bit logits beside it; B turns the kept copy into the gradient in
+    // place, and its cast back to 16 bits is made beside it.
+    w.f_workspace_bytes = bytes(x.T * x.V * x.e);
+    w.b_workspace_bytes = bytes(x.T * x.V * x.e);
+  } else {
+    // torch's cross_entropy on logits.float() (torchtitan's loss at 9dec370) keeps its
+    // log-softmax, fp32; F holds the 16-bit logits and the fp32 copy beside it, B the gradient
+    // of the log-softmax and its own input gradient, both fp32, while the kept one lives.
+    w.f_workspace_bytes = bytes(x.T * x.V * (x.e + 4));
+    w.b_workspace_bytes = bytes(x.T * x.V * 8);
+  }
   if (tr.recompute == Recompute::Full) {
     w.b_flops += w.w_flops;  // as in layer_work: W runs inside B
     w.w_flops = 0;

@@ -26,6 +26,14 @@ std::string_view sharding_name(Sharding sharding) {
   return enum_name(kShardings, sharding);
 }
 
+std::optional<Loss> loss_named(std::string_view name) {
+  return enum_named(kLosses, name);
+}
+
+std::string_view loss_name(Loss loss) {
+  return enum_name(kLosses, loss);
+}
+
 std::optional<Fp8Recipe> fp8_recipe_named(std::string_view name) {
   return enum_named(kFp8Recipes, name);
 }

@@ -43,6 +43,13 @@ enum class Fp8Recipe : unsigned char {
   Mxfp8,       ///< 32-element blocks with E8M0 scales, Blackwell's tensor cores: TE MXFP8BlockScaling
 };
 
+/// How the cross-entropy loss runs over the logits (docs/costs.md, "Memory"): what it keeps for
+/// the backward and what it holds while it runs.
+enum class Loss : unsigned char {
+  VocabParallel,  ///< Megatron-LM's vocabulary-parallel cross entropy, or TE's fused one: an fp32 copy, in place
+  Torch,          ///< torch.nn.functional.cross_entropy on an fp32 copy of the logits, as torchtitan computes it
+};
+
 inline constexpr EnumTable<DType, 3> kDTypes = {{
     {"bf16", DType::BF16, "bfloat16"},
     {"fp16", DType::FP16, "IEEE half precision"},
@@ -63,6 +70,15 @@ inline constexpr EnumTable<Sharding, 4> kShardings = {{
     {"params", Sharding::Params, "also the weights, gathered layer by layer (ZeRO-3, FSDP2 as torchtitan runs it)"},
 }};
 
+inline constexpr EnumTable<Loss, 2> kLosses = {{
+    {"vocab-parallel", Loss::VocabParallel,
+     "Megatron-LM's vocabulary-parallel cross entropy (or TE's fused one): an fp32 copy of the logits, worked on in "
+     "place"},
+    {"torch", Loss::Torch,
+     "torch.nn.functional.cross_entropy on an fp32 copy of the logits, as torchtitan runs it: its log-softmax kept, "
+     "its gradients made anew"},
+}};
+
 inline constexpr EnumTable<Fp8Recipe, 4> kFp8Recipes = {{
     {"tensorwise", Fp8Recipe::Tensorwise, "one scale per tensor from its current amax (TE Float8CurrentScaling)"},
     {"delayed", Fp8Recipe::Delayed, "one scale per tensor from an amax history (TE DelayedScaling)"},
@@ -78,6 +94,9 @@ inline constexpr EnumTable<Fp8Recipe, 4> kFp8Recipes = {{
 [[nodiscard]] std::string_view recompute_name(Recompute recompute);
 [[nodiscard]] std::optional<Sharding> sharding_named(std::string_view name);
 [[nodiscard]] std::string_view sharding_name(Sharding sharding);
+/// "vocab-parallel", "torch", and back; nullopt for other names.
+[[nodiscard]] std::optional<Loss> loss_named(std::string_view name);
+[[nodiscard]] std::string_view loss_name(Loss loss);
 /// "tensorwise", "delayed", "blockwise", "mxfp8", and back; nullopt for other names.
 [[nodiscard]] std::optional<Fp8Recipe> fp8_recipe_named(std::string_view name);
 [[nodiscard]] std::string_view fp8_recipe_name(Fp8Recipe recipe);
@@ -132,6 +151,7 @@ struct TrainingSettings {
   /// Megatron-LM ran before it, and Megatron-DeepSpeed), every rank runs them on all T tokens
   /// and keeps their tensors whole; the gathers and scatters become all-reduces of the same time.
   bool sequence_parallel = true;
+  Loss loss = Loss::VocabParallel;
 };
 
 /// Efficiencies the analytic costs assume: the fraction of the card's peak a GEMM reaches, and

@@ -160,6 +160,9 @@ ModelInput read_model_input(const ModelFlags& f) {
         "--tp-comm-overlap: needs --tp above 1 (with --tp 1 there are no tensor-parallel collectives "
         "to overlap)");
   }
+  const std::optional<Loss> loss = loss_named(f.loss);
+  if (!loss) throw FlagError("--loss: expected " + enum_choices(kLosses) + ", got '" + f.loss + "'");
+  in.training.loss = *loss;
   const std::optional<RankOrder> order = rank_order_named(f.rank_order);
   if (!order) throw FlagError("--rank-order: expected " + enum_choices(kRankOrders) + ", got '" + f.rank_order + "'");
   in.rank_order = *order;
@@ -245,6 +248,7 @@ std::string describe_input(const ModelInput& in, const SearchedSettings* searche
   if (t.overlap_param_gather) text += ", overlapped weight all-gather";
   if (t.tp_comm_overlap) text += ", tensor-parallel collectives beside their GEMMs";
   if (!t.sequence_parallel) text += ", no sequence parallelism";
+  if (t.loss != Loss::VocabParallel) text += ", the loss as " + std::string(loss_name(t.loss)) + " computes it";
   return text;
 }
 

@@ -57,6 +57,7 @@ struct ModelFlags {
   std::string attention_efficiency;  ///< --attention-efficiency F,B; "" for Efficiency's defaults
   int gpus_per_node = 0;             ///< 0: the card's NVLink domain
   std::string rank_order = std::string(rank_order_name(RankOrder::TpDpPp));
+  std::string loss = std::string(loss_name(Loss::VocabParallel));
   ModelGiven given;
 };
 

@@ -206,6 +206,13 @@ LaunchPlan megatron_launch(const PlanRequest& request, const PlanRow& row) {
              : std::string("1F1B")) +
         ", on the same layout");
   }
+  PlanRequest run_request = request;
+  if (request.training.loss != Loss::VocabParallel) {
+    run_request.training.loss = Loss::VocabParallel;
+    launch.gaps.emplace_back(
+        "Megatron-LM computes the loss vocabulary-parallel (tensor_parallel/cross_entropy.py), not with torch's "
+        "cross_entropy: it runs the row with --loss vocab-parallel");
+  }
   if (row.recompute == Recompute::Ops) {
     as_run.recompute = Recompute::Full;
     launch.gaps.emplace_back(
@@ -228,7 +235,9 @@ LaunchPlan megatron_launch(const PlanRequest& request, const PlanRow& row) {
   for (const MegatronArg& arg : kMegatronArgs) {
     if (Value v = arg.value(in)) launch.settings.push_back({std::string(arg.flag), std::move(*v)});
   }
-  if (as_run.schedule != row.schedule || as_run.recompute != row.recompute) simulate_closest(request, as_run, launch);
+  if (as_run.schedule != row.schedule || as_run.recompute != row.recompute ||
+      run_request.training.loss != request.training.loss)
+    simulate_closest(run_request, as_run, launch);
   if (in.fsdp() && row.sharding == Sharding::Params) {
     launch.notes.push_back(
         "pipeplan prices sharded weights as torchtitan's FSDP2 runs them (docs/costs.md, \"FSDP\"); Megatron-FSDP's "

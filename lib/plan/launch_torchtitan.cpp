@@ -270,6 +270,12 @@ LaunchPlan torchtitan_launch(const PlanRequest& request, const PlanRow& row, con
   // Its tensor parallelism shards the norms over the sequence always (parallelize.py's
   // SequenceParallel on every norm).
   PlanRequest run_request = request;
+  if (request.training.loss != Loss::Torch) {
+    run_request.training.loss = Loss::Torch;
+    launch.gaps.emplace_back(
+        "torchtitan computes the loss with torch's cross_entropy on an fp32 copy of the logits (components/loss.py), "
+        "not vocabulary-parallel: it runs the row with --loss torch");
+  }
   if (row.tp > 1 && !request.training.sequence_parallel) {
     run_request.training.sequence_parallel = true;
     launch.gaps.emplace_back(
@@ -307,7 +313,8 @@ LaunchPlan torchtitan_launch(const PlanRequest& request, const PlanRow& row, con
   }
   const bool changed = as_run.rank_order != row.rank_order || as_run.sharding != row.sharding ||
                        as_run.recompute != row.recompute || !(as_run.precision == row.precision) ||
-                       run_request.training.sequence_parallel != request.training.sequence_parallel;
+                       run_request.training.sequence_parallel != request.training.sequence_parallel ||
+                       run_request.training.loss != request.training.loss;
   if (changed) simulate_closest(run_request, as_run, launch);
   return launch;
 }
