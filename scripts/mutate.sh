@@ -46,6 +46,9 @@ zbv-forward-unrepaired @@ lib/schedules/zbv_paper_greedy.cpp @@ if (chunk == kNo
 zbv-catch-up-unrepaired @@ lib/schedules/zbv_paper_greedy.cpp @@ if (idle_sweeps == 2) break; @@ if (idle_sweeps == 2) fail();
 incremental-cycle-everywhere @@ lib/sim/incremental_timer.cpp @@     if (seen_[head] == trial_) continue; @@     if (seen_[head] != trial_) return Cycle::Found;
 incremental-device-order-ignored @@ lib/sim/incremental_timer.cpp @@     if (node.index + 1 < order_[node.device].size()) push(id(node.device, node.index + 1)); @@     (void)order_;
+tp-overlap-whole-product @@ lib/estimate/tp_overlap.cpp @@       out.exposed += std::max(0.0, collective_ms - chunks * (tp - 1) / tp); @@       out.exposed += std::max(0.0, collective_ms - chunks);
+workspace-not-held @@ lib/sim/op_costs.hpp @@       return {t.alloc_f + t.work_f, -t.work_f}; @@       return {t.alloc_f, 0};
+op-checkpoint-saves-even @@ lib/estimate/op_checkpoint.cpp @@     if (i % 2 == 0) { @@     if (i % 2 == 1) {
 EOF
 )
 

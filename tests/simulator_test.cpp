@@ -252,6 +252,15 @@ TEST_CASE("a workspace is held from its op's start to its end, beside what the o
   CHECK(r.devices[1].peak_memory == 320);
   CHECK(r.devices[1].peak_time == ns(8.5));
   CHECK(r.devices[1].memory.back().bytes == 0);
+  // F's own workspace, while F0 runs (1.5 to 3.5) and when F1 starts as B0 ends (6.5).
+  const auto held_at = [&](double ms) {
+    for (const auto& point : r.devices[1].memory) {
+      if (point.time == ns(ms)) return point.bytes;
+    }
+    return Bytes{-1};
+  };
+  CHECK(held_at(1.5) == 230);
+  CHECK(held_at(6.5) == 280);
   CHECK(r.devices[0].peak_memory == 200);  // stage 0 holds none
   CHECK(r.makespan == ns(15));             // and the times do not move
 }
