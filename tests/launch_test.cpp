@@ -367,3 +367,16 @@ TEST_CASE("--tp-comm-overlap: Megatron-LM's flag, torchtitan's async tensor para
   CHECK(setting(megatron_launch(r, alone), "--tp-comm-overlap") == nullptr);
   CHECK(setting(torchtitan_launch(r, alone, {}), "compile.enable") == nullptr);
 }
+
+TEST_CASE("Megatron-LM: a row without a pipeline takes no virtual stages, whatever its chunks") {
+  // Under pp 1 every schedule is one device's work in order (the planner shows such rows once);
+  // Megatron-LM refuses --num-virtual-stages-per-pipeline-rank without a pipeline.
+  const PlanRequest r = tiny_request();
+  PlanRow row = tiny_row("interleaved", 3, "E,t*3|t*3|t*2,H");
+  row.pp = 1;
+  row.dp = 4;
+  const LaunchPlan m = megatron_launch(r, row);
+  CHECK(setting(m, "--num-virtual-stages-per-pipeline-rank") == nullptr);
+  CHECK(setting(m, "--pipeline-model-parallel-layout") == nullptr);
+  CHECK(value(m, "--pipeline-model-parallel-size") == "1");
+}

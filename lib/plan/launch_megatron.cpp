@@ -61,9 +61,11 @@ constexpr std::array kMegatronArgs = {
                 [](const MegatronInput& in) { return Value(std::to_string(in.row.pp)); }},
     // At most one of the three virtual-stage flags (arguments.py refuses two): the layout,
     // which implies its virtual stages, or the count over an even split.
+    // Without a pipeline a row's chunks are one device's layers in order, which Megatron-LM runs
+    // without virtual stages (it refuses them at pp 1: arguments.py).
     MegatronArg{"--num-virtual-stages-per-pipeline-rank",
                 [](const MegatronInput& in) {
-                  return when(in.row.chunks > 1 && !in.custom_layout(), std::to_string(in.row.chunks));
+                  return when(in.row.pp > 1 && in.row.chunks > 1 && !in.custom_layout(), std::to_string(in.row.chunks));
                 }},
     MegatronArg{
         "--pipeline-model-parallel-layout",
