@@ -4,16 +4,21 @@
 
 namespace pipeplan {
 
-OpCheckpoint op_checkpoint(const ModelConfig& m, const TrainingSettings& tr, std::int64_t mlp_width) {
-  if (m.latent.enabled()) {
-    throw Error("--recompute ops: torchtitan's checkpointing by op is written for its Llama block; " + m.name +
-                "'s latent attention is not one (use none, selective or full)");
+std::optional<std::string> op_checkpoint_refusal(const ModelConfig& m, const TrainingSettings& tr) {
+  if (m.is_moe() || m.latent.enabled()) {
+    return "--recompute ops: torchtitan's checkpointing by op is written for its Llama block, and " + m.name + "'s " +
+           (m.latent.enabled() ? "latent attention is" : "expert layers are") +
+           " not one (give none, selective or full)";
   }
   if (!tr.flash_attention) {
-    throw Error(
-        "--recompute ops: torchtitan's checkpointing by op saves flash attention's outputs; give "
-        "--flash-attention or another --recompute");
+    return "--recompute ops: torchtitan's checkpointing by op saves flash attention's outputs; give "
+           "--flash-attention or another --recompute";
   }
+  return std::nullopt;
+}
+
+OpCheckpoint op_checkpoint(const ModelConfig& m, const TrainingSettings& tr, std::int64_t mlp_width) {
+  if (std::optional<std::string> refusal = op_checkpoint_refusal(m, tr)) throw Error(*refusal);
   using Split = Linear::Split;
   const std::int64_t h = m.hidden, q = m.q_hidden(), kv = m.kv_hidden(), f = mlp_width;
   std::vector<Linear> order = {

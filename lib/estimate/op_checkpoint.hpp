@@ -8,6 +8,8 @@
 // kept. Under FP8 torchao's float8 linears run `_scaled_mm`, which is off the list, yet
 // torchtitan's Table 3 measures about as much kept as in bf16 (61.8 GiB with float8 and
 // compile, 67.0 without either, 8B on 128 GPUs): the same products are taken as saved.
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "estimate/attention_shape.hpp"
@@ -21,9 +23,14 @@ struct OpCheckpoint {
   std::vector<Linear> recomputed;  ///< the products the backward runs again, in order
 };
 
-/// The policy on a block of `model` with an MLP of `mlp_width` (0: none). Throws Error for what
-/// torchtitan's Llama block is not: latent attention, or attention without flash attention
-/// (the policy saves flash attention's outputs).
+/// Why the policy does not apply to `model` as `training` runs it, "--recompute ops: ..."; nullopt
+/// when it does. torchtitan's Llama block has no latent attention and no expert layers, and the
+/// policy saves flash attention's outputs.
+[[nodiscard]] std::optional<std::string> op_checkpoint_refusal(const ModelConfig& model,
+                                                               const TrainingSettings& training);
+
+/// The policy on a block of `model` with an MLP of `mlp_width` (0: none). Throws Error with
+/// op_checkpoint_refusal's words where it does not apply.
 [[nodiscard]] OpCheckpoint op_checkpoint(const ModelConfig& model, const TrainingSettings& training,
                                          std::int64_t mlp_width);
 

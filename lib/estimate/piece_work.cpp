@@ -291,10 +291,6 @@ PieceWork block_work(const ModelConfig& m, const TrainingSettings& tr, const Lay
 }
 
 PieceWork layer_work(const ModelConfig& m, const TrainingSettings& tr, const LayerKind& kind) {
-  if (kind.experts && tr.recompute == Recompute::Ops) {
-    throw Error("--recompute ops: torchtitan's checkpointing by op is written for its Llama block; " + m.name +
-                "'s expert layers are not one (use none, selective or full)");
-  }
   const auto work = [&](const TrainingSettings& t) {
     if (kind.experts) return moe_layer_work(m, t, kind);  // its attention is block_work's (moe_work.cpp)
     return block_work(m, t, kind, m.ffn);

@@ -10,6 +10,7 @@
 #include "estimate/context_parallel.hpp"
 #include "estimate/fp8_recipe.hpp"
 #include "estimate/moe_work.hpp"
+#include "estimate/op_checkpoint.hpp"
 #include "estimate/piece_work.hpp"
 #include "io/json_text.hpp"
 #include "io/model_config_json.hpp"
@@ -170,17 +171,7 @@ ModelInput read_model_input(const ModelFlags& f) {
   in.model = f.model_json.empty() ? read_model_config_file(f.model)
                                   : model_config_from_json(parse_json(f.model_json, f.model), f.model);
   if (in.training.recompute == Recompute::Ops) {
-    // op_checkpoint.hpp's policy is torchtitan's on its Llama block (layer_work refuses the rest too).
-    if (!in.training.flash_attention) {
-      throw FlagError(
-          "--recompute ops: torchtitan's checkpointing by op saves flash attention's outputs; drop "
-          "--no-flash-attention or give another --recompute");
-    }
-    if (in.model.is_moe() || in.model.latent.enabled()) {
-      throw FlagError("--recompute ops: torchtitan's checkpointing by op is written for its Llama block, and " +
-                      f.model + "'s " + (in.model.is_moe() ? "expert layers are" : "latent attention is") +
-                      " not one (give none, selective or full)");
-    }
+    if (std::optional<std::string> refusal = op_checkpoint_refusal(in.model, in.training)) throw FlagError(*refusal);
   }
   if (!in.model.is_moe() && in.training.ep > 1) {
     throw Error("--ep " + std::to_string(in.training.ep) + ": " + f.model + " has no experts to spread");

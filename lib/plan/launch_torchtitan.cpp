@@ -267,8 +267,7 @@ LaunchPlan torchtitan_launch(const PlanRequest& request, const PlanRow& row, con
     launch.gaps.push_back("torchtitan takes an expert tensor-parallel degree of 1 or tp only (parallel_dims.py), not " +
                           std::to_string(row.etp) + ": give --etp 1 or --etp " + std::to_string(row.tp) + " to plan");
   }
-  // Its tensor parallelism shards the norms over the sequence always (parallelize.py's
-  // SequenceParallel on every norm).
+  // What the framework runs its own way, whatever the plan said: the closest is simulated so.
   PlanRequest run_request = request;
   if (request.training.loss != Loss::Torch) {
     run_request.training.loss = Loss::Torch;
@@ -276,6 +275,8 @@ LaunchPlan torchtitan_launch(const PlanRequest& request, const PlanRow& row, con
         "torchtitan computes the loss with torch's cross_entropy on an fp32 copy of the logits (components/loss.py), "
         "not vocabulary-parallel: it runs the row with --loss torch");
   }
+  // Its tensor parallelism shards the norms over the sequence always (parallelize.py's
+  // SequenceParallel on every norm).
   if (row.tp > 1 && !request.training.sequence_parallel) {
     run_request.training.sequence_parallel = true;
     launch.gaps.emplace_back(
