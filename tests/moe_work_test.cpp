@@ -294,3 +294,20 @@ TEST_CASE("a capacity factor: every expert takes cf times its balanced share, pa
   t.moe_capacity_factor = -1;
   CHECK(test::error_of([&] { (void)layer_work(m, t); }).starts_with("--moe-capacity-factor"));
 }
+
+TEST_CASE("the experts' element-wise traffic: the routing's copies, and SwiGLU's as a dense MLP's") {
+  // T = 32 tokens route 64 copies; the experts' SwiGLU runs on 64 x 32 elements, the shared
+  // expert's on 32 x 48: 3584 in all, 6 bytes each forward and 10 backward fused (bf16). The
+  // rest moves the router's fp32 softmax and top-k 2*32*4*4 = 1024, the dispatch's copies
+  // 2*64*64*2 = 16384, the combine (64 + 32)*64*2 = 12288 and the shared expert's add
+  // 3*32*64*2 = 12288: 41984 forward, twice that backward.
+  TrainingSettings t = tiny_training(1);
+  const PieceWork fused = moe_mlp_work(tiny_moe(), t);
+  CHECK(fused.f_bytes == 41'984.0 + 6 * 3584.0);
+  CHECK(fused.b_bytes == 2 * 41'984.0 + 10 * 3584.0);
+  // Eager, SiLU and the product apart: 10 and 18 bytes an element.
+  t.elementwise = Elementwise::Eager;
+  const PieceWork eager = moe_mlp_work(tiny_moe(), t);
+  CHECK(eager.f_bytes - fused.f_bytes == 4 * 3584.0);
+  CHECK(eager.b_bytes - fused.b_bytes == 8 * 3584.0);
+}

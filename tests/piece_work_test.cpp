@@ -53,6 +53,49 @@ TEST_CASE("a Llama layer's FLOPs, bytes and parameters, derived by hand") {
   CHECK(w.params == 36'992);
 }
 
+TEST_CASE("eager element-wise kernels: the layer's norms, RoPE and SwiGLU op by op") {
+  // Per element at bf16 (elementwise_kernels_test): RMSNorm 36 and 92 bytes against 4 and 6, and
+  // keeps 6 against 2; RoPE 20 each way against 4; SwiGLU 10 and 18 against 6 and 10. The tiny
+  // layer has T = 32, two norms of h = 64, RoPE over h + hk = 96, f = 128.
+  TrainingSettings t = tiny_training();
+  const PieceWork fused = layer_work(tiny_llama(), t);
+  t.elementwise = Elementwise::Eager;
+  const PieceWork eager = layer_work(tiny_llama(), t);
+  // F: 32 * (2*64*32 + 96*16 + 128*4) = 32 * 6144.
+  CHECK(eager.f_bytes - fused.f_bytes == 196'608.0);
+  // B: 32 * (2*64*86 + 96*16 + 128*8) = 32 * 13568.
+  CHECK(eager.b_bytes - fused.b_bytes == 434'176.0);
+  // Each norm keeps its fp32 input and bf16 output where the fused one keeps its input: 2 * 32 * 64 * 4.
+  CHECK(eager.activation_bytes - fused.activation_bytes == 16'384);
+  CHECK(eager.f_flops == fused.f_flops);
+  // eager-fused-norm: RoPE and SwiGLU alone, F 32 * (1536 + 512), B 32 * (1536 + 1024).
+  t.elementwise = Elementwise::EagerFusedNorm;
+  const PieceWork triton = layer_work(tiny_llama(), t);
+  CHECK(triton.f_bytes - fused.f_bytes == 65'536.0);
+  CHECK(triton.b_bytes - fused.b_bytes == 81'920.0);
+  CHECK(triton.activation_bytes == fused.activation_bytes);
+  // Full recompute runs the eager forward again in B.
+  t.recompute = Recompute::Full;
+  t.elementwise = Elementwise::Fused;
+  const PieceWork fused_full = layer_work(tiny_llama(), t);
+  t.elementwise = Elementwise::Eager;
+  const PieceWork eager_full = layer_work(tiny_llama(), t);
+  CHECK(eager_full.b_bytes - fused_full.b_bytes == 434'176.0 + 196'608.0);
+  CHECK(eager_full.activation_bytes == fused_full.activation_bytes);  // the layer's input alone
+}
+
+TEST_CASE("Qwen3's query and key norms: a norm's traffic and what it keeps, over every head") {
+  // The tiny layer's 4 query heads and 2 key-value heads of 16: 64 + 32 = 96 elements a token.
+  ModelConfig m = tiny_llama();
+  const PieceWork plain = layer_work(m, tiny_training());
+  m.qk_norm = true;
+  const PieceWork normed = layer_work(m, tiny_training());
+  CHECK(normed.f_bytes - plain.f_bytes == 4.0 * 32 * 96);  // read and write, bf16
+  CHECK(normed.b_bytes - plain.b_bytes == 6.0 * 32 * 96);  // read x and dy, write dx
+  CHECK(normed.activation_bytes - plain.activation_bytes == 2 * 32 * 96);
+  CHECK(normed.params - plain.params == 2 * 16);  // a weight per head width, for Q and for K
+}
+
 TEST_CASE("flash attention and recompute change what the layer keeps and redoes") {
   TrainingSettings t = tiny_training();
   t.flash_attention = true;

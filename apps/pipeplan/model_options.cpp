@@ -143,6 +143,13 @@ void add_model_options(CLI::App& sub, ModelOptions& f, bool global_batch_require
       ->type_name("LOSS")
       ->transform(enum_choices_of(kLosses))
       ->capture_default_str();
+  sub.add_option("--elementwise", f.elementwise,
+                 "How the norms, rotary embeddings and activations run, which decides what they move through "
+                 "memory: " +
+                     enum_help(kElementwises))
+      ->type_name("HOW")
+      ->transform(enum_choices_of(kElementwises))
+      ->capture_default_str();
   f.rank_order_option =
       sub.add_option("--rank-order", f.rank_order,
                      "How ranks are numbered onto nodes, innermost first, which decides the links of the pipeline, "

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "estimate/context_parallel.hpp"
+#include "estimate/elementwise_kernels.hpp"
 #include "model/error.hpp"
 
 namespace pipeplan {
@@ -49,13 +50,15 @@ PieceWork moe_mlp_work(const ModelConfig& m, const TrainingSettings& tr) {
   const double gemm = 2 * tl * h * E + 6 * routed * h * fe + 6 * tl * h * fs + (m.moe.shared_gate ? 2 * tl * h : 0.0);
   w.f_flops = w.b_flops = w.w_flops = gemm;
   // Element-wise: the router's fp32 softmax and top-k read and write tl x E; the dispatch's
-  // permutation copies each routed token (read, write); the experts' SiLU-and-product (3 per
-  // element); the combine reads the k outputs and writes one weighted sum; the shared expert's
-  // activation and its add to the routed output. The backward moves twice as much, as for a layer.
-  const double elementwise = 2 * tl * E * 4 + 2 * routed * h * e + 3 * routed * fe * e + (routed + tl) * h * e +
-                             (fs > 0 ? 3 * tl * fs * e + 3 * tl * h * e : 0.0);
-  w.f_bytes = elementwise;
-  w.b_bytes = 2 * elementwise;
+  // permutation copies each routed token (read, write); the combine reads the k outputs and
+  // writes one weighted sum; the shared expert's add to the routed output. Their backward moves
+  // twice as much, as for a layer. The experts' and the shared expert's SiLU-and-product move
+  // what elementwise_kernels.hpp counts, each way.
+  const KernelTraffic act = activation_traffic(tr.elementwise, true, e);
+  const double moves = 2 * tl * E * 4 + 2 * routed * h * e + (routed + tl) * h * e + (fs > 0 ? 3 * tl * h * e : 0.0);
+  const double activated = routed * fe + tl * fs;
+  w.f_bytes = moves + act.forward * activated;
+  w.b_bytes = 2 * moves + act.backward * activated;
   // F keeps the router's fp32 probabilities, the gathered inputs of the experts, their SwiGLU
   // intermediates (gate, SiLU, up, product), their outputs after the etp reduce-scatter (the
   // combine's weights take a gradient), and the shared expert's intermediates. The block's input

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "estimate/attention_shape.hpp"
+#include "estimate/elementwise_kernels.hpp"
 #include "estimate/layer_kinds.hpp"
 #include "estimate/moe_work.hpp"
 #include "estimate/op_checkpoint.hpp"
@@ -16,15 +17,18 @@ namespace {
 
 // The sizes every formula uses, as doubles (products of four of them overflow 32 bits). T is
 // the tokens of one context-parallel rank, s·b / cp; `core` the share of the attention core it
-// computes (context_parallel.hpp).
+// computes (context_parallel.hpp). `norm`, `rope` and `act` are what a norm, the rotary embedding
+// and the MLP's activation move and keep per element, fused or op by op (elementwise_kernels.hpp).
 struct Shape {
   double s, b, T, h, hk, f, a, V, e, t, core;
+  KernelTraffic norm, rope, act;
 };
 
 Shape shape_of(const ModelConfig& m, const TrainingSettings& tr) {
   check_context_parallel(tr);
   const double s = tr.seq;
   const double b = tr.micro_batch;
+  const double e = element_bytes(tr.dtype);
   return {s,
           b,
           double(context_tokens(tr)),
@@ -33,9 +37,12 @@ Shape shape_of(const ModelConfig& m, const TrainingSettings& tr) {
           double(m.ffn),
           double(m.heads),
           double(m.vocab),
-          double(element_bytes(tr.dtype)),
+          e,
           double(tr.tp),
-          context_core_share(tr)};
+          context_core_share(tr),
+          norm_traffic(tr.elementwise, !m.layer_norm, e),
+          rope_traffic(tr.elementwise, e),
+          activation_traffic(tr.elementwise, m.gated_mlp, e)};
 }
 
 // A byte count. A piece above 256 TiB (millions of tokens times a huge vocabulary) is refused,
@@ -106,17 +113,20 @@ double attention_block_share(const ModelConfig& m, const LayerKind& kind, int se
   return computed / (n * n);
 }
 
-// The element-wise kernels' traffic in B, each kernel's own: a norm reads its input and the
-// gradient and writes the input's gradient (3 tensors where F moves 2); a residual add's
-// gradient joins the skip's (3, as in F); SwiGLU's backward reads gate, up and the gradient and
-// writes two gradients (5 against 3), GELU's reads 2 and writes 1 (3 against 2); RoPE turns
-// the gradients back (as in F); the softmax reads its output and gradient and writes one (3
-// against 2); a dropout reads the gradient and its mask and writes one (as in F).
+// The query and key heads' norms (Qwen3's), per token: the widths they normalise.
+double qk_norm_width(const ModelConfig& m) {
+  return m.qk_norm ? double(m.q_hidden() + m.kv_hidden()) : 0.0;
+}
+
+// The element-wise kernels' traffic in B, each kernel's own: the norms', RoPE's and the
+// activation's as elementwise_kernels.hpp counts them; a residual add's gradient joins the
+// skip's (3, as in F); the softmax reads its output and gradient and writes one (3 against 2);
+// a dropout reads the gradient and its mask and writes one (as in F).
 double backward_elementwise_bytes(const ModelConfig& m, const TrainingSettings& tr, const Shape& x,
                                   const AttentionShape& a, double f) {
   const double scores = x.a * x.b * x.s * x.s;
-  double bytes = 2 * 3 * x.T * x.h * x.e + 2 * 3 * x.T * x.h * x.e + (m.gated_mlp ? 5 : 3) * x.T * f * x.e;
-  bytes += 2 * x.T * a.rope_width * x.e + 3 * x.T * a.latent_norm_width * x.e;
+  double bytes = 2 * x.norm.backward * x.T * x.h + 2 * 3 * x.T * x.h * x.e + x.act.backward * x.T * f;
+  bytes += x.rope.backward * x.T * a.rope_width + x.norm.backward * x.T * (a.latent_norm_width + qk_norm_width(m));
   if (!tr.flash_attention) bytes += 3 * scores * x.e;
   if (!tr.flash_attention && m.attention_dropout) bytes += (2 * x.e + 1) * scores;
   if (m.hidden_dropout) bytes += 2 * (2 * x.e + 1) * x.T * x.h;
@@ -133,12 +143,12 @@ void add_replicated(PieceWork& w, const ModelConfig& m, const TrainingSettings& 
   if (x.t <= 1) return;
   const double rest = 1 - 1 / x.t, Th = x.T * x.h;
   const double dropout = m.hidden_dropout ? 2 * (2 * x.e + 1) * Th : 0.0;
-  const double f_bytes = 2 * 2 * Th * x.e + 2 * 3 * Th * x.e + dropout;
-  const double b_bytes = 2 * 3 * Th * x.e + 2 * 3 * Th * x.e + dropout;
+  const double f_bytes = 2 * x.norm.forward * Th + 2 * 3 * Th * x.e + dropout;
+  const double b_bytes = 2 * x.norm.backward * Th + 2 * 3 * Th * x.e + dropout;
   w.f_bytes += f_bytes * rest;
   w.b_bytes += (b_bytes + (tr.recompute == Recompute::Full ? f_bytes : 0.0)) * rest;
   const double masks = m.hidden_dropout ? 2 * Th : 0.0;
-  const double kept = tr.recompute == Recompute::Full ? Th * x.e : 4 * Th * x.e + masks;
+  const double kept = tr.recompute == Recompute::Full ? Th * x.e : 2 * x.norm.kept * Th + 2 * Th * x.e + masks;
   w.activation_bytes += bytes(kept * rest);
   // W: QKV's input and the output projection's output gradient; a dense MLP's first matrices'
   // input and its last's output gradient too (a mixture of experts' are moe_work's).
@@ -204,23 +214,24 @@ PieceWork block_work(const ModelConfig& m, const TrainingSettings& tr, const Lay
   w.ring = context_ring(tr, a.score_width, a.kv_width, core / x.t, backward_core / x.t);
   w.w_flops = gemm;
 
-  // Element-wise traffic of the forward: two norms and two residual adds, the activation
-  // function, RoPE on Q and K, MLA's latent norms, the softmax and the dropouts when they run unfused.
+  // Element-wise traffic of the forward: two norms and two residual adds (read 2, write 1), the
+  // activation function, RoPE on Q and K, MLA's latent norms or Qwen3's query and key norms, the
+  // softmax and the dropouts when they run unfused.
   const double scores = x.a * x.b * x.s * x.s;
-  double elementwise = 2 * 2 * x.T * x.h * x.e + 2 * 3 * x.T * x.h * x.e + (m.gated_mlp ? 3 : 2) * x.T * f * x.e;
-  elementwise += 2 * x.T * a.rope_width * x.e + 2 * x.T * a.latent_norm_width * x.e;
+  double elementwise = 2 * x.norm.forward * x.T * x.h + 2 * 3 * x.T * x.h * x.e + x.act.forward * x.T * f;
+  elementwise += x.rope.forward * x.T * a.rope_width + x.norm.forward * x.T * (a.latent_norm_width + qk_norm_width(m));
   if (!tr.flash_attention) elementwise += 2 * scores * x.e;
   if (!tr.flash_attention && m.attention_dropout) elementwise += (2 * x.e + 1) * scores;
   if (m.hidden_dropout) elementwise += 2 * (2 * x.e + 1) * x.T * x.h;
   w.f_bytes = elementwise;
   w.b_bytes = backward_elementwise_bytes(m, tr, x, a, f);
 
-  // Activations F keeps, per Korthikanti et al. 2022, section 4.1: the inputs of both norms, the
-  // attention's (its linears' inputs, Q, K and V), the MLP's input and intermediate tensors, the
-  // dropout masks (1 byte an element) and, without flash attention, the s x s softmax output
-  // (and dropout's).
-  double kept =
-      2 * x.T * x.h * x.e + x.T * a.kept_width * x.e + x.T * x.h * x.e + (m.gated_mlp ? 4 : 2) * x.T * f * x.e;
+  // Activations F keeps, per Korthikanti et al. 2022, section 4.1: what both norms keep (their
+  // inputs, fused), the attention's (its linears' inputs, Q, K and V, and what Qwen3's query and
+  // key norms keep), the MLP's input and intermediate tensors, the dropout masks (1 byte an
+  // element) and, without flash attention, the s x s softmax output (and dropout's).
+  double kept = 2 * x.norm.kept * x.T * x.h + x.T * a.kept_width * x.e + x.norm.kept * x.T * qk_norm_width(m) +
+                x.T * x.h * x.e + (m.gated_mlp ? 4 : 2) * x.T * f * x.e;
   if (m.hidden_dropout) kept += 2 * x.T * x.h;
   if (tr.flash_attention) {
     kept += x.a * x.T * 4;  // the softmax's log-sum-exp, fp32, for the rank's tokens
@@ -340,11 +351,11 @@ PieceWork loss_work(const ModelConfig& m, const TrainingSettings& tr) {
   w.w_flops = gemm;
   // The final norm, then the loss in fp32 over the logits: read them and write the fp32
   // softmax forward; read it and write the logits' gradient backward.
-  w.f_bytes = 2 * x.T * x.h * x.e + x.T * x.V * (x.e + 4);
-  w.b_bytes = 3 * x.T * x.h * x.e + x.T * x.V * (x.e + 4);  // the norm: read x and dy, write dx
-  // F keeps the norm's input, the head's input and the fp32 softmax; W needs the head's input
+  w.f_bytes = x.norm.forward * x.T * x.h + x.T * x.V * (x.e + 4);
+  w.b_bytes = x.norm.backward * x.T * x.h + x.T * x.V * (x.e + 4);
+  // F keeps what the norm keeps, the head's input and the fp32 softmax; W needs the head's input
   // and the logits' gradient.
-  w.activation_bytes = bytes(2 * x.T * x.h * x.e + x.T * x.V * 4);
+  w.activation_bytes = bytes((x.norm.kept + x.e) * x.T * x.h + x.T * x.V * 4);
   w.w_activation_bytes = bytes(x.T * x.h * x.e + x.T * x.V * x.e);
   if (tr.loss == Loss::VocabParallel) {
     // Megatron's vocabulary-parallel cross entropy (megatron/core/tensor_parallel/cross_entropy.py
@@ -370,9 +381,9 @@ PieceWork loss_work(const ModelConfig& m, const TrainingSettings& tr) {
   per_rank(w, x.t);
   if (!tr.sequence_parallel && x.t > 1) {  // the final norm on all T tokens, its input and output kept whole
     const double rest = 1 - 1 / x.t;
-    w.f_bytes += 2 * x.T * x.h * x.e * rest;
-    w.b_bytes += 3 * x.T * x.h * x.e * rest;
-    w.activation_bytes += bytes(2 * x.T * x.h * x.e * rest);
+    w.f_bytes += x.norm.forward * x.T * x.h * rest;
+    w.b_bytes += x.norm.backward * x.T * x.h * rest;
+    w.activation_bytes += bytes((x.norm.kept + x.e) * x.T * x.h * rest);
     w.w_activation_bytes += bytes(x.T * x.h * x.e * rest);
   }
   w.params = static_cast<std::int64_t>(x.V * x.h / x.t + (m.layer_norm ? 2 : 1) * x.h);
@@ -391,10 +402,10 @@ PieceWork mtp_depth_work(const ModelConfig& m, const TrainingSettings& tr) {
   w += logits;
   PieceWork join;
   join.f_flops = join.b_flops = join.w_flops = 2 * x.T * 2 * x.h * x.h;
-  join.f_bytes = 2 * x.T * x.h * x.e + 2 * 2 * x.T * x.h * x.e;  // the embedding's gather, two norms
-  join.b_bytes = 2 * 3 * x.T * x.h * x.e;
-  join.activation_bytes = bytes(3 * x.T * x.h * x.e);    // the norms' inputs and the projection's input
-  join.w_activation_bytes = bytes(3 * x.T * x.h * x.e);  // the projection's input and output gradient
+  join.f_bytes = 2 * x.T * x.h * x.e + 2 * x.norm.forward * x.T * x.h;  // the embedding's gather, two norms
+  join.b_bytes = 2 * x.norm.backward * x.T * x.h;
+  join.activation_bytes = bytes((2 * x.norm.kept + x.e) * x.T * x.h);  // the norms' and the projection's
+  join.w_activation_bytes = bytes(3 * x.T * x.h * x.e);                // the projection's input and output gradient
   if (tr.recompute == Recompute::Full) {
     join.b_flops += join.w_flops;
     join.w_flops = 0;

@@ -34,6 +34,14 @@ std::string_view loss_name(Loss loss) {
   return enum_name(kLosses, loss);
 }
 
+std::optional<Elementwise> elementwise_named(std::string_view name) {
+  return enum_named(kElementwises, name);
+}
+
+std::string_view elementwise_name(Elementwise elementwise) {
+  return enum_name(kElementwises, elementwise);
+}
+
 std::optional<Fp8Recipe> fp8_recipe_named(std::string_view name) {
   return enum_named(kFp8Recipes, name);
 }

@@ -50,6 +50,16 @@ enum class Loss : unsigned char {
   Torch,          ///< torch.nn.functional.cross_entropy on an fp32 copy of the logits, as torchtitan computes it
 };
 
+/// How the norms, rotary embeddings and gated activations run (docs/costs.md, "Element-wise
+/// kernels"; eager_kernels.hpp): what they move through memory, and what the norms keep.
+enum class Elementwise : unsigned char {
+  Fused,  ///< each one kernel: Transformer Engine's, apex's, Megatron-LM's fusions, torch.compile's
+  Eager,  ///< op by op, as PyTorch runs torchtitan's modules uncompiled: RMSNorm and RoPE through fp32 copies
+  /// op by op but for the norms, one kernel each: torchtitan uncompiled with its 2024 Triton
+  /// RMSNorm (norm_type "fused_rmsnorm")
+  EagerFusedNorm,
+};
+
 inline constexpr EnumTable<DType, 3> kDTypes = {{
     {"bf16", DType::BF16, "bfloat16"},
     {"fp16", DType::FP16, "IEEE half precision"},
@@ -79,6 +89,15 @@ inline constexpr EnumTable<Loss, 2> kLosses = {{
      "its gradients made anew"},
 }};
 
+inline constexpr EnumTable<Elementwise, 3> kElementwises = {{
+    {"fused", Elementwise::Fused,
+     "each norm, rotary embedding and activation one kernel (Transformer Engine, Megatron-LM, torch.compile)"},
+    {"eager", Elementwise::Eager,
+     "op by op, as PyTorch runs torchtitan's modules without torch.compile: RMSNorm and RoPE through fp32 copies"},
+    {"eager-fused-norm", Elementwise::EagerFusedNorm,
+     "op by op but for the norms, one kernel each (torchtitan uncompiled with its Triton fused_rmsnorm)"},
+}};
+
 inline constexpr EnumTable<Fp8Recipe, 4> kFp8Recipes = {{
     {"tensorwise", Fp8Recipe::Tensorwise, "one scale per tensor from its current amax (TE Float8CurrentScaling)"},
     {"delayed", Fp8Recipe::Delayed, "one scale per tensor from an amax history (TE DelayedScaling)"},
@@ -97,6 +116,9 @@ inline constexpr EnumTable<Fp8Recipe, 4> kFp8Recipes = {{
 /// "vocab-parallel", "torch", and back; nullopt for other names.
 [[nodiscard]] std::optional<Loss> loss_named(std::string_view name);
 [[nodiscard]] std::string_view loss_name(Loss loss);
+/// "fused", "eager", "eager-fused-norm", and back; nullopt for other names.
+[[nodiscard]] std::optional<Elementwise> elementwise_named(std::string_view name);
+[[nodiscard]] std::string_view elementwise_name(Elementwise elementwise);
 /// "tensorwise", "delayed", "blockwise", "mxfp8", and back; nullopt for other names.
 [[nodiscard]] std::optional<Fp8Recipe> fp8_recipe_named(std::string_view name);
 [[nodiscard]] std::string_view fp8_recipe_name(Fp8Recipe recipe);
@@ -152,6 +174,7 @@ struct TrainingSettings {
   /// and keeps their tensors whole; the gathers and scatters become all-reduces of the same time.
   bool sequence_parallel = true;
   Loss loss = Loss::VocabParallel;
+  Elementwise elementwise = Elementwise::Fused;  ///< the norms, RoPE and gated activations: fused or op by op
 };
 
 /// Efficiencies the analytic costs assume: the fraction of the card's peak a GEMM reaches, and

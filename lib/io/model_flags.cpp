@@ -164,6 +164,11 @@ ModelInput read_model_input(const ModelFlags& f) {
   const std::optional<Loss> loss = loss_named(f.loss);
   if (!loss) throw FlagError("--loss: expected " + enum_choices(kLosses) + ", got '" + f.loss + "'");
   in.training.loss = *loss;
+  const std::optional<Elementwise> elementwise = elementwise_named(f.elementwise);
+  if (!elementwise) {
+    throw FlagError("--elementwise: expected " + enum_choices(kElementwises) + ", got '" + f.elementwise + "'");
+  }
+  in.training.elementwise = *elementwise;
   const std::optional<RankOrder> order = rank_order_named(f.rank_order);
   if (!order) throw FlagError("--rank-order: expected " + enum_choices(kRankOrders) + ", got '" + f.rank_order + "'");
   in.rank_order = *order;
@@ -240,6 +245,8 @@ std::string describe_input(const ModelInput& in, const SearchedSettings* searche
   if (t.tp_comm_overlap) text += ", tensor-parallel collectives beside their GEMMs";
   if (!t.sequence_parallel) text += ", no sequence parallelism";
   if (t.loss != Loss::VocabParallel) text += ", the loss as " + std::string(loss_name(t.loss)) + " computes it";
+  if (t.elementwise == Elementwise::Eager) text += ", norms, RoPE and activations op by op (eager)";
+  if (t.elementwise == Elementwise::EagerFusedNorm) text += ", RoPE and activations op by op (eager), norms fused";
   return text;
 }
 

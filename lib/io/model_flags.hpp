@@ -58,6 +58,7 @@ struct ModelFlags {
   int gpus_per_node = 0;             ///< 0: the card's NVLink domain
   std::string rank_order = std::string(rank_order_name(RankOrder::TpDpPp));
   std::string loss = std::string(loss_name(Loss::VocabParallel));
+  std::string elementwise = std::string(elementwise_name(Elementwise::Fused));
   ModelGiven given;
 };
 

@@ -21,6 +21,8 @@ MOE = ROOT / "tests" / "data" / "models" / "tiny-qwen-moe.json"
     (dict(seq=256, layout="even", chunks=2, gemm_efficiency=0.5, attention_efficiency="0.4,0.3", dtype="fp8"),
      ["--seq", 256, "--layout", "even", "--chunks", 2, "--gemm-efficiency", 0.5, "--attention-efficiency", "0.4,0.3",
       "--dtype", "fp8"]),
+    (dict(seq=256, elementwise="eager-fused-norm", recompute="full"),
+     ["--seq", 256, "--elementwise", "eager-fused-norm", "--recompute", "full"]),
 ])
 def test_profile_is_the_clis(cli, settings, flags):
     mine = pipeplan.profile(MODEL, "h100", 2, **settings)
@@ -72,6 +74,7 @@ def test_profile_refusals_are_the_clis(cli, settings, flags):
     (lambda: pipeplan.profile(MODEL, "h100", 2, chunk=2), ["'chunks'"]),
     (lambda: pipeplan.profile(MODEL, "h1000", 2), ["--gpu"]),
     (lambda: pipeplan.profile(MODEL, "h100", 2, seq="long"), ["seq", "long"]),
+    (lambda: pipeplan.profile(MODEL, "h100", 2, elementwise="compiled"), ["--elementwise", "'compiled'", "eager"]),
 ])
 def test_profile_errors_name_the_setting(call, names):
     with pytest.raises(pipeplan.Error) as caught:

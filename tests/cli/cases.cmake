@@ -359,6 +359,10 @@ pipeplan_cli_test(profile_loss_torch_said --out "the loss as torch computes it"
                   -- profile --model tests/data/models/tiny-llama.json --gpu h100 --stages 2 --seq 256 --loss torch)
 pipeplan_cli_test(profile_loss_unknown --exit 2 --err "--loss: fused not in"
                   -- profile --model tests/data/models/tiny-llama.json --gpu h100 --stages 2 --loss fused)
+pipeplan_cli_test(profile_elementwise_eager_said --out "norms, RoPE and activations op by op"
+                  -- profile --model tests/data/models/tiny-llama.json --gpu h100 --stages 2 --seq 256 --elementwise eager)
+pipeplan_cli_test(profile_elementwise_unknown --exit 2 --err "--elementwise: compiled not in"
+                  -- profile --model tests/data/models/tiny-llama.json --gpu h100 --stages 2 --elementwise compiled)
 pipeplan_cli_test(plan_memory_reserve_too_large --exit 2
                   --err "--memory-reserve 80.00 GiB: leaves nothing of the 79.65 GiB limit"
                   -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 8 --global-batch 32 --seq 256

@@ -1,0 +1,29 @@
+#pragma once
+// What a layer's norms, rotary embeddings and activations move through memory, per element of
+// the tensor they work on, as one fused kernel each or op by op as eager PyTorch runs them
+// (docs/costs.md, "Element-wise kernels"). piece_work and moe_work price every such kernel
+// from here; the residual adds, the softmax and the dropouts are the same either way and stay
+// theirs.
+#include "estimate/training.hpp"
+
+namespace pipeplan {
+
+/// Bytes read and written per element of a kernel's input, forward and backward, and the bytes
+/// per element the forward keeps for the backward.
+struct KernelTraffic {
+  double forward = 0;
+  double backward = 0;
+  double kept = 0;
+};
+
+/// A norm over the hidden width: RMSNorm (`rms`) or LayerNorm, its input `element` bytes wide.
+[[nodiscard]] KernelTraffic norm_traffic(Elementwise how, bool rms, double element);
+
+/// The rotary embedding of the queries and keys.
+[[nodiscard]] KernelTraffic rope_traffic(Elementwise how, double element);
+
+/// The MLP's activation per element of its width: SiLU(gate) x up (`gated`) or GELU. `kept` is 0:
+/// piece_work and moe_work count the MLP's intermediates with its products'.
+[[nodiscard]] KernelTraffic activation_traffic(Elementwise how, bool gated, double element);
+
+}  // namespace pipeplan

@@ -1,0 +1,63 @@
+#include <doctest/doctest.h>
+
+#include "estimate/elementwise_kernels.hpp"
+
+using namespace pipeplan;
+
+// Every number is counted op by op from torchtitan's modules at 9dec370 (docs/costs.md,
+// "Element-wise kernels"): bf16, e = 2, so a cast between bf16 and fp32 reads 2 and writes 4.
+
+TEST_CASE("a fused norm reads and writes its tensor once each way and keeps its input") {
+  const KernelTraffic rms = norm_traffic(Elementwise::Fused, true, 2);
+  CHECK(rms.forward == 4);   // read x, write y
+  CHECK(rms.backward == 6);  // read x and dy, write dx
+  CHECK(rms.kept == 2);      // x
+  // LayerNorm is one native kernel eagerly too, and eager-fused-norm's norms are fused.
+  const KernelTraffic layer = norm_traffic(Elementwise::Eager, false, 2);
+  CHECK(layer.forward == 4);
+  CHECK(layer.backward == 6);
+  const KernelTraffic triton = norm_traffic(Elementwise::EagerFusedNorm, true, 2);
+  CHECK(triton.forward == 4);
+  CHECK(triton.kept == 2);
+}
+
+TEST_CASE("eager RMSNorm: the fp32 copies, pow, mean, two products and autograd's gradients") {
+  const KernelTraffic bf16 = norm_traffic(Elementwise::Eager, true, 2);
+  // float 6, pow 8, mean 4, x * rsqrt 8, type_as 6, * weight 4.
+  CHECK(bf16.forward == 36);
+  // * weight's two gradients 4 + 8, type_as's 6, x * rsqrt's 8 + 16, mean's 4, pow's 8 + 8 + 12,
+  // the two gradients of x32 added 12, float's 6.
+  CHECK(bf16.backward == 92);
+  CHECK(bf16.kept == 6);  // x32 (4) and the bf16 normalised tensor (2)
+  // Under fp32 the casts return their input: no traffic, and x32 is x.
+  const KernelTraffic fp32 = norm_traffic(Elementwise::Eager, true, 4);
+  CHECK(fp32.forward == 8 + 4 + 8 + 8);
+  CHECK(fp32.backward == 24 + 24 + 4 + 28 + 12);
+  CHECK(fp32.kept == 8);
+}
+
+TEST_CASE("eager RoPE turns the queries and keys in fp32 between two casts") {
+  const KernelTraffic fused = rope_traffic(Elementwise::Fused, 2);
+  CHECK(fused.forward == 4);
+  CHECK(fused.backward == 4);
+  const KernelTraffic eager = rope_traffic(Elementwise::Eager, 2);
+  CHECK(eager.forward == 6 + 8 + 6);  // float, the complex product, type_as
+  CHECK(eager.backward == 20);        // the conjugate product between the casts' gradients
+  CHECK(eager.kept == 0);
+  CHECK(rope_traffic(Elementwise::EagerFusedNorm, 2).forward == 20);
+  // fp32: no casts, the product alone, as a fused kernel's read and write.
+  CHECK(rope_traffic(Elementwise::Eager, 4).forward == 8);
+}
+
+TEST_CASE("eager SwiGLU runs SiLU and the product apart; GELU is one kernel either way") {
+  const KernelTraffic fused = activation_traffic(Elementwise::Fused, true, 2);
+  CHECK(fused.forward == 6);    // read gate and up, write the product
+  CHECK(fused.backward == 10);  // read gate, up and the gradient, write two
+  const KernelTraffic eager = activation_traffic(Elementwise::Eager, true, 2);
+  CHECK(eager.forward == 4 + 6);       // SiLU, then the product
+  CHECK(eager.backward == 6 + 6 + 6);  // the product's two gradients, SiLU's
+  CHECK(activation_traffic(Elementwise::EagerFusedNorm, true, 2).backward == 18);
+  const KernelTraffic gelu = activation_traffic(Elementwise::Eager, false, 2);
+  CHECK(gelu.forward == 4);
+  CHECK(gelu.backward == 6);
+}
