@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <string>
@@ -365,7 +366,42 @@ TEST_CASE("--tp-comm-overlap: Megatron-LM's flag, torchtitan's async tensor para
   alone.etp = 1;
   alone.dp = 4;
   CHECK(setting(megatron_launch(r, alone), "--tp-comm-overlap") == nullptr);
-  CHECK(setting(torchtitan_launch(r, alone, {}), "compile.enable") == nullptr);
+  CHECK(setting(torchtitan_launch(r, alone, {}), "parallelism.enable_async_tensor_parallel") == nullptr);
+  // Eager element-wise kernels cannot run async TP: torchtitan runs it compiled, and says so.
+  r.training.elementwise = Elementwise::Eager;
+  r.training.loss = Loss::Torch;
+  const LaunchPlan eager = torchtitan_launch(r, row, {});
+  CHECK(value(eager, "compile.enable") == "true");
+  REQUIRE(eager.gaps.size() == 1);
+  CHECK(eager.gaps[0].find("--elementwise fused") != std::string::npos);
+  REQUIRE(eager.closest.has_value());  // simulated as it runs: fused
+}
+
+TEST_CASE("--elementwise: torchtitan compiles for fused kernels and runs eager without; Megatron-LM fuses") {
+  PlanRequest r = tiny_request();
+  r.training.loss = Loss::Torch;  // torchtitan's own, so that its launch has no gap for the loss
+  const PlanRow row = tiny_row("1f1b", 1, "E,t*4|t*4,H");
+  const LaunchPlan fused = torchtitan_launch(r, row, {});
+  CHECK(value(fused, "compile.enable") == "true");
+  CHECK(fused.gaps.empty());
+  for (const Elementwise how : {Elementwise::Eager, Elementwise::EagerFusedNorm}) {
+    r.training.elementwise = how;
+    const LaunchPlan eager = torchtitan_launch(r, row, {});
+    CHECK(setting(eager, "compile.enable") == nullptr);  // torchtitan's default: uncompiled
+    CHECK(eager.gaps.empty());
+    // Which norm kernel runs is the installed PyTorch's: the note says how pipeplan priced it.
+    const std::string priced = how == Elementwise::Eager ? "op by op" : "as one kernel each";
+    CHECK(std::any_of(eager.notes.begin(), eager.notes.end(), [&](const std::string& n) {
+      return n.find("nn.RMSNorm") != std::string::npos && n.find(priced) != std::string::npos;
+    }));
+    r.training.loss = Loss::VocabParallel;
+    const LaunchPlan megatron = megatron_launch(r, row);
+    REQUIRE(megatron.gaps.size() == 1);
+    CHECK(megatron.gaps[0].find("--elementwise fused") != std::string::npos);
+    REQUIRE(megatron.closest.has_value());
+    CHECK(megatron.closest->step_ms > 0);
+    r.training.loss = Loss::Torch;
+  }
 }
 
 TEST_CASE("Megatron-LM: a row without a pipeline takes no virtual stages, whatever its chunks") {

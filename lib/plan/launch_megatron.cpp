@@ -215,6 +215,12 @@ LaunchPlan megatron_launch(const PlanRequest& request, const PlanRow& row) {
         "Megatron-LM computes the loss vocabulary-parallel (tensor_parallel/cross_entropy.py), not with torch's "
         "cross_entropy: it runs the row with --loss vocab-parallel");
   }
+  if (request.training.elementwise != Elementwise::Fused) {
+    run_request.training.elementwise = Elementwise::Fused;
+    launch.gaps.emplace_back(
+        "Megatron-LM runs its norms, RoPE and SwiGLU as fused kernels (Transformer Engine's and its own fusions), "
+        "not op by op: it runs the row with --elementwise fused");
+  }
   if (row.recompute == Recompute::Ops) {
     as_run.recompute = Recompute::Full;
     launch.gaps.emplace_back(
@@ -238,7 +244,8 @@ LaunchPlan megatron_launch(const PlanRequest& request, const PlanRow& row) {
     if (Value v = arg.value(in)) launch.settings.push_back({std::string(arg.flag), std::move(*v)});
   }
   if (as_run.schedule != row.schedule || as_run.recompute != row.recompute ||
-      run_request.training.loss != request.training.loss)
+      run_request.training.loss != request.training.loss ||
+      run_request.training.elementwise != request.training.elementwise)
     simulate_closest(run_request, as_run, launch);
   if (in.fsdp() && row.sharding == Sharding::Params) {
     launch.notes.push_back(

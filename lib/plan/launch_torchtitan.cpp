@@ -216,7 +216,11 @@ constexpr std::array kTorchtitanKeys = {
                   [](const TorchtitanInput& in) {
                     return when(in.row.precision.fp8 == Fp8Recipe::Tensorwise, quoted("tensorwise"));
                   }},
-    TorchtitanKey{"compile.enable", [](const TorchtitanInput& in) { return when(in.async_tp(), "true"); }},
+    // torch.compile fuses the norms, RoPE and activations, as pipeplan prices them under
+    // --elementwise fused; off, torchtitan runs its modules op by op (--elementwise eager).
+    TorchtitanKey{
+        "compile.enable",
+        [](const TorchtitanInput& in) { return when(in.request.training.elementwise == Elementwise::Fused, "true"); }},
 };
 
 }  // namespace
@@ -275,6 +279,14 @@ LaunchPlan torchtitan_launch(const PlanRequest& request, const PlanRow& row, con
         "torchtitan computes the loss with torch's cross_entropy on an fp32 copy of the logits (components/loss.py), "
         "not vocabulary-parallel: it runs the row with --loss torch");
   }
+  // Its async tensor parallelism runs only compiled (parallelize.py), and compiled the element-wise
+  // kernels are fused.
+  if (row.tp > 1 && request.training.tp_comm_overlap && request.training.elementwise != Elementwise::Fused) {
+    run_request.training.elementwise = Elementwise::Fused;
+    launch.gaps.emplace_back(
+        "torchtitan's async tensor parallelism runs only under torch.compile (parallelize.py), which fuses the "
+        "norms, RoPE and activations: it runs the row with --elementwise fused");
+  }
   // Its tensor parallelism shards the norms over the sequence always (parallelize.py's
   // SequenceParallel on every norm).
   if (row.tp > 1 && !request.training.sequence_parallel) {
@@ -287,7 +299,7 @@ LaunchPlan torchtitan_launch(const PlanRequest& request, const PlanRow& row, con
   const bool csv = row.pp > 1 && pytorch.empty();
   // pipeplan's own order sits where its generator put its stages: the V or the loop.
   const bool vee = csv && row.chunks == 2 && rebuild_row(request, row).schedule.placement == vee_placement(row.pp);
-  TorchtitanInput in{request, as_run, csv ? csv_class(vee, row.chunks) : std::string(pytorch),
+  TorchtitanInput in{run_request, as_run, csv ? csv_class(vee, row.chunks) : std::string(pytorch),
                      parse_layout(as_run.layout, request.model.layers, "the row's layout"), ""};
   if (csv) {
     in.csv = files.schedule_csv.empty() ? "schedule.csv" : files.schedule_csv;
@@ -297,6 +309,12 @@ LaunchPlan torchtitan_launch(const PlanRequest& request, const PlanRow& row, con
                   " order: write it with this plan's --emit-schedule DIR (DIR/schedule.csv) and give its path"
             : "pipeline_parallel_schedule_csv is pipeplan's own " + row.schedule +
                   " order, written by --emit-schedule");
+  }
+  if (run_request.training.elementwise != Elementwise::Fused) {
+    launch.notes.push_back(
+        "without compile.enable torchtitan's norms are torch's nn.RMSNorm (models/llama3/model/model.py), one kernel "
+        "or op by op as the installed PyTorch runs it eagerly: pipeplan priced them " +
+        std::string(run_request.training.elementwise == Elementwise::Eager ? "op by op" : "as one kernel each"));
   }
   if (row.cp > 1) {
     launch.notes.emplace_back(
@@ -315,7 +333,8 @@ LaunchPlan torchtitan_launch(const PlanRequest& request, const PlanRow& row, con
   const bool changed = as_run.rank_order != row.rank_order || as_run.sharding != row.sharding ||
                        as_run.recompute != row.recompute || !(as_run.precision == row.precision) ||
                        run_request.training.sequence_parallel != request.training.sequence_parallel ||
-                       run_request.training.loss != request.training.loss;
+                       run_request.training.loss != request.training.loss ||
+                       run_request.training.elementwise != request.training.elementwise;
   if (changed) simulate_closest(run_request, as_run, launch);
   return launch;
 }
