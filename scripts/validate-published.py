@@ -379,6 +379,26 @@ def sharding_flag(row, dp, mapping, cp=1):
     return ["--sharding", "optimizer"]
 
 
+def elementwise_flag(row, mapping):
+    """--elementwise eager (or eager-fused-norm) for torchtitan's rows that ran without torch.compile."""
+    how = "eager"
+    if row["source"] == "torchtitan_2412":
+        # Its tables name torch.compile in each row that ran it.
+        if "torch.compile" in (row.get("technique") or ""):
+            return []
+    elif "405B" in row["model"]:
+        # The 405B table (docs/performance.md at 9515a140b, August 2024) names no compile; its
+        # train_configs/llama3_405b.toml at that commit sets compile = true.
+        return []
+    elif "13B" in row["model"] or "8B" in row["model"]:
+        # The A100 tables came with docs/performance.md at 395a52627 (Llama 2) and 1ea476e9f
+        # (Llama 3), April 2024, whose train_configs set compile = false everywhere and
+        # norm_type = "fused_rmsnorm" (a Triton kernel) for 13B and 8B, "rmsnorm" for 70B.
+        how = "eager-fused-norm"
+    mapping.notes.append(f"without torch.compile: --elementwise {how}")
+    return ["--elementwise", how]
+
+
 def tp_overlap_flag(row, tp, mapping):
     """--tp-comm-overlap where the source's runs overlap tensor parallelism's collectives."""
     if tp <= 1:
@@ -476,6 +496,7 @@ def map_row(row, models_dir, work):
         # torchtitan's loss is torch's cross_entropy on pred.float() (train.py at 9dec370).
         flags += ["--loss", "torch"]
         m.notes.append("torchtitan's loss: --loss torch")
+        flags += elementwise_flag(row, m)
     if row["source"] in ("megatron_lm_a100_2021", "bloom_176b") and tp > 1:
         # Both ran before sequence parallelism (Korthikanti et al., May 2022): Megatron-LM's 2021
         # runs and BLOOM's Megatron-DeepSpeed (trained March to July 2022) ran every tensor-
