@@ -320,6 +320,13 @@ def precision_flags(row, gpu, mapping):
     if "FLOAT8" in upper:
         # torchao's Float8 linear layers scale each tensor dynamically by default.
         return ["--dtype", "fp8", "--fp8-recipe", "tensorwise"]
+    if upper == "FP8" and row["source"] == "mbridge":
+        # Megatron-Bridge's performance configs come in FP8_CS (current scaling) and FP8_MX
+        # variants (scripts/performance/configs/llama/llama3_workload_base_configs.py), and its
+        # tables print MXFP8 apart: a plain FP8 is current scaling, on Blackwell too (its Llama 3
+        # 70B GB200 FP8 row has FP8_CS's FSDP and micro-batch 2, its MXFP8 row FP8_MX's tp 2 x pp 4).
+        mapping.notes.append("Megatron-Bridge's FP8 is its FP8_CS recipe: tensorwise")
+        return ["--dtype", "fp8", "--fp8-recipe", "tensorwise"]
     if upper.startswith("FP8"):
         if "ASSUMED" in upper:
             mapping.notes.append("precision assumed FP8 by the transcriber")
