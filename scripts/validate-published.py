@@ -467,8 +467,16 @@ def map_row(row, models_dir, work):
         return m, diffs
     flags = ["--model", model, "--gpu", gpu[0], *gpu[1:], "--gpus", str(gpus), *precision]
     flags += ["--seq", str(row["seq"]), "--global-batch", str(gbs)]
+    # torchtitan's pipelining defaults (torchtitan/parallelisms/pipelining_utils.py at 9dec370):
+    # each local batch in pipeline_parallel_microbatches, the pp degree unless set, and two
+    # stages per rank for a multi-stage schedule (generate_split_points).
+    titan_pipeline = row["source"].startswith("torchtitan") and pp > 1
     if row.get("mbs"):
         flags += ["--micro-batch", str(row["mbs"])]
+    elif titan_pipeline and dp and gbs % dp == 0 and (gbs // dp) % pp == 0:
+        mb = gbs // dp // pp
+        flags += ["--micro-batch", str(mb)]
+        m.notes.append(f"torchtitan's default micro-batches, as many as pp ({pp}): {mb} sequences each")
     else:
         m.notes.append("micro-batch not stated: searched")
     flags += ["--tp", str(tp), "--pp", str(pp)]
@@ -480,6 +488,9 @@ def map_row(row, models_dir, work):
     schedule = (row.get("schedule") or "").lower()
     if vp > 1:
         flags += ["--chunks", str(vp), "--schedules", "interleaved"]
+    elif "interleaved" in schedule and titan_pipeline:
+        flags += ["--chunks", "2", "--schedules", "interleaved"]
+        m.notes.append("torchtitan's default of two stages per rank for a multi-stage schedule: --chunks 2")
     elif "interleaved" in schedule or (row["source"] == "llama3_table4" and pp > 1):
         flags += ["--schedules", "interleaved"]
         m.notes.append("interleaved with the chunks per device not stated: chunks searched")
