@@ -51,7 +51,7 @@ enum class Loss : unsigned char {
 };
 
 /// How the norms, rotary embeddings and gated activations run (docs/costs.md, "Element-wise
-/// kernels"; eager_kernels.hpp): what they move through memory, and what the norms keep.
+/// kernels"; elementwise_kernels.hpp): what they move through memory, and what the norms keep.
 enum class Elementwise : unsigned char {
   Fused,  ///< each one kernel: Transformer Engine's, apex's, Megatron-LM's fusions, torch.compile's
   Eager,  ///< op by op, as PyTorch runs torchtitan's modules uncompiled: RMSNorm and RoPE through fp32 copies
