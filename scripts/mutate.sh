@@ -49,6 +49,7 @@ incremental-device-order-ignored @@ lib/sim/incremental_timer.cpp @@     if (nod
 tp-overlap-whole-product @@ lib/estimate/tp_overlap.cpp @@       out.exposed += std::max(0.0, collective_ms - chunks * (tp - 1) / tp); @@       out.exposed += std::max(0.0, collective_ms - chunks);
 workspace-not-held @@ lib/sim/op_costs.hpp @@       return {t.alloc_f + t.work_f, -t.work_f}; @@       return {t.alloc_f, 0};
 op-checkpoint-saves-even @@ lib/estimate/op_checkpoint.cpp @@     if (i % 2 == 0) { @@     if (i % 2 == 1) {
+eager-norm-keeps-input @@ lib/estimate/elementwise_kernels.cpp @@   return {forward, backward, kFloat + e}; @@   return {forward, backward, e};
 EOF
 )
 
