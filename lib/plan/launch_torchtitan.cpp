@@ -109,6 +109,12 @@ std::string quoted(std::string_view text) {
   return "\"" + std::string(text) + "\"";
 }
 
+// --tp-comm-overlap's counterpart: torchtitan's async tensor parallelism, for a row with tensor
+// parallelism.
+bool async_tensor_parallel(const PlanRequest& request, const PlanRow& row) {
+  return row.tp > 1 && request.training.tp_comm_overlap;
+}
+
 struct TorchtitanInput {
   const PlanRequest& request;
   const PlanRow& row;  ///< as torchtitan runs it
@@ -117,8 +123,7 @@ struct TorchtitanInput {
   std::string csv;  ///< pipeline_parallel_schedule_csv, for pipeplan's own orders
   [[nodiscard]] bool pipelined() const { return row.pp > 1; }
   [[nodiscard]] bool fsdp() const { return row.sharding == Sharding::Params; }
-  /// --tp-comm-overlap's counterpart: torchtitan's async tensor parallelism.
-  [[nodiscard]] bool async_tp() const { return row.tp > 1 && request.training.tp_comm_overlap; }
+  [[nodiscard]] bool async_tp() const { return async_tensor_parallel(request, row); }
   /// torchtitan's default split and stage count (two stages per rank for a multi-stage class)
   /// are the row's: module_fqns_per_model_part can be left out.
   [[nodiscard]] bool default_split() const {
@@ -281,7 +286,7 @@ LaunchPlan torchtitan_launch(const PlanRequest& request, const PlanRow& row, con
   }
   // Its async tensor parallelism runs only compiled (parallelize.py), and compiled the element-wise
   // kernels are fused.
-  if (row.tp > 1 && request.training.tp_comm_overlap && request.training.elementwise != Elementwise::Fused) {
+  if (async_tensor_parallel(request, row) && request.training.elementwise != Elementwise::Fused) {
     run_request.training.elementwise = Elementwise::Fused;
     launch.gaps.emplace_back(
         "torchtitan's async tensor parallelism runs only under torch.compile (parallelize.py), which fuses the "
