@@ -53,11 +53,14 @@ TEST_CASE("eager SwiGLU runs SiLU and the product apart; GELU is one kernel eith
   const KernelTraffic fused = activation_traffic(Elementwise::Fused, true, 2);
   CHECK(fused.forward == 6);    // read gate and up, write the product
   CHECK(fused.backward == 10);  // read gate, up and the gradient, write two
+  CHECK(fused.kept == 4);       // its input, gate and up (Megatron-LM's SwiGLUFunction)
   const KernelTraffic eager = activation_traffic(Elementwise::Eager, true, 2);
   CHECK(eager.forward == 4 + 6);       // SiLU, then the product
   CHECK(eager.backward == 6 + 6 + 6);  // the product's two gradients, SiLU's
+  CHECK(eager.kept == 6);              // SiLU's input (the gate), its output and up
   CHECK(activation_traffic(Elementwise::EagerFusedNorm, true, 2).backward == 18);
   const KernelTraffic gelu = activation_traffic(Elementwise::Eager, false, 2);
   CHECK(gelu.forward == 4);
   CHECK(gelu.backward == 6);
+  CHECK(gelu.kept == 2);  // its input
 }

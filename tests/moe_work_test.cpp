@@ -85,8 +85,9 @@ TEST_CASE("an MoE layer's FLOPs, all-to-all bytes, parameters and activations, d
   CHECK(active_parameters(m) == model_parameters(m) - 2 * 2 * 3 * 64 * 32);
   // a_F: the dense part (norm inputs 8,192, linear inputs 12,288, Q K V 8,192, scores 4,096) and
   // the block: router probabilities T·E·4 = 512, routed inputs and outputs 2·64·64·2 = 16,384,
-  // the experts' SwiGLU intermediates 4·64·32·2 = 16,384, the shared expert's 4·32·48·2 = 12,288.
-  CHECK(w.activation_bytes == 32'768 + 512 + 16'384 + 16'384 + 12'288);
+  // the experts' fused SwiGLU's input (gate and up) and product 3·64·32·2 = 12,288, the shared
+  // expert's 3·32·48·2 = 9,216.
+  CHECK(w.activation_bytes == 32'768 + 512 + 16'384 + 12'288 + 9'216);
 }
 
 TEST_CASE("the experts' all-to-alls take the node's link, or the network when the rank order spreads them") {
@@ -288,9 +289,9 @@ TEST_CASE("a capacity factor: every expert takes cf times its balanced share, pa
   CHECK(padded.f_flops - dropless.f_flops == doctest::Approx(0.25 * 786'432));
   CHECK(dropless.f_flops - dropped.f_flops == doctest::Approx(0.5 * 786'432));
   CHECK(padded.all_to_all_bytes == doctest::Approx(1.25 * dropless.all_to_all_bytes));
-  // a_F's routed part: the experts' inputs and outputs 2 x rows x 64 x 2 and their SwiGLU
-  // intermediates 4 x rows x 32 x 2: 512 bytes a row, 16 more rows at cf 1.25.
-  CHECK(padded.activation_bytes - dropless.activation_bytes == 16 * 512);
+  // a_F's routed part: the experts' inputs and outputs 2 x rows x 64 x 2 and their SwiGLU's
+  // input and product 3 x rows x 32 x 2: 448 bytes a row, 16 more rows at cf 1.25.
+  CHECK(padded.activation_bytes - dropless.activation_bytes == 16 * 448);
   t.moe_capacity_factor = -1;
   CHECK(test::error_of([&] { (void)layer_work(m, t); }).starts_with("--moe-capacity-factor"));
 }
@@ -310,4 +311,6 @@ TEST_CASE("the experts' element-wise traffic: the routing's copies, and SwiGLU's
   const PieceWork eager = moe_mlp_work(tiny_moe(), t);
   CHECK(eager.f_bytes - fused.f_bytes == 4 * 3584.0);
   CHECK(eager.b_bytes - fused.b_bytes == 8 * 3584.0);
+  // Autograd keeps SiLU's output beside its input and up: 2 more bytes an element.
+  CHECK(eager.activation_bytes - fused.activation_bytes == 2 * 3584);
 }

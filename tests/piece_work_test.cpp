@@ -37,8 +37,10 @@ TEST_CASE("a Llama layer's FLOPs, bytes and parameters, derived by hand") {
   CHECK(w.w_flops == 2'359'296.0);
   CHECK(w.model_flops() == w.f_flops + w.b_flops + w.w_flops);
   // a_F: norm inputs 2The = 8192, linear inputs 3The = 12288, Q K V T(h+2hk)e = 8192, the
-  // SwiGLU's gate, SiLU, up and product 4Tfe = 32768, the softmax output a*b*s^2*e = 4096.
-  CHECK(w.activation_bytes == 8192 + 12288 + 8192 + 32768 + 4096);
+  // fused SwiGLU's input, gate and up, 2Tfe, and its product (the down projection's input) Tfe:
+  // 3Tfe = 24576 (Megatron-LM's SwiGLUFunction saves only its input); the softmax output
+  // a*b*s^2*e = 4096.
+  CHECK(w.activation_bytes == 8192 + 12288 + 8192 + 24576 + 4096);
   // a_W: inputs of the linear layers T(3h + f)e plus the gradients at their outputs
   // T(3h + 2hk + 2f)e = Te(6h + 2hk + 3f) = 64 * 832.
   CHECK(w.w_activation_bytes == 53'248);
@@ -65,15 +67,16 @@ TEST_CASE("eager element-wise kernels: the layer's norms, RoPE and SwiGLU op by 
   CHECK(eager.f_bytes - fused.f_bytes == 196'608.0);
   // B: 32 * (2*64*86 + 96*16 + 128*8) = 32 * 13568.
   CHECK(eager.b_bytes - fused.b_bytes == 434'176.0);
-  // Each norm keeps its fp32 input and bf16 output where the fused one keeps its input: 2 * 32 * 64 * 4.
-  CHECK(eager.activation_bytes - fused.activation_bytes == 16'384);
+  // Each norm keeps its fp32 input and bf16 output where the fused one keeps its input, 2 * 32 *
+  // 64 * 4, and SwiGLU SiLU's output beside its input, 32 * 128 * 2.
+  CHECK(eager.activation_bytes - fused.activation_bytes == 16'384 + 8192);
   CHECK(eager.f_flops == fused.f_flops);
   // eager-fused-norm: RoPE and SwiGLU alone, F 32 * (1536 + 512), B 32 * (1536 + 1024).
   t.elementwise = Elementwise::EagerFusedNorm;
   const PieceWork triton = layer_work(tiny_llama(), t);
   CHECK(triton.f_bytes - fused.f_bytes == 65'536.0);
   CHECK(triton.b_bytes - fused.b_bytes == 81'920.0);
-  CHECK(triton.activation_bytes == fused.activation_bytes);
+  CHECK(triton.activation_bytes == fused.activation_bytes + 8192);  // SiLU's output
   // Full recompute runs the eager forward again in B.
   t.recompute = Recompute::Full;
   t.elementwise = Elementwise::Fused;
@@ -103,11 +106,11 @@ TEST_CASE("flash attention and recompute change what the layer keeps and redoes"
   // flash's backward recomputes Q K^T; at s = 16 the one 128-wide block on the causal diagonal
   // is computed whole, so the core is the full 131072 FLOPs.
   CHECK(flash.b_flops == 2'359'296.0 + 2.5 * 131'072.0);
-  CHECK(flash.activation_bytes == 65'536 - 4096 + 4 * 2 * 16 * 4);  // no scores; fp32 log-sum-exp a*b*s
+  CHECK(flash.activation_bytes == 57'344 - 4096 + 4 * 2 * 16 * 4);  // no scores; fp32 log-sum-exp a*b*s
   t.flash_attention = false;
   t.recompute = Recompute::Selective;
   PieceWork selective = layer_work(tiny_llama(), t);
-  CHECK(selective.activation_bytes == 65'536 - 4096);
+  CHECK(selective.activation_bytes == 57'344 - 4096);
   CHECK(selective.b_flops == 2'359'296.0 + 3 * 131'072.0);  // the core forward runs again
   CHECK(selective.recompute_flops == 131'072.0);
   CHECK(selective.model_flops() == layer_work(tiny_llama(), tiny_training()).model_flops());
@@ -117,7 +120,7 @@ TEST_CASE("flash attention and recompute change what the layer keeps and redoes"
   t.recompute = Recompute::Full;
   PieceWork full = layer_work(tiny_llama(), t);
   CHECK(full.activation_bytes == 32 * 64 * 2);            // the layer's input only
-  CHECK(full.b_workspace_bytes == 65'536 - 32 * 64 * 2);  // the rest of what F would keep, made again
+  CHECK(full.b_workspace_bytes == 57'344 - 32 * 64 * 2);  // the rest of what F would keep, made again
   CHECK(full.w_activation_bytes == 0);                    // W runs inside B
   CHECK(full.w_flops == 0);
   CHECK(full.b_flops == 2'621'440.0 + 2'490'368.0 + 2'359'296.0);  // B + the forward again + W
@@ -199,7 +202,7 @@ TEST_CASE("tensor parallelism splits the work and adds its collectives") {
   t.tp = 2;
   const PieceWork w = layer_work(tiny_llama(), t);
   CHECK(w.f_flops == (2'359'296.0 + 131'072.0) / 2);
-  CHECK(w.activation_bytes == 65'536 / 2);
+  CHECK(w.activation_bytes == 57'344 / 2);
   CHECK(w.tp_bytes == 0.5 * 32 * 64 * 2);              // (t-1)/t of one T x h activation
   CHECK(w.f_collectives == 4);                         // two all-gathers, two reduce-scatters
   CHECK(w.params == (8192 + 4096 + 24576) / 2 + 128);  // norms stay whole

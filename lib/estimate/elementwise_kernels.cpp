@@ -45,14 +45,15 @@ KernelTraffic rope_traffic(Elementwise how, double e) {
 }
 
 KernelTraffic activation_traffic(Elementwise how, bool gated, double e) {
-  // GELU is one native kernel eagerly too: read 1 write 1, back read 2 write 1.
-  if (!gated) return {2 * e, 3 * e, 0};
-  // Fused SwiGLU: read gate and up, write the product; back, read both and the gradient, write two.
-  if (how == Elementwise::Fused) return {3 * e, 5 * e, 0};
+  // GELU is one native kernel eagerly too: read 1 write 1, back read 2 write 1; it keeps its input.
+  if (!gated) return {2 * e, 3 * e, e};
+  // Fused SwiGLU: read gate and up, write the product; back, read both and the gradient, write
+  // two. It keeps its input, gate and up (Megatron-LM's SwiGLUFunction saves only that tensor).
+  if (how == Elementwise::Fused) return {3 * e, 5 * e, 2 * e};
   // torchtitan's FeedForward, w2(F.silu(w1(x)) * w3(x)): SiLU (read 1 write 1), then the product
   // (read 2 write 1); back, the product's two gradients (read 2 write 1 each) and SiLU's (read 2
-  // write 1).
-  return {5 * e, 9 * e, 0};
+  // write 1). Autograd keeps SiLU's input (the gate) and the product's two (SiLU's output, up).
+  return {5 * e, 9 * e, 3 * e};
 }
 
 }  // namespace pipeplan

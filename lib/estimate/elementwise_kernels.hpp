@@ -22,8 +22,10 @@ struct KernelTraffic {
 /// The rotary embedding of the queries and keys.
 [[nodiscard]] KernelTraffic rope_traffic(Elementwise how, double element);
 
-/// The MLP's activation per element of its width: SiLU(gate) x up (`gated`) or GELU. `kept` is 0:
-/// piece_work and moe_work count the MLP's intermediates with its products'.
+/// The MLP's activation per element of its width: SiLU(gate) x up (`gated`) or GELU. `kept` is
+/// what the activation's backward needs: its input (the gate and up projections' outputs when
+/// gated), and op by op SiLU's output too; the output, the down projection's input, is the
+/// MLP's to keep (piece_work, moe_work).
 [[nodiscard]] KernelTraffic activation_traffic(Elementwise how, bool gated, double element);
 
 }  // namespace pipeplan

@@ -59,11 +59,12 @@ PieceWork moe_mlp_work(const ModelConfig& m, const TrainingSettings& tr) {
   const double activated = routed * fe + tl * fs;
   w.f_bytes = moves + act.forward * activated;
   w.b_bytes = 2 * moves + act.backward * activated;
-  // F keeps the router's fp32 probabilities, the gathered inputs of the experts, their SwiGLU
-  // intermediates (gate, SiLU, up, product), their outputs after the etp reduce-scatter (the
-  // combine's weights take a gradient), and the shared expert's intermediates. The block's input
-  // is kept by the layer's dense part.
-  double kept = tl * E * 4 + gathered * h * e + 4 * routed * fe * e + routed * h * e + 4 * tl * fs * e;
+  // F keeps the router's fp32 probabilities, the gathered inputs of the experts, what their
+  // SwiGLU keeps (elementwise_kernels.hpp) and its output (the down products' input), their
+  // outputs after the etp reduce-scatter (the combine's weights take a gradient), and the shared
+  // expert's alike. The block's input is kept by the layer's dense part.
+  const double swiglu_kept = act.kept + e;
+  double kept = tl * E * 4 + gathered * h * e + swiglu_kept * routed * fe + routed * h * e + swiglu_kept * tl * fs;
   // W needs each expert GEMM's input and output gradient: the first's gathered input and its
   // 2f-wide gradient, the second's f-wide input and its gathered h-wide gradient; the shared
   // expert's down input and gate/up gradients 3·tl·fs·e, and the router's logits' gradient.

@@ -228,10 +228,11 @@ PieceWork block_work(const ModelConfig& m, const TrainingSettings& tr, const Lay
 
   // Activations F keeps, per Korthikanti et al. 2022, section 4.1: what both norms keep (their
   // inputs, fused), the attention's (its linears' inputs, Q, K and V, and what Qwen3's query and
-  // key norms keep), the MLP's input and intermediate tensors, the dropout masks (1 byte an
-  // element) and, without flash attention, the s x s softmax output (and dropout's).
+  // key norms keep), the MLP's input, what its activation keeps and the activation's output (the
+  // down projection's input), the dropout masks (1 byte an element) and, without flash attention,
+  // the s x s softmax output (and dropout's).
   double kept = 2 * x.norm.kept * x.T * x.h + x.T * a.kept_width * x.e + x.norm.kept * x.T * qk_norm_width(m) +
-                x.T * x.h * x.e + (m.gated_mlp ? 4 : 2) * x.T * f * x.e;
+                x.T * x.h * x.e + (x.act.kept + x.e) * x.T * f;
   if (m.hidden_dropout) kept += 2 * x.T * x.h;
   if (tr.flash_attention) {
     kept += x.a * x.T * 4;  // the softmax's log-sum-exp, fp32, for the rank's tokens
