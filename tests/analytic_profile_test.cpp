@@ -187,3 +187,44 @@ TEST_CASE("tensor parallelism beyond a node: its rings cross on every member's c
   const GroupLinks one = group_links(gpu, {16, 1, 1, 1, 1, RankOrder::TpDpPp});
   CHECK(piece_cost(w, gpu, {0.5, 0.25}, t, &one).f_ms == doctest::Approx(50.05));
 }
+
+TEST_CASE("offloading the first layers frees their activations and adds what their copies do not hide") {
+  const ModelConfig m = read_model_config_file(PIPEPLAN_TEST_DATA "/models/tiny-llama.json");
+  TrainingSettings t;
+  t.seq = 16;
+  t.micro_batch = 2;
+  const Layout layout = parse_layout("E,t*8,H", 8, "x");
+  const std::vector<int> placement = loop_placement(1, 1);
+  GpuSpec gpu = round_gpu();
+  gpu.host_link = {"host", 1e6, 0.0};  // fast enough that no copy outlasts a layer
+  const AnalyticProfile kept = analytic_profile(m, t, gpu, {}, layout, {placement, 1, 1, 8});
+  t.offload_layers = 3;
+  const AnalyticProfile off = analytic_profile(m, t, gpu, {}, layout, {placement, 1, 1, 8});
+  // Three layers' activations leave the card; the tiny layer keeps 57,344 bytes at this shape
+  // (piece_work_test's count with the log-sum-exp of flash attention, 57344 - 4096 + 512).
+  const Bytes layer = layer_work(m, t).activation_bytes;
+  CHECK(layer == 57'344 - 4096 + 4 * 2 * 16 * 4);
+  CHECK(kept.costs.stages[0].activation_bytes - off.costs.stages[0].activation_bytes == 3 * layer);
+  CHECK(off.costs.stages[0].f_ms == kept.costs.stages[0].f_ms);
+  CHECK(off.breakdown.stages[0].offload == 0.0);
+  // At 1000 bytes/s a copy takes as many ms as the layer has bytes, against microseconds of
+  // compute. With 8 - 3 = 5 layers' room, layer 7's forward waits for all three copies to the
+  // host, one after another, and in the backward the three copies back run one after another
+  // from layer 7's end, each layer waiting for its own: about 3 copies each way.
+  gpu.host_link = {"host", 1e-6, 0.0};
+  const AnalyticProfile slow = analytic_profile(m, t, gpu, {}, layout, {placement, 1, 1, 8});
+  const double waited =
+      slow.costs.stages[0].f_ms + slow.costs.stages[0].b_ms - kept.costs.stages[0].f_ms - kept.costs.stages[0].b_ms;
+  CHECK(waited == doctest::Approx(6.0 * double(layer)).epsilon(1e-4));
+  CHECK(slow.breakdown.stages[0].offload == doctest::Approx(waited));
+  CHECK(slow.costs.stages[0].w_ms == kept.costs.stages[0].w_ms);
+  // A card without a host link in the table, and a pipeline, are refused.
+  gpu.host_link = {"none", 0.0, 0.0};
+  CHECK(test::error_of([&] {
+          (void)analytic_profile(m, t, gpu, {}, layout, {placement, 1, 1, 8});
+        }) == "--offload-layers 3: round has no host link in the GPU table to offload over");
+  gpu.host_link = {"host", 1e6, 0.0};
+  CHECK(test::error_of([&] {
+          (void)analytic_profile(m, t, gpu, {}, parse_layout("E,t*4|t*4,H", 8, "x"), {loop_placement(2, 1), 2, 1, 8});
+        }).starts_with("--offload-layers 3: Megatron-LM offloads activations only without pipeline parallelism"));
+}

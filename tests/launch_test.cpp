@@ -416,3 +416,28 @@ TEST_CASE("Megatron-LM: a row without a pipeline takes no virtual stages, whatev
   CHECK(setting(m, "--pipeline-model-parallel-layout") == nullptr);
   CHECK(value(m, "--pipeline-model-parallel-size") == "1");
 }
+
+TEST_CASE("--offload-layers: Megatron-LM offloads that many layers' activations; torchtitan has no such setting") {
+  PlanRequest r = tiny_request();
+  r.training.offload_layers = 3;
+  r.training.loss = Loss::Torch;  // torchtitan's own, so that its launch's one gap is the offloading
+  PlanRow row = tiny_row("1f1b", 1, "E,t*8,H");
+  row.pp = 1;
+  row.tp = 1;
+  row.etp = 1;
+  row.dp = 8;
+  row.microbatches = 1;  // 16 sequences over 8 replicas, 2 a micro-batch
+  row.sharding = Sharding::Params;
+  const LaunchPlan titan = torchtitan_launch(r, row, {});
+  REQUIRE(titan.gaps.size() == 1);
+  CHECK(titan.gaps[0].find("offloads no activations") != std::string::npos);
+  CHECK(titan.gaps[0].find("--offload-layers 0") != std::string::npos);
+  REQUIRE(titan.closest.has_value());  // simulated without offloading, as it runs
+  CHECK(titan.closest->step_ms > 0);
+  r.training.loss = Loss::VocabParallel;
+  const LaunchPlan megatron = megatron_launch(r, row);
+  CHECK(value(megatron, "--cpu-offloading-num-layers") == "3");
+  CHECK(megatron.gaps.empty());
+  r.training.offload_layers = 0;
+  CHECK(setting(megatron_launch(r, row), "--cpu-offloading-num-layers") == nullptr);
+}

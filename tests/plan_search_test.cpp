@@ -453,3 +453,27 @@ TEST_CASE("expert parallelism is searched over the folded range: ep may exceed d
   for (const PlanJob& j : plan_jobs(r, refused)) eps.insert(j.ep);
   CHECK(eps == std::set<int>{1, 2});
 }
+
+TEST_CASE("with activation offloading the search keeps to one stage and no recompute, as Megatron-LM runs it") {
+  PlanRequest r = tiny_search();
+  r.training.offload_layers = 2;
+  r.top = 50;
+  const PlanOutcome out = plan(r);
+  REQUIRE(!out.rows.empty());
+  for (const PlanRow& row : out.rows) {
+    CHECK(row.pp == 1);
+    CHECK(row.chunks == 1);
+    CHECK(row.recompute == Recompute::None);
+  }
+  CHECK(out.refused.count("activation offloading (--offload-layers) runs on one stage: no pipeline parallelism, one "
+                          "chunk") == 1);
+  r.pp = 2;
+  CHECK(test::error_of([&] { (void)plan(r); }) ==
+        "--offload-layers 2: Megatron-LM offloads activations only without pipeline parallelism, on one stage, not 2");
+  r.pp = 0;
+  r.search.recompute = false;
+  r.training.recompute = Recompute::Full;
+  CHECK(test::error_of([&] {
+          (void)plan(r);
+        }).starts_with("--offload-layers 2: Megatron-LM refuses activation offloading with recompute"));
+}

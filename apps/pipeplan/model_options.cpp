@@ -95,6 +95,14 @@ void add_model_options(CLI::App& sub, ModelOptions& f, bool global_batch_require
                     ->type_name("C")
                     ->check(whole_range(kCpRange))
                     ->capture_default_str();
+  sub.add_option("--offload-layers", t.offload_layers,
+                 "Megatron-LM's --cpu-offloading-num-layers: the first N layers' activations go to host memory in "
+                 "the forward and come back in the backward over the card's host link, beside the compute "
+                 "(docs/costs.md; without pipeline parallelism and recompute, as Megatron-LM allows it; plan: "
+                 "pp 1 and recompute none only)")
+      ->type_name("N")
+      ->check(whole_range(kOffloadLayersRange))
+      ->capture_default_str();
   sub.add_flag("--flash-attention,!--no-flash-attention", t.flash_attention,
                "Fused attention that keeps no s x s scores (default on)");
   t.overlap_grad_reduce = true;

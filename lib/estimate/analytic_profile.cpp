@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "estimate/activation_offload.hpp"
 #include "estimate/collective_link.hpp"
 #include "estimate/context_parallel.hpp"
 #include "estimate/fp8_recipe.hpp"
@@ -251,13 +252,23 @@ StageCost piece_cost(const PieceWork& w, const PhaseGemms& gemms, const GpuSpec&
   return c;
 }
 
-std::vector<PieceWork> stage_work(const ModelConfig& model, const TrainingSettings& training, const Layout& layout) {
-  const LayerKinds kinds = layer_kinds(model);
+namespace {
+
+// Each kind of layer's work, with what FP8 saves (LayerKinds::kinds' order).
+std::vector<PieceWork> kind_work(const ModelConfig& model, const TrainingSettings& training, const LayerKinds& kinds) {
   std::vector<PieceWork> layers;
   for (const LayerKind& k : kinds.kinds) {
     layers.push_back(layer_work(model, training, k));
     apply_fp8_memory(layers.back(), layer_linear_gemms(model, training, k), training);  // FP8's saved tensors
   }
+  return layers;
+}
+
+}  // namespace
+
+std::vector<PieceWork> stage_work(const ModelConfig& model, const TrainingSettings& training, const Layout& layout) {
+  const LayerKinds kinds = layer_kinds(model);
+  const std::vector<PieceWork> layers = kind_work(model, training, kinds);
   const PieceWork embedding = embedding_work(model, training);
   const PieceWork head = head_work(model, training);
   std::vector<PieceWork> stages;
@@ -338,6 +349,32 @@ FsdpUnitMs operator+(const FsdpUnitMs& a, const FsdpUnitMs& b) {
   return {a.gather_ms + b.gather_ms, a.reduce_ms + b.reduce_ms};
 }
 
+// Activation offloading (activation_offload.hpp) on the one stage it allows: its first N layers'
+// activations leave the card, and what of their copies the compute does not hide joins its F
+// and B, the breakdown's offload line.
+void offload_activations(StageCost& c, TimeParts& parts, const PieceTimes& times, const ModelConfig& model,
+                         const TrainingSettings& tr, const GpuSpec& gpu) {
+  if (gpu.host_link.bandwidth_gb_per_s <= 0) {
+    throw Error("--offload-layers " + std::to_string(tr.offload_layers) + ": " + std::string(gpu.name) +
+                " has no host link in the GPU table to offload over");
+  }
+  const std::vector<PieceWork> kinds = kind_work(model, tr, times.layers);
+  std::vector<OffloadedLayer> layers;
+  double freed = 0;
+  for (std::size_t i = 0; i < times.layers.of_layer.size(); ++i) {
+    const StageCost& t = times.layer(i);
+    const auto bytes = double(kinds[std::size_t(times.layers.of_layer[i])].activation_bytes);
+    layers.push_back({t.f_ms, t.b_ms + t.w_ms, bytes});
+    if (int(i) < tr.offload_layers) freed += bytes;
+  }
+  const OffloadStallMs stall = offload_stall_ms(layers, tr.offload_layers, gpu.host_link.bandwidth_gb_per_s);
+  c.f_ms += stall.forward;
+  c.b_ms += stall.backward;
+  parts.offload += stall.forward + stall.backward;
+  c.activation_bytes -= static_cast<Bytes>(freed + 0.5);
+  c.w_activation_bytes = std::min(c.w_activation_bytes, c.activation_bytes);
+}
+
 }  // namespace
 
 PieceTotals piece_totals(const ModelConfig& model, const TrainingSettings& tr, const GpuSpec& gpu, const Efficiency& e,
@@ -363,6 +400,7 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
     throw Error("the placement names " + std::to_string(where.placement.size()) + " stages, the layout has " +
                 std::to_string(layout.size()));
   }
+  check_activation_offload(tr, model.layers, int(layout.size()));
   AnalyticProfile out;
   out.breakdown.measured = measured != nullptr;
   const std::vector<PieceWork> work = stage_work(model, tr, layout);
@@ -448,6 +486,8 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
       device_fp8_weights[static_cast<std::size_t>(device)] += fp8_kind_weights[std::size_t(times.layers.of_layer[i])];
     }
   }
+  if (tr.offload_layers > 0)
+    offload_activations(out.costs.stages.front(), out.breakdown.stages.front(), times, model, tr, gpu);
   if (tr.sharding == Sharding::Gradients) {
     // Each W reduce-scatters the gradients it made before the next micro-batch adds to them;
     // counted in W's time, not overlapped (an upper bound; under full recompute W is in B).

@@ -32,6 +32,14 @@ constexpr LinkSpec kHdr{"InfiniBand HDR, one 200 Gb/s NIC per GPU", 25.0, 0.02};
 constexpr LinkSpec kNdr{"InfiniBand NDR (ConnectX-7), one 400 Gb/s NIC per GPU", 50.0, 0.02};
 constexpr LinkSpec kXdr{"ConnectX-8 SuperNIC, one 800 Gb/s NIC per GPU", 100.0, 0.02};
 constexpr LinkSpec kEthernet{"100 Gb/s Ethernet per node", 12.5, 0.05};
+// Each card's link to its host's memory, nominal per direction (docs/costs.md, "Activation
+// offloading"): PCIe 4.0 x16, 64 GB/s both ways (the A100 data sheet); PCIe 5.0 x16, 128 GB/s
+// both ways (the H100 and H200 data sheets; the HGX B200 and B300 boards' x86 hosts are PCIe 5.0
+// too, as Transformer Engine's CPU-offloading guide counts such systems); NVLink-C2C between a
+// Grace CPU and its Blackwell GPUs, 900 GB/s both ways (the GB200 NVL72 data sheet and that guide).
+constexpr LinkSpec kPcie4Host{"PCIe 4.0 x16 to the host (64 GB/s both ways)", 32.0, 0.01};
+constexpr LinkSpec kPcie5Host{"PCIe 5.0 x16 to the host (128 GB/s both ways)", 64.0, 0.01};
+constexpr LinkSpec kC2cHost{"NVLink-C2C to the Grace CPU (900 GB/s both ways)", 450.0, 0.01};
 
 // Sustained GEMM rates, measured at steady state (docs/costs.md, "GEMM rate"):
 // - A100 SXM4 80GB, FP16 cuBLASLt at 16384^3 after 10,000 warm-up iterations: 256.5 of 312
@@ -67,7 +75,8 @@ const std::array<GpuSpec, 12> kGpus = {{
      .architecture = Architecture::Ampere,
      .gpus_per_board = 8,
      .sustained_gemm = kA100Sustained,
-     .cuda_name = "A100"},
+     .cuda_name = "A100",
+     .host_link = kPcie4Host},
     {.name = "a100-80gb",
      .description = "NVIDIA A100 SXM4 80GB",
      .tflops_bf16 = 312.0,
@@ -82,7 +91,8 @@ const std::array<GpuSpec, 12> kGpus = {{
      .architecture = Architecture::Ampere,
      .gpus_per_board = 8,
      .sustained_gemm = kA100Sustained,
-     .cuda_name = "A100"},
+     .cuda_name = "A100",
+     .host_link = kPcie4Host},
     {.name = "h100",
      .description = "NVIDIA H100 SXM5 80GB",
      .tflops_bf16 = 989.4,
@@ -99,7 +109,8 @@ const std::array<GpuSpec, 12> kGpus = {{
      .gpus_per_board = 8,
      .sustained_gemm = kHopperSustained,
      .sustained_gemm_fp8 = kH100SustainedFp8,
-     .cuda_name = "H100"},
+     .cuda_name = "H100",
+     .host_link = kPcie5Host},
     // Meta's Grand Teton H100 (torchtitan's runs): the H100 SXM5's chip with 96 GB of HBM2e at
     // 2.4 TB/s and a 500 W limit (torchtitan, benchmarks/llama3_h100_202412_torchtitan.md,
     // "Hardware"; its 2024 page reports 95 GB, taken here). Its peak "is between SXM and NVL"
@@ -121,7 +132,8 @@ const std::array<GpuSpec, 12> kGpus = {{
      .gpus_per_board = 8,
      .sustained_gemm = kHopperSustained,
      .sustained_gemm_fp8 = kH100SustainedFp8,
-     .cuda_name = "H100"},
+     .cuda_name = "H100",
+     .host_link = kPcie5Host},
     // DeepSeek's card: the H100's chip and memory, NVLink cut to 400 GB/s both ways.
     {.name = "h800",
      .description = "NVIDIA H800 SXM5 80GB",
@@ -139,7 +151,8 @@ const std::array<GpuSpec, 12> kGpus = {{
      .gpus_per_board = 8,
      .sustained_gemm = kHopperSustained,
      .sustained_gemm_fp8 = kH100SustainedFp8,
-     .cuda_name = "H800"},
+     .cuda_name = "H800",
+     .host_link = kPcie5Host},
     {.name = "h200",
      .description = "NVIDIA H200 SXM 141GB",
      .tflops_bf16 = 989.4,
@@ -156,7 +169,8 @@ const std::array<GpuSpec, 12> kGpus = {{
      .gpus_per_board = 8,
      .sustained_gemm = kHopperSustained,
      .sustained_gemm_fp8 = kH200SustainedFp8,
-     .cuda_name = "H200"},
+     .cuda_name = "H200",
+     .host_link = kPcie5Host},
     {.name = "b200",
      .description = "NVIDIA B200 SXM 180GB (HGX B200)",
      .tflops_bf16 = 2250.0,
@@ -174,7 +188,8 @@ const std::array<GpuSpec, 12> kGpus = {{
      .gpus_per_board = 8,
      .sustained_gemm = kBlackwellSustained,
      .sustained_gemm_fp8 = kBlackwellSustainedFp8,
-     .cuda_name = "B200"},
+     .cuda_name = "B200",
+     .host_link = kPcie5Host},
     // One GPU of the rack: 72 in one NVLink domain, 4 on a compute tray.
     {.name = "gb200",
      .description = "NVIDIA GB200 NVL72, one Blackwell GPU of 72",
@@ -194,7 +209,8 @@ const std::array<GpuSpec, 12> kGpus = {{
      .job_segment = 64,
      .sustained_gemm = kBlackwellSustained,
      .sustained_gemm_fp8 = kBlackwellSustainedFp8,
-     .cuda_name = "GB200"},
+     .cuda_name = "GB200",
+     .host_link = kC2cHost},
     {.name = "b300",
      .description = "NVIDIA B300 SXM 288GB (HGX B300, Blackwell Ultra)",
      .tflops_bf16 = 2250.0,
@@ -210,7 +226,8 @@ const std::array<GpuSpec, 12> kGpus = {{
      .tflops_fp4 = 13500.0,
      .architecture = Architecture::Blackwell,
      .gpus_per_board = 8,
-     .cuda_name = "B300"},
+     .cuda_name = "B300",
+     .host_link = kPcie5Host},
     {.name = "gb300",
      .description = "NVIDIA GB300 NVL72, one Blackwell Ultra GPU of 72",
      .tflops_bf16 = 2500.0,
@@ -227,7 +244,8 @@ const std::array<GpuSpec, 12> kGpus = {{
      .architecture = Architecture::Blackwell,
      .gpus_per_board = 4,
      .job_segment = 64,
-     .cuda_name = "GB300"},
+     .cuda_name = "GB300",
+     .host_link = kC2cHost},
     {.name = "rtx3090",
      .description = "NVIDIA GeForce RTX 3090 24GB",
      .tflops_bf16 = 71.0,
@@ -241,7 +259,8 @@ const std::array<GpuSpec, 12> kGpus = {{
      .sms = 82,
      .architecture = Architecture::Ampere,
      .gpus_per_board = 4,
-     .cuda_name = "RTX 3090"},
+     .cuda_name = "RTX 3090",
+     .host_link = kPcie4Host},
     // FP8 with fp32 accumulation, as Transformer Engine runs it (the fp16-accumulate rate is twice).
     {.name = "rtx4090",
      .description = "NVIDIA GeForce RTX 4090 24GB",
@@ -257,7 +276,8 @@ const std::array<GpuSpec, 12> kGpus = {{
      .tflops_fp8 = 330.3,
      .architecture = Architecture::Ada,
      .gpus_per_board = 4,
-     .cuda_name = "RTX 4090"},
+     .cuda_name = "RTX 4090",
+     .host_link = kPcie4Host},
 }};
 
 }  // namespace

@@ -75,6 +75,9 @@ struct GpuSpec {
   /// calibrate` finds the row: "H100" in "NVIDIA H100 80GB HBM3", "GB200" in "NVIDIA GB200".
   /// Rows sharing it are told apart by their memory (lib/calibrate/card_match).
   std::string_view cuda_name;
+  /// The card's link to its host's memory, one direction: what activation offloading copies over
+  /// (activation_offload.hpp); a bandwidth of 0 where none is known.
+  LinkSpec host_link{"none", 0.0, 0.0};
 
   /// The GPUs a job's consecutive ranks fill before the next block begins on another domain: the
   /// rank grid's default gpus_per_node (`--gpus-per-node` overrides it).

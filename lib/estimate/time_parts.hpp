@@ -12,9 +12,10 @@ struct TimeParts {
   double context_comm = 0;   ///< context parallelism's ring: what the attention does not hide
   double expert_comm = 0;    ///< a mixture of experts' all-to-alls and expert-tensor gathers
   double sharding_comm = 0;  ///< FSDP's gathers and ZeRO-2's reduce-scatters that the compute does not hide
+  double offload = 0;        ///< activation offloading's copies to and from the host that the compute does not hide
 
   [[nodiscard]] double total() const {
-    return products + attention + elementwise + tensor_comm + context_comm + expert_comm + sharding_comm;
+    return products + attention + elementwise + tensor_comm + context_comm + expert_comm + sharding_comm + offload;
   }
   TimeParts& operator+=(const TimeParts& o) {
     products += o.products;
@@ -24,11 +25,12 @@ struct TimeParts {
     context_comm += o.context_comm;
     expert_comm += o.expert_comm;
     sharding_comm += o.sharding_comm;
+    offload += o.offload;
     return *this;
   }
   [[nodiscard]] TimeParts scaled(double k) const {
-    return {products * k,     attention * k,   elementwise * k,  tensor_comm * k,
-            context_comm * k, expert_comm * k, sharding_comm * k};
+    return {products * k,     attention * k,   elementwise * k,   tensor_comm * k,
+            context_comm * k, expert_comm * k, sharding_comm * k, offload * k};
   }
 };
 

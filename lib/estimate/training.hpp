@@ -175,6 +175,10 @@ struct TrainingSettings {
   bool sequence_parallel = true;
   Loss loss = Loss::VocabParallel;
   Elementwise elementwise = Elementwise::Fused;  ///< the norms, RoPE and gated activations: fused or op by op
+  /// Megatron-LM's --cpu-offloading-num-layers: the first N layers' activations copied to host
+  /// memory in the forward and back in the backward, beside the compute (activation_offload.hpp);
+  /// 0: none. Only without pipeline parallelism and recompute, as Megatron-LM allows it.
+  int offload_layers = 0;
 };
 
 /// Efficiencies the analytic costs assume: the fraction of the card's peak a GEMM reaches, and

@@ -84,6 +84,7 @@ void check_model_ranges(const ModelFlags& f, bool global_batch_required) {
   check(kTpRange, t.tp);
   check(kEpRange, t.ep);
   check(kCpRange, t.cp);
+  check(kOffloadLayersRange, t.offload_layers);
   if (t.etp != 0) check(kEtpRange, t.etp);
   if (t.moe_capacity_factor != 0) check(kCapacityRange, t.moe_capacity_factor);
   if (f.gpus_per_node != 0) check(kGpusPerNodeRange, f.gpus_per_node);
@@ -232,11 +233,13 @@ std::string describe_input(const ModelInput& in, const SearchedSettings* searche
       dtype += (i > 0 ? ", " : "") + precision_name(in.precisions[i]);
     dtype += ")";
   }
-  std::string text = fmt::format(
-      "{} ({} parameters{}, {} layers) on {}, {}, seq {}, micro-batch {}, tp {}, cp {}{}, recompute {}",
-      printable(in.model.name), parameter_count(model_parameters(in.model)), active, in.model.layers, in.gpu->name,
-      dtype, t.seq, value(s.micro_batch, std::to_string(t.micro_batch)), value(s.tp, std::to_string(t.tp)),
-      value(s.cp, std::to_string(t.cp)), ep, value(s.recompute, std::string(recompute_name(t.recompute))));
+  std::string text =
+      fmt::format("{} ({} parameters{}, {} layers) on {}, {}, seq {}, micro-batch {}, tp {}, cp {}{}, recompute {}",
+                  printable(in.model.name), parameter_count(model_parameters(in.model)), active, in.model.layers,
+                  in.gpu->name, dtype, t.seq, value(s.micro_batch, std::to_string(t.micro_batch)),
+                  value(s.tp, std::to_string(t.tp)), value(s.cp, std::to_string(t.cp)), ep,
+                  // Offloading takes recompute's place: the planner tries none alone (search_space.cpp).
+                  value(s.recompute && t.offload_layers == 0, std::string(recompute_name(t.recompute))));
   if (searched != nullptr || t.sharding != Sharding::None)
     text += ", sharding " + value(s.sharding, std::string(sharding_name(t.sharding)));
   text += t.flash_attention ? ", flash attention" : ", no flash attention";
@@ -247,6 +250,8 @@ std::string describe_input(const ModelInput& in, const SearchedSettings* searche
   if (t.loss != Loss::VocabParallel) text += ", the loss as " + std::string(loss_name(t.loss)) + " computes it";
   if (t.elementwise == Elementwise::Eager) text += ", norms, RoPE and activations op by op (eager)";
   if (t.elementwise == Elementwise::EagerFusedNorm) text += ", RoPE and activations op by op (eager), norms fused";
+  if (t.offload_layers > 0)
+    text += fmt::format(", the first {} layers' activations offloaded to the host", t.offload_layers);
   return text;
 }
 

@@ -20,6 +20,7 @@ Json breakdown_to_json(const StepBreakdown& b) {
   j["context_parallel_ms"] = b.layers.context_comm;
   j["expert_parallel_ms"] = b.layers.expert_comm;
   j["sharding_ms"] = b.layers.sharding_comm;
+  j["offload_ms"] = b.layers.offload;
   j["embedding_head_ms"] = b.embedding_head_ms;
   j["overlap_ms"] = b.overlap_ms;
   j["optimizer_ms"] = b.optimizer_ms;

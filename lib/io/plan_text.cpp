@@ -39,6 +39,7 @@ std::string plan_breakdown_text(const PlanOutcome& outcome, std::size_t top) {
     line("context-parallel ring, exposed", b.layers.context_comm);
     line("expert all-to-alls, exposed", b.layers.expert_comm);
     line("FSDP / ZeRO-2 collectives, exposed", b.layers.sharding_comm);
+    if (b.layers.offload > 0) line("activation offload copies, exposed", b.layers.offload);
     line("embedding, head and loss", b.embedding_head_ms);
     if (b.overlap_ms < 0) line("hidden by overlapped forward and backward", b.overlap_ms);
     line("bubble and waits for other devices", b.idle_ms);

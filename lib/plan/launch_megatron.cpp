@@ -116,6 +116,13 @@ constexpr std::array kMegatronArgs = {
                 [](const MegatronInput& in) { return when(in.row.recompute == Recompute::Full, "uniform"); }},
     MegatronArg{"--recompute-num-layers",
                 [](const MegatronInput& in) { return when(in.row.recompute == Recompute::Full, "1"); }},
+    // Its activations only (cpu_offloading_activations, the default), as pipeplan offloads them;
+    // arguments.py turns --cpu-offloading on with a count above 0.
+    MegatronArg{"--cpu-offloading-num-layers",
+                [](const MegatronInput& in) {
+                  return when(in.request.training.offload_layers > 0,
+                              std::to_string(in.request.training.offload_layers));
+                }},
     // ZeRO-1 is the distributed optimizer; ZeRO-2 and ZeRO-3 are Megatron-FSDP's optim_grads
     // and optim_grads_params, which arguments.py runs only with the fsdp_dtensor checkpoints.
     MegatronArg{

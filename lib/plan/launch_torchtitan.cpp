@@ -292,6 +292,14 @@ LaunchPlan torchtitan_launch(const PlanRequest& request, const PlanRow& row, con
         "torchtitan's async tensor parallelism runs only under torch.compile (parallelize.py), which fuses the "
         "norms, RoPE and activations: it runs the row with --elementwise fused");
   }
+  // Its trainer has no activation offloading: training.enable_cpu_offload is FSDP's CPUOffloadPolicy
+  // for the parameters, gradients and optimizer states (config/configs.py, distributed/fsdp.py).
+  if (request.training.offload_layers > 0) {
+    run_request.training.offload_layers = 0;
+    launch.gaps.emplace_back(
+        "torchtitan offloads no activations to the host (its training.enable_cpu_offload moves FSDP's parameters, "
+        "gradients and optimizer states): it runs the row with --offload-layers 0");
+  }
   // Its tensor parallelism shards the norms over the sequence always (parallelize.py's
   // SequenceParallel on every norm).
   if (row.tp > 1 && !request.training.sequence_parallel) {
@@ -339,7 +347,8 @@ LaunchPlan torchtitan_launch(const PlanRequest& request, const PlanRow& row, con
                        as_run.recompute != row.recompute || !(as_run.precision == row.precision) ||
                        run_request.training.sequence_parallel != request.training.sequence_parallel ||
                        run_request.training.loss != request.training.loss ||
-                       run_request.training.elementwise != request.training.elementwise;
+                       run_request.training.elementwise != request.training.elementwise ||
+                       run_request.training.offload_layers != request.training.offload_layers;
   if (changed) simulate_closest(run_request, as_run, launch);
   return launch;
 }

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "estimate/activation_offload.hpp"
 #include "estimate/megatron_layout.hpp"
 #include "estimate/moe_work.hpp"
 #include "model/error.hpp"
@@ -14,6 +15,10 @@
 namespace pipeplan {
 
 namespace {
+
+// Why the search passes a pipeline or a chunked stage by under --offload-layers.
+constexpr const char* kOffloadOneStage =
+    "activation offloading (--offload-layers) runs on one stage: no pipeline parallelism, one chunk";
 
 // The largest tensor parallelism searched, however large the NVLink domain: beyond 8 its
 // collectives outgrow its GEMMs (docs/costs.md, "The planner"); --tp fixes a larger one.
@@ -51,7 +56,9 @@ std::vector<int> micro_batch_choices(const PlanRequest& r, long per_replica) {
 // than the distributed optimizer for the same collectives, so it is not tried there.
 std::vector<MemoryVariant> variants(const PlanRequest& r, int dp, int pp) {
   std::vector<Recompute> recompute{r.training.recompute};
-  if (r.search.recompute) {
+  if (r.search.recompute && r.training.offload_layers > 0) {
+    recompute = {Recompute::None};  // offloading takes recompute's place (activation_offload.hpp)
+  } else if (r.search.recompute) {
     recompute = {Recompute::None, Recompute::Full};
     if (!r.training.flash_attention) recompute.insert(recompute.begin() + 1, Recompute::Selective);
   }
@@ -184,6 +191,14 @@ std::vector<PlanJob> plan_jobs(const PlanRequest& r, std::map<std::string, int>&
     throw Error("--chunks " + std::to_string(r.chunks) +
                 ": none of the schedules tried takes that many chunks per device");
   }
+  // Activation offloading runs on one stage, without recompute: a fixed --pp or --recompute
+  // that rules it out is refused in its words, and the search keeps to pp 1 and recompute none.
+  const bool offload = r.training.offload_layers > 0;
+  if (offload) {
+    TrainingSettings t = r.training;
+    if (r.search.recompute) t.recompute = Recompute::None;
+    check_activation_offload(t, r.model.layers, std::max(r.pp, 1));
+  }
   // A given layout fixes the stage count; 0 when none is given.
   const std::size_t fixed_stages =
       r.layout && !is_layout_keyword(*r.layout) ? parse_layout(*r.layout, r.model.layers, "--layout").size() : 0;
@@ -194,6 +209,10 @@ std::vector<PlanJob> plan_jobs(const PlanRequest& r, std::map<std::string, int>&
     const int ranks = r.gpus / (tp * cp);
     for (int pp = 1; pp <= ranks; ++pp) {
       if (ranks % pp != 0 || (r.pp > 0 && pp != r.pp)) continue;
+      if (offload && pp > 1) {
+        ++refused[kOffloadOneStage];
+        continue;
+      }
       const int dp = ranks / pp;
       const std::vector<MemoryVariant> vs = variants(r, dp * cp, pp);
       if (r.training.global_batch % dp != 0) {
@@ -246,6 +265,10 @@ std::vector<PlanJob> plan_jobs(const PlanRequest& r, std::map<std::string, int>&
               for (int v : chunk_choices(*g, r.max_chunks, r.chunks)) {
                 const int stages = pp * v;
                 if (fixed_stages > 0 ? std::size_t(stages) != fixed_stages : stages > r.model.layers + 2) continue;
+                if (offload && stages > 1) {
+                  ++refused[kOffloadOneStage];
+                  continue;
+                }
                 // 1F1B's step with the fill and drain shortened V times: only an order to try them in.
                 const double estimate = (double(microbatches) + double(pp - 1) / v) * per_microbatch / pp;
                 jobs.push_back({tp, pp, dp, v, int(microbatches), b, g, vs, estimate, ep, cp, precision});

@@ -21,8 +21,10 @@ StepBreakdown step_breakdown(const AnalyticProfile& profile, const std::vector<i
     TimeParts layers = b.stages[s];
     if (out.measured) {  // measured times are not split: the stage's whole time less its embedding and head
       const StageCost& c = profile.costs.stages[s];
+      const double offload = layers.offload;  // estimated beside the measurement: its own line
       layers = {};
-      layers.products = c.f_ms + c.b_ms + c.w_ms - b.edge_ms[s];
+      layers.offload = offload;
+      layers.products = c.f_ms + c.b_ms + c.w_ms - b.edge_ms[s] - offload;
     }
     out.layers += layers.scaled(m);
     out.embedding_head_ms += m * b.edge_ms[s];

@@ -61,6 +61,7 @@ void register_catalog(py::module_& m) {
       d["gpus_per_board"] = g.gpus_per_board > 0 ? g.gpus_per_board : g.nvlink_domain;
       d["intra_node"] = link(g.intra_node);
       d["inter_node"] = link(g.inter_node);
+      d["host_link"] = link(g.host_link);
       d["sms"] = g.sms;
       out.append(d);
     }

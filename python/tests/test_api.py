@@ -93,3 +93,7 @@ def test_errors_name_the_argument(call, names):
 def test_gpus_are_the_catalog():
     names = [g["name"] for g in pipeplan.gpus()]
     assert "h100" in names and len(names) == len(set(names))
+    # Every card has a host link to offload activations over: PCIe 5.0 x16 on an H100, 64 GB/s a
+    # direction; NVLink-C2C to the Grace CPU on a GB200, 450.
+    links = {g["name"]: g["host_link"]["bandwidth_gb_per_s"] for g in pipeplan.gpus()}
+    assert links["h100"] == 64.0 and links["gb200"] == 450.0 and all(bw > 0 for bw in links.values())

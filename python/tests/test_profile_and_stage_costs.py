@@ -31,6 +31,14 @@ def test_profile_is_the_clis(cli, settings, flags):
     assert pipeplan.profile(json.loads(MODEL.read_text()), "h100", 2, **settings) == mine
 
 
+def test_an_offloading_profile_is_the_clis(cli):
+    # One stage, as activation offloading needs: the keyword is the flag.
+    mine = pipeplan.profile(MODEL, "h100", 1, seq=256, offload_layers=1)
+    assert mine == json.loads(cli("profile", "--model", MODEL, "--gpu", "h100", "--stages", 1, "--seq", 256,
+                                  "--offload-layers", 1).stdout)
+    assert mine != pipeplan.profile(MODEL, "h100", 1, seq=256)
+
+
 def test_a_mixture_of_experts_profile_is_the_clis(cli):
     mine = pipeplan.profile(MOE, "h100", 2, seq=256, ep=2, dp=2)
     assert mine == json.loads(cli("profile", "--model", MOE, "--gpu", "h100", "--stages", 2, "--seq", 256,

@@ -287,7 +287,7 @@ pipeplan_cli_test(interleaved_zb_round_rule --exit 1 --absent @TMP@/z.json
                   -- generate --schedule interleaved-zb --stages 4 --microbatches 9 --chunks 2 -o @TMP@/z.json)
 
 # ---- The planner (issue 5): gpus, profile, plan.
-pipeplan_cli_test(gpus_table --out "^h100 +989.4 +1978.9 +- +66.9 +79.65 GiB +3350  hopper +8 +8 " --out "^rtx3090 +71.0 +- +- " -- gpus)
+pipeplan_cli_test(gpus_table --out "^h100 +989.4 +1978.9 +- +66.9 +79.65 GiB +3350  hopper +8 +8 " --out "^rtx3090 +71.0 +- +- " --out "^gb200 .*NVLink-C2C to the Grace CPU \\(900 GB/s both ways\\) 450.0$" -- gpus)
 pipeplan_cli_test(gpus_blackwell --out "^b200 +2250.0 +4500.0 +9000.0 +75.0 +179.06 GiB +8000  blackwell +8 +8  NVLink 5" --out "^gb200 +2500.0 +5000.0 +10000.0 .* blackwell +72 +4 " --out "^gb300 .* +15000.0 .* +72 +4 .*800 Gb/s" --out "^h800 +989.4 +1978.9 .* hopper .*400 GB/s both ways. 200.0" -- gpus)
 # The seed's case: one layer per stage, fp32, no flash attention; the transfer is one
 # micro-batch's 2048 x 4096 fp32 activation, 33554432 bytes, over PCIe through the host.
@@ -960,3 +960,29 @@ pipeplan_cli_test(plan_launch_row_two --out "^# Megatron-LM arguments for row 2 
                   --then "python3 -c \"__import__('sys').exit(0 if ('row 2 of pipeplan plan: %(schedule)s, pp %(pp)d x %(chunks)d chunks, dp %(dp)d, tp %(tp)d,' % __import__('json').load(open('plan.json'))['rows'][1]) in open('stdout').read() else 1)\""
                   -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16 --seq 256
                      --launch megatron --row 2 -o @TMP@/plan.json)
+# Activation offloading (--offload-layers, Megatron-LM's --cpu-offloading-num-layers): said in the
+# header, the search kept to one stage and no recompute, Megatron's key written, torchtitan's gap
+# named, and the settings Megatron-LM refuses refused in its words.
+pipeplan_cli_test(plan_offload_said --out "activations offloaded to the host"
+                  --out "refused [0-9]+x: activation offloading \\(--offload-layers\\) runs on one stage: no pipeline"
+                  --out "^ 1  [a-z0-9-]+ +1 +[0-9]+ +[0-9]+ +[0-9]+ dp-pp +1 .* none "
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16 --seq 256
+                     --offload-layers 2)
+pipeplan_cli_test(plan_offload_launch_megatron --out "^--cpu-offloading-num-layers 2 "
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16 --seq 256
+                     --offload-layers 2 --launch megatron)
+pipeplan_cli_test(plan_offload_launch_torchtitan --out "^# not as planned: torchtitan offloads no activations to the host"
+                  --out "^# what this runs, simulated as plan simulates its rows"
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16 --seq 256
+                     --offload-layers 2 --launch torchtitan)
+pipeplan_cli_test(plan_offload_refuses_pipeline --exit 1
+                  --err "--offload-layers 2: Megatron-LM offloads activations only without pipeline parallelism, on one stage, not 2"
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16 --seq 256
+                     --offload-layers 2 --pp 2)
+pipeplan_cli_test(profile_offload_refuses_recompute --exit 1
+                  --err "--offload-layers 2: Megatron-LM refuses activation offloading with recompute \\(--recompute full\\)"
+                  -- profile --model tests/data/models/tiny-llama.json --gpu h100 --stages 1 --offload-layers 2 --recompute full)
+pipeplan_cli_test(profile_offload_all_layers --exit 1 --err "--offload-layers 8: Megatron-LM offloads fewer layers than the model has \\(8\\), at most 7"
+                  -- profile --model tests/data/models/tiny-llama.json --gpu h100 --stages 1 --offload-layers 8)
+pipeplan_cli_test(profile_offload_negative --exit 2 --err "--offload-layers"
+                  -- profile --model tests/data/models/tiny-llama.json --gpu h100 --stages 1 --offload-layers -1)
