@@ -406,6 +406,27 @@ def elementwise_flag(row, mapping):
     return ["--elementwise", how]
 
 
+# Megatron-Bridge's performance configs that offload layers' activations to the host
+# (cpu_offloading_num_layers; its activations only, cpu_offloading_weights False), all of them
+# Megatron-FSDP runs without pipeline parallelism or recompute: LLAMA3_70B_PRETRAIN_CONFIG_
+# GB200_FP8_CS_V1 (40 of 80 layers) and ..._GB300_FP8_CS_V1 (20) in
+# scripts/performance/configs/llama/llama3_workload_base_configs.py from v0.2.0 (25.11) to v0.5.1
+# (26.06.01), the same in v0.6.0's perf_recipes/llama; 25.09's (v0.1.0rc3) perf_matrix in
+# scripts/performance/configs/llama3*/ gives the 70B on GB200 40 and the 405B on GB200 95 of 126.
+MBRIDGE_OFFLOADED_LAYERS = {("LLAMA3_70B", "gb200"): 40, ("LLAMA3_70B", "gb300"): 20, ("LLAMA3.1_405B", "gb200"): 95}
+
+
+def offload_flag(row, gpu, pp, mapping):
+    """--offload-layers N for the Megatron-Bridge FSDP rows whose configuration offloads N layers."""
+    if row["source"] != "mbridge" or pp != 1 or not row.get("fsdp") or int(row["fsdp"]) <= 0:
+        return []
+    layers = MBRIDGE_OFFLOADED_LAYERS.get((row["model"], gpu))
+    if layers is None:
+        return []
+    mapping.notes.append(f"the Megatron-Bridge config offloads {layers} layers' activations: --offload-layers {layers}")
+    return ["--offload-layers", str(layers)]
+
+
 def tp_overlap_flag(row, tp, mapping):
     """--tp-comm-overlap where the source's runs overlap tensor parallelism's collectives."""
     if tp <= 1:
@@ -510,6 +531,7 @@ def map_row(row, models_dir, work):
     flags += sharding_flag(row, dp, m, cp)
     flags += recompute_flag(row, m)
     flags += tp_overlap_flag(row, tp, m)
+    flags += offload_flag(row, gpu[0], pp, m)
     if row["source"].startswith("torchtitan"):
         # torchtitan's loss is torch's cross_entropy on pred.float() (train.py at 9dec370).
         flags += ["--loss", "torch"]
