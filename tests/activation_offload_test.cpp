@@ -69,8 +69,9 @@ TEST_CASE("Megatron-LM's rules: one stage, no recompute, fewer layers offloaded 
   CHECK(test::error_of([&] { check_activation_offload(t, 2, 1); }) ==
         "--offload-layers 2: Megatron-LM offloads fewer layers than the model has (2), at most 1");
   t.recompute = Recompute::Full;
-  CHECK(test::error_of([&] { check_activation_offload(t, 4, 1); }).starts_with(
-      "--offload-layers 2: Megatron-LM refuses activation offloading with recompute (--recompute full)"));
+  CHECK(test::error_of([&] { check_activation_offload(t, 4, 1); })
+            .starts_with(
+                "--offload-layers 2: Megatron-LM refuses activation offloading with recompute (--recompute full)"));
   t.offload_layers = 0;
   check_activation_offload(t, 4, 8);  // nothing to offload: nothing to refuse
 }

@@ -42,7 +42,7 @@ OffloadStallMs offload_stall_ms(std::span<const OffloadedLayer> layers, int offl
   // i + resident up have finished their backward (freeing room for it), after the copy before
   // it, and must end before layer i's backward begins.
   std::vector<double> finished(std::size_t(count), 0.0);  // when layer j's backward ends
-  double reloaded = 0;                                     // when the last copy back ended
+  double reloaded = 0;                                    // when the last copy back ended
   end = 0;
   compute = 0;
   for (int j = count - 1; j >= 0; --j) {

@@ -30,8 +30,7 @@ struct OffloadStallMs {
 /// layers' activations are on the card at any time (the forward waits for copies to finish);
 /// in the backward a layer's copy back starts once that limit allows and must be done before
 /// the layer's backward begins.
-[[nodiscard]] OffloadStallMs offload_stall_ms(std::span<const OffloadedLayer> layers, int offloaded,
-                                              double gb_per_s);
+[[nodiscard]] OffloadStallMs offload_stall_ms(std::span<const OffloadedLayer> layers, int offloaded, double gb_per_s);
 
 /// Throws Error naming --offload-layers when `tr` cannot offload on a model of `layers` layers
 /// split over `stages` pipeline stages: Megatron-LM's rules (transformer_config.py) refuse it
