@@ -477,3 +477,30 @@ TEST_CASE("with activation offloading the search keeps to one stage and no recom
           (void)plan(r);
         }).starts_with("--offload-layers 2: Megatron-LM refuses activation offloading with recompute"));
 }
+
+TEST_CASE("a lighter recompute that fits only with tilted stages does not rule out a heavier one at balanced stages") {
+  // DeepSeek-V3 on 256 B300 (Megatron-Bridge's configuration: pp 8, ep 8, micro-batch 2, 1F1B,
+  // MXFP8): without recompute 1F1B's eight micro-batches in flight on stage 0 fit only with far
+  // lighter first stages (E,t*5|t*5|t*6|...), whose imbalance costs more than recomputing every
+  // layer at balanced stages.
+  PlanRequest r = model_on("deepseek-v3.json", "b300", 256, 4096);
+  r.training.dtype = DType::BF16;
+  r.training.fp8 = Fp8Recipe::Mxfp8;
+  r.training.micro_batch = 2;
+  r.search.micro_batch = false;
+  r.search.tp = false;
+  r.search.cp = false;
+  r.search.ep = false;
+  r.search.sharding = false;
+  r.training.ep = 8;
+  r.training.sharding = Sharding::Optimizer;
+  r.pp = 8;
+  r.schedules = {"1f1b"};
+  const PlanOutcome out = plan(r);
+  REQUIRE(out.rows.size() >= 2);
+  CHECK(out.rows.front().recompute == Recompute::Full);
+  const auto tilted = std::find_if(out.rows.begin(), out.rows.end(),
+                                   [](const PlanRow& row) { return row.recompute == Recompute::None; });
+  REQUIRE(tilted != out.rows.end());
+  CHECK(tilted->step_ms > out.rows.front().step_ms);
+}

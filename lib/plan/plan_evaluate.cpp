@@ -125,6 +125,10 @@ struct VariantOutcome {
   std::optional<PlanRow> closest;       ///< otherwise the least over memory
   std::optional<std::string> refusal;
   bool skipped = false;  ///< a layout's bound could not reach the top
+  /// The best is the stages balanced by time (or the layout given): a heavier recompute or
+  /// sharding can only be slower. A best that fits only tilted towards lighter first stages may
+  /// lose to a heavier variant that fits balanced.
+  bool balanced = false;
 };
 
 VariantOutcome evaluate_variant(const PlanRequest& r, const PlanJob& job, const MemoryVariant& v, TopSteps& top) {
@@ -143,7 +147,8 @@ VariantOutcome evaluate_variant(const PlanRequest& r, const PlanJob& job, const 
       out.refusal = refusal(*job.generator, error.what());
       return out;
     }
-    for (const Layout& layout : layouts) {
+    for (std::size_t index = 0; index < layouts.size(); ++index) {
+      const Layout& layout = layouts[index];
       try {
         const Bounds bounds = bounds_of(r, job, tr, layout, order);
         const Bytes least = *std::max_element(bounds.memory.begin(), bounds.memory.end());
@@ -162,7 +167,10 @@ VariantOutcome evaluate_variant(const PlanRequest& r, const PlanJob& job, const 
         }
         EvaluatedLayout e = evaluate_layout(r, job, tr, layout, order, r.search_budget);
         if (e.row.max_peak() <= limit) {
-          if (!out.best || e.step < out.best->step) out.best = std::move(e);
+          if (!out.best || e.step < out.best->step) {
+            out.best = std::move(e);
+            out.balanced = index == 0;
+          }
         } else if (!out.closest || e.row.max_peak() < out.closest->max_peak()) {
           out.closest = std::move(e.row);
         }
@@ -235,6 +243,7 @@ EvaluatedLayout evaluate_layout(const PlanRequest& r, const PlanJob& job, const 
 
 JobOutcome evaluate_job(const PlanRequest& r, const PlanJob& job, TopSteps& top) {
   JobOutcome out;
+  // Which variants fit at the balanced layout: a heavier one than those is not tried.
   std::vector<bool> fits(job.variants.size(), false);
   for (std::size_t i = 0; i < job.variants.size(); ++i) {
     const MemoryVariant& v = job.variants[i];
@@ -246,7 +255,7 @@ JobOutcome evaluate_job(const PlanRequest& r, const PlanJob& job, TopSteps& top)
     }
     VariantOutcome o = evaluate_variant(r, job, v, top);
     if (o.best) {
-      fits[i] = true;
+      fits[i] = o.balanced;
       out.rows.push_back(std::move(o.best->row));
     } else if (o.skipped) {
       ++out.skipped;
