@@ -327,6 +327,14 @@ def precision_flags(row, gpu, mapping):
         # 70B GB200 FP8 row has FP8_CS's FSDP and micro-batch 2, its MXFP8 row FP8_MX's tp 2 x pp 4).
         mapping.notes.append("Megatron-Bridge's FP8 is its FP8_CS recipe: tensorwise")
         return ["--dtype", "fp8", "--fp8-recipe", "tensorwise"]
+    if upper.startswith("FP8") and "ASSUMED" in upper and row["source"] == "mbridge":
+        # Megatron-Bridge 25.09's table has no precision column; beside its "alternative FP8
+        # recipe" rows the others are one of the per-tensor recipes of its perf matrices (fp8_ds,
+        # fp8_cs; scripts/performance/configs at v0.1.0rc3). Where the two differ, the row follows
+        # fp8_cs: Llama 3 70B on 64 GB200 at micro-batch 2 with 40 layers offloaded (fp8_ds has
+        # micro-batch 1 and no offloading). Current scaling, as the plain FP8 of later tables.
+        mapping.notes.append("precision assumed FP8 by the transcriber: current scaling, tensorwise")
+        return ["--dtype", "fp8", "--fp8-recipe", "tensorwise"]
     if upper.startswith("FP8"):
         if "ASSUMED" in upper:
             mapping.notes.append("precision assumed FP8 by the transcriber")
