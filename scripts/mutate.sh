@@ -50,6 +50,8 @@ tp-overlap-whole-product @@ lib/estimate/tp_overlap.cpp @@       out.exposed += 
 workspace-not-held @@ lib/sim/op_costs.hpp @@       return {t.alloc_f + t.work_f, -t.work_f}; @@       return {t.alloc_f, 0};
 op-checkpoint-saves-even @@ lib/estimate/op_checkpoint.cpp @@     if (i % 2 == 0) { @@     if (i % 2 == 1) {
 eager-norm-keeps-input @@ lib/estimate/elementwise_kernels.cpp @@   return {forward, backward, kFloat + e}; @@   return {forward, backward, e};
+fused-swiglu-keeps-silu @@ lib/estimate/elementwise_kernels.cpp @@   if (how == Elementwise::Fused) return {3 * e, 5 * e, 2 * e}; @@   if (how == Elementwise::Fused) return {3 * e, 5 * e, 3 * e};
+offload-room-ignored @@ lib/estimate/activation_offload.cpp @@     if (started - allowed >= 1) start = std::max(start, copied[std::size_t(started - allowed - 1)]); @@     (void)allowed, (void)started;
 EOF
 )
 
