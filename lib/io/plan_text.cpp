@@ -58,8 +58,8 @@ std::string plan_summary_text(const PlanOutcome& outcome, const std::function<st
                                  outcome.over_memory.size(), refused, outcome.skipped);
   if (outcome.skipped > 0) {
     text +=
-        "  skipped: a lighter recompute or sharding already fits at balanced stages, or the step's lower bound cannot "
-        "reach the top\n";
+        "  skipped: a lighter recompute or sharding fits at balanced stages, or the step's lower bound cannot reach "
+        "the top\n";
   }
   if (outcome.merged > 0)
     text += fmt::format("  {} rows identical to a row shown (pp 1 runs every schedule alike) are merged into it\n",
