@@ -57,6 +57,26 @@ TEST_CASE("an FP8 product runs at the FP8 peak and reads one byte an input eleme
   CHECK_THROWS_AS((void)gemm_ms(g, ampere, kHalf, DType::BF16), Error);
 }
 
+TEST_CASE("MXFP8's block-scaled products run at its measured share of the per-tensor rate on Blackwell") {
+  // Transformer Engine's pre-quantized GEMM benchmark on a B300: 6.812 ms per-tensor, 7.161
+  // MXFP8, for the same 12 products.
+  CHECK(fp8_gemm_rate(Fp8Recipe::Mxfp8, Architecture::Blackwell) == doctest::Approx(6.812 / 7.161));
+  CHECK(fp8_gemm_rate(Fp8Recipe::Tensorwise, Architecture::Blackwell) == 1.0);
+  CHECK(fp8_gemm_rate(Fp8Recipe::Blockwise, Architecture::Hopper) == 1.0);
+  // The compute-bound product above, 5.36870912e-3 ms per-tensor, takes 7.161 / 6.812 of it.
+  GemmShape g{256, 256, 4096};
+  g.fp8 = true;
+  g.fp8_rate = fp8_gemm_rate(Fp8Recipe::Mxfp8, Architecture::Blackwell);
+  CHECK(gemm_ms(g, round_fp8_gpu(Architecture::Blackwell), kHalf, DType::BF16) ==
+        doctest::Approx(536870912.0 / 1e14 * 1e3 * 7.161 / 6.812));
+  // apply_fp8 gives every product of a layer its recipe's rate.
+  const TrainingSettings mx = tiny_fp8(Fp8Recipe::Mxfp8);
+  PieceWork w = layer_work(tiny_llama(), mx);
+  PhaseGemms gemms = layer_linear_gemms(tiny_llama(), mx, {});
+  apply_fp8(w, gemms, mx, round_fp8_gpu(Architecture::Blackwell));
+  for (const GemmShape& p : gemms.b) CHECK(p.fp8_rate == doctest::Approx(6.812 / 7.161));
+}
+
 TEST_CASE("the bytes each recipe moves to quantise one bf16 input element") {
   // Read it (twice for tensorwise's amax pass) at 2 bytes, write each copy: tensorwise on
   // Hopper 2·2 + 2·1 = 6, on Blackwell (one copy serves both layouts) 5; delayed 4 and 3;

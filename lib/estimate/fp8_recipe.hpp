@@ -36,6 +36,11 @@ enum class Fp8Operand : unsigned char {
 /// blocks; 1 + 1/32 for MXFP8's 32-element blocks with one-byte E8M0 scales.
 [[nodiscard]] double fp8_element_bytes(Fp8Recipe recipe, Fp8Operand operand);
 
+/// An FP8 product's kernel rate under `recipe` against a per-tensor-scaled one's at the same
+/// shape: MXFP8's block-scaled GEMMs on Blackwell at 0.951 (Transformer Engine's GEMM benchmark
+/// with pre-quantized inputs, docs/costs.md, "FP8"); 1 for the others, none measured apart.
+[[nodiscard]] double fp8_gemm_rate(Fp8Recipe recipe, Architecture architecture);
+
 /// FP8 copies of one tensor the GEMMs need: 2 (row-wise and column-wise) where the two are
 /// different data, 1 where one serves both (tensorwise and delayed scaling on Blackwell, whose
 /// FP8 GEMMs take every layout; on Hopper and Ada only TN, so the column-wise copy is a transpose).

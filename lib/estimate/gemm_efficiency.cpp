@@ -24,7 +24,7 @@ double peak_of(const GemmShape& g, const GpuSpec& gpu, DType dtype) {
 
 // FLOPs at the rate a large, well-shaped product reaches, in milliseconds.
 double large_gemm_ms(const GemmShape& g, const GpuSpec& gpu, const Efficiency& e, DType dtype) {
-  return g.flops() / (peak_of(g, gpu, dtype) * gemm_fraction(e, gpu, g.fp8)) * 1e3;
+  return g.flops() / (peak_of(g, gpu, dtype) * gemm_fraction(e, gpu, g.fp8) * (g.fp8 ? g.fp8_rate : 1.0)) * 1e3;
 }
 
 }  // namespace

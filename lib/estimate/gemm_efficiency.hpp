@@ -21,6 +21,9 @@ struct GemmShape {
   /// A and B in FP8, one byte an element (their scales are the recipe's traffic, fp8_recipe.hpp),
   /// at the card's FP8 peak; C still in `dtype` (or fp32, above).
   bool fp8 = false;
+  /// An FP8 product's kernel rate against a per-tensor-scaled one's at the same shape: its
+  /// recipe's (fp8_gemm_rate, fp8_recipe.hpp); 1 otherwise.
+  double fp8_rate = 1.0;
 
   [[nodiscard]] double flops() const;
   /// Bytes the product moves through memory at least: A and B read, C written (or accumulated).
