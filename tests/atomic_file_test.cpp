@@ -66,7 +66,7 @@ TEST_CASE("an unwritable path is an error that names it") {
         "cannot write /no/such/dir/out.json: No such file or directory");
 }
 
-TEST_CASE("a regular file keeps its mode; a read-only one is refused and kept") {
+TEST_CASE("a regular file keeps its mode, a read-only one is refused and kept") {
   fs::path dir = fs::temp_directory_path() / "pipeplan_atomic_mode_test";
   fs::remove_all(dir);
   fs::create_directories(dir);

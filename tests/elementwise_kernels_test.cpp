@@ -49,7 +49,7 @@ TEST_CASE("eager RoPE turns the queries and keys in fp32 between two casts") {
   CHECK(rope_traffic(Elementwise::Eager, 4).forward == 8);
 }
 
-TEST_CASE("eager SwiGLU runs SiLU and the product apart; GELU is one kernel either way") {
+TEST_CASE("eager SwiGLU runs SiLU and the product apart, GELU is one kernel either way") {
   const KernelTraffic fused = activation_traffic(Elementwise::Fused, true, 2);
   CHECK(fused.forward == 6);    // read gate and up, write the product
   CHECK(fused.backward == 10);  // read gate, up and the gradient, write two

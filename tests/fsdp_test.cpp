@@ -18,7 +18,7 @@ ModelConfig tiny_llama() {
 
 }  // namespace
 
-TEST_CASE("FSDP's bytes a parameter: fp32 shards of weight, gradient and moments; gathered units beside") {
+TEST_CASE("FSDP's bytes a parameter: fp32 shards of weight, gradient and moments, gathered units beside") {
   // torchtitan's MixedPrecisionPolicy keeps the sharded parameter in fp32 (Adam's master) and
   // gathers bf16: 4 + 4 + 8 = 16 bytes over d ranks, in bf16 and fp32 training alike.
   CHECK(fsdp_sharded_bytes_per_parameter(8) == 2.0);

@@ -315,7 +315,7 @@ TEST_CASE("Megatron-LM's layout with its runs folded reads back to the same stag
   CHECK(repeated_layout("Et|t|t|t|tL") == "Et|(t|)*3tL");
 }
 
-TEST_CASE("--recompute ops: torchtitan's selective by op; Megatron-LM's closest, full recompute, simulated") {
+TEST_CASE("--recompute ops: torchtitan's selective by op, Megatron-LM's closest, full recompute, simulated") {
   const PlanRequest r = tiny_request();
   PlanRow row = tiny_row("1f1b", 1, "E,t*4|t*4,H");
   row.recompute = Recompute::Ops;
@@ -337,7 +337,7 @@ TEST_CASE("--recompute ops: torchtitan's selective by op; Megatron-LM's closest,
   CHECK(vocab.closest.has_value());
 }
 
-TEST_CASE("--no-sequence-parallel: Megatron-LM leaves --sequence-parallel out; torchtitan runs it anyway, said") {
+TEST_CASE("--no-sequence-parallel: Megatron-LM leaves --sequence-parallel out, torchtitan runs it anyway, said") {
   PlanRequest r = tiny_request();
   const PlanRow row = tiny_row("1f1b", 1, "E,t*4|t*4,H");
   CHECK(value(megatron_launch(r, row), "--sequence-parallel").empty());
@@ -377,7 +377,7 @@ TEST_CASE("--tp-comm-overlap: Megatron-LM's flag, torchtitan's async tensor para
   REQUIRE(eager.closest.has_value());  // simulated as it runs: fused
 }
 
-TEST_CASE("--elementwise: torchtitan compiles for fused kernels and runs eager without; Megatron-LM fuses") {
+TEST_CASE("--elementwise: torchtitan compiles for fused kernels and runs eager without, Megatron-LM fuses") {
   PlanRequest r = tiny_request();
   r.training.loss = Loss::Torch;  // torchtitan's own, so that its launch has no gap for the loss
   const PlanRow row = tiny_row("1f1b", 1, "E,t*4|t*4,H");
@@ -417,7 +417,7 @@ TEST_CASE("Megatron-LM: a row without a pipeline takes no virtual stages, whatev
   CHECK(value(m, "--pipeline-model-parallel-size") == "1");
 }
 
-TEST_CASE("--offload-layers: Megatron-LM offloads that many layers' activations; torchtitan has no such setting") {
+TEST_CASE("--offload-layers: Megatron-LM offloads that many layers' activations, torchtitan has no such setting") {
   PlanRequest r = tiny_request();
   r.training.offload_layers = 3;
   r.training.loss = Loss::Torch;  // torchtitan's own, so that its launch's one gap is the offloading

@@ -28,7 +28,7 @@ std::int64_t expert_layers(const ModelConfig& m) {
 
 }  // namespace
 
-TEST_CASE("DeepSeek-V3: latent attention, 3 dense layers, 58 of experts, MTP; 671B of which 37B active") {
+TEST_CASE("DeepSeek-V3: latent attention, 3 dense layers, 58 of experts, MTP, 671B of which 37B active") {
   const ModelConfig m = model("deepseek-v3.json");
   CHECK(m.family == "deepseek_v3");
   CHECK(m.latent.enabled());
@@ -59,7 +59,7 @@ TEST_CASE("DeepSeek-V3: latent attention, 3 dense layers, 58 of experts, MTP; 67
   CHECK(head_work(m, t).f_flops > 2 * head_work(without, t).f_flops);  // the logits twice and a layer
 }
 
-TEST_CASE("Qwen3-235B-A22B: head_dim 128 over 64 heads, 128 experts of 1536, top-8; 235B, 22B active") {
+TEST_CASE("Qwen3-235B-A22B: head_dim 128 over 64 heads, 128 experts of 1536, top-8, 235B, 22B active") {
   const ModelConfig m = model("qwen3-235b-a22b.json");
   CHECK(m.family == "qwen3_moe");
   CHECK(m.q_hidden() == 64 * 128);  // wider than hidden_size 4096
@@ -72,7 +72,7 @@ TEST_CASE("Qwen3-235B-A22B: head_dim 128 over 64 heads, 128 experts of 1536, top
   CHECK(double(active_parameters(m)) == doctest::Approx(22.19e9).epsilon(0.001));
 }
 
-TEST_CASE("GPT-OSS-120B: alternating 128-token windows, biased attention and experts; 116.83B") {
+TEST_CASE("GPT-OSS-120B: alternating 128-token windows, biased attention and experts, 116.83B") {
   const ModelConfig m = model("gpt-oss-120b.json");
   CHECK(m.family == "gpt_oss");
   CHECK(layer_kind(m, 0).local);

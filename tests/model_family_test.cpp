@@ -39,7 +39,7 @@ TEST_CASE("a model_type or architecture pipeplan does not model is refused, nami
   }
 }
 
-TEST_CASE("Mixtral's and Qwen-MoE's experts are read; experts under any other name are refused") {
+TEST_CASE("Mixtral's and Qwen-MoE's experts are read, experts under any other name are refused") {
   const ModelConfig mixtral = read_model_config_file(PIPEPLAN_TEST_DATA "/models/mixtral-8x7b.json");
   CHECK(mixtral.moe.experts == 8);
   CHECK(mixtral.moe.ffn == 14336);  // Mixtral's experts are intermediate_size wide

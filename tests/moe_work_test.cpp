@@ -125,7 +125,7 @@ TEST_CASE("DualPipe's pair hides one micro-batch's all-to-alls under the other's
   CHECK_FALSE(overlapped_f_and_b_ms(f, {}, bw, {}).has_value());  // a dense model: nothing to overlap
 }
 
-TEST_CASE("expert weights are sharded over dp / ep replicas, the rest over dp; the V gets FB times") {
+TEST_CASE("expert weights are sharded over dp / ep replicas, the rest over dp, the V gets FB times") {
   const ModelConfig m = tiny_moe();
   TrainingSettings t = tiny_training(2);
   t.sharding = Sharding::Optimizer;

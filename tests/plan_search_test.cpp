@@ -59,7 +59,7 @@ TEST_CASE("the tensor-parallel degrees divide the GPUs, heads, key-value heads a
   CHECK(tp_choices(model_on("llama-3-70b.json", "h100", 64, 256)) == std::vector<int>{1, 2, 4, 8});
 }
 
-TEST_CASE("the search covers tp, micro-batch, recompute and sharding; a fixed setting stays fixed") {
+TEST_CASE("the search covers tp, micro-batch, recompute and sharding, a fixed setting stays fixed") {
   PlanRequest r = tiny_search();
   const PlanOutcome out = plan(r);
   std::set<int> tps, micro_batches;
@@ -344,7 +344,7 @@ TEST_CASE("a row rebuilt for --emit-schedule carries its order's boundaries") {
   CHECK(run.profile.costs.boundaries[2].bandwidth_gb_per_s == nvlink);
 }
 
-TEST_CASE("a smaller search budget ranks; the rows shown are what the default budget builds") {
+TEST_CASE("a smaller search budget ranks, the rows shown are what the default budget builds") {
   // The planner may search zb with less than its default budget while ranking, then evaluates the
   // rows it shows again with the default: so each shown zb row's step is the step of the schedule
   // rebuild_row (--emit-schedule, and `pipeplan generate`) builds with the default budget.
@@ -391,7 +391,7 @@ TEST_CASE("the context-parallel degrees: powers of two dividing the GPUs over tp
   CHECK(cp_choices(r, 64).empty());  // one rank over tp 64 cannot hold cp 2
 }
 
-TEST_CASE("every job's GPUs are tp x cp x pp x dp; cp > 1 is tried at micro-batch 1 when both are searched") {
+TEST_CASE("every job's GPUs are tp x cp x pp x dp, cp > 1 is tried at micro-batch 1 when both are searched") {
   PlanRequest r = model_on("llama-3-70b.json", "h100", 64, 256);
   std::map<std::string, int> refused;
   const std::vector<PlanJob> jobs = plan_jobs(r, refused);

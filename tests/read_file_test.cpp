@@ -9,7 +9,7 @@
 using namespace pipeplan;
 namespace fs = std::filesystem;
 
-TEST_CASE("a file is read whole; what holds no text is an error naming it") {
+TEST_CASE("a file is read whole, what holds no text is an error naming it") {
   fs::path dir = fs::temp_directory_path() / "pipeplan_read_file_test";
   fs::remove_all(dir);
   fs::create_directories(dir);

@@ -24,7 +24,7 @@ CostModel longest_backwards(const Schedule& s) {
 
 }  // namespace
 
-TEST_CASE("a run just under 2^62 ns is timed exactly; one op more is refused, in both simulators") {
+TEST_CASE("a run just under 2^62 ns is timed exactly, one op more is refused, in both simulators") {
   // 2^62 = 4,611,686,018,427,387,904 ns lies between 461 x 1e16 and 462 x 1e16.
   const Schedule under = one_device_gpipe(461);
   const CostModel costs = longest_backwards(under);
@@ -76,7 +76,7 @@ TEST_CASE("too many iterations are refused by name, with the schedule's op count
   CHECK_FALSE(run_limit_problem(s, test::uniform(s, 1, 1, 1), {25'000'000}).has_value());
 }
 
-TEST_CASE("memory up to 2^62 bytes a device is counted exactly; a byte more is refused") {
+TEST_CASE("memory up to 2^62 bytes a device is counted exactly, a byte more is refused") {
   // GPipe on one device holds every activation at once after its forwards: M x a_F. Two of 2^61
   // bytes are 2^62 exactly, the most allowed; one byte more each is refused before the run, where
   // four of them once wrapped around and showed a peak of two.
