@@ -201,3 +201,38 @@ TEST_CASE("under FSDP without pipeline parallelism a rank keeps its shard's FP8 
   CHECK(double(fp8.costs.devices[0].static_memory_bytes - bf16.costs.devices[0].static_memory_bytes) ==
         doctest::Approx(copies).epsilon(1e-6));
 }
+
+TEST_CASE("--fp8-params: the FP8 copies are the linear weights, without their bf16 copy") {
+  const ModelConfig m = tiny_llama();
+  const GpuSpec hopper = round_fp8_gpu(Architecture::Hopper);
+  TrainingSettings t;
+  t.seq = 16;
+  t.fp8 = Fp8Recipe::Tensorwise;
+  t.sharding = Sharding::Optimizer;
+  const Layout layout = parse_layout("E,t*8,H", 8, "x");
+  const std::vector<int> one{0};
+  const AnalyticProfile copies = analytic_profile(m, t, hopper, kHalf, layout, {one, 1, 2, 8});
+  t.fp8_params = true;
+  const AnalyticProfile alone = analytic_profile(m, t, hopper, kHalf, layout, {one, 1, 2, 8});
+  // The 8 layers' 36864 linear weights each lose their 2-byte bf16 copy; the norms, embedding and
+  // head keep theirs, and the fp32 master stays with the distributed optimizer's states.
+  CHECK(copies.costs.devices[0].static_memory_bytes - alone.costs.devices[0].static_memory_bytes == 8 * 36864 * 2);
+  CHECK(alone.costs.stages[0].f_ms == copies.costs.stages[0].f_ms);
+  // Megatron-LM keeps FP8 weights alone only with its distributed optimizer or FSDP, and
+  // Megatron-FSDP's FP8 units are not modelled.
+  t.sharding = Sharding::None;
+  CHECK(test::error_of([&] {
+          (void)analytic_profile(m, t, hopper, kHalf, layout, {one, 1, 2, 8});
+        }).starts_with("--fp8-params: Megatron-LM keeps the weights in FP8 alone only with its distributed optimizer"));
+  (void)analytic_profile(m, t, hopper, kHalf, layout, {one, 1, 1, 8});  // no replicas: nothing to shard
+  t.sharding = Sharding::Params;
+  CHECK(test::error_of([&] {
+          (void)analytic_profile(m, t, hopper, kHalf, layout, {one, 1, 2, 8});
+        }).starts_with("--fp8-params with --sharding params"));
+  t.fp8.reset();  // bf16 training: nothing in FP8, nothing changes
+  t.sharding = Sharding::Optimizer;
+  TrainingSettings bf16 = t;
+  bf16.fp8_params = false;
+  CHECK(analytic_profile(m, t, hopper, kHalf, layout, {one, 1, 2, 8}).costs.devices[0].static_memory_bytes ==
+        analytic_profile(m, bf16, hopper, kHalf, layout, {one, 1, 2, 8}).costs.devices[0].static_memory_bytes);
+}

@@ -441,3 +441,20 @@ TEST_CASE("--offload-layers: Megatron-LM offloads that many layers' activations,
   r.training.offload_layers = 0;
   CHECK(setting(megatron_launch(r, row), "--cpu-offloading-num-layers") == nullptr);
 }
+
+TEST_CASE("--fp8-params: Megatron-LM gathers FP8 weights, torchtitan's float8 keeps its bf16 ones") {
+  PlanRequest r = tiny_request();
+  r.training.fp8 = Fp8Recipe::Tensorwise;
+  r.training.fp8_params = true;
+  PlanRow row = tiny_row("1f1b", 1, "E,t*4|t*4,H");
+  row.precision = {DType::BF16, Fp8Recipe::Tensorwise};
+  row.sharding = Sharding::Optimizer;
+  CHECK(value(megatron_launch(r, row), "--fp8-param-gather").empty());  // a switch: present, no value
+  r.training.loss = Loss::Torch;
+  const LaunchPlan titan = torchtitan_launch(r, row, {});
+  CHECK(std::any_of(titan.gaps.begin(), titan.gaps.end(),
+                    [](const std::string& g) { return g.find("without --fp8-params") != std::string::npos; }));
+  row.precision = {DType::BF16, std::nullopt};  // a bf16 row of a plan that tried fp8 too: nothing to write
+  r.training.loss = Loss::VocabParallel;
+  CHECK(setting(megatron_launch(r, row), "--fp8-param-gather") == nullptr);
+}

@@ -103,6 +103,10 @@ void add_model_options(CLI::App& sub, ModelOptions& f, bool global_batch_require
       ->type_name("N")
       ->check(whole_range(kOffloadLayersRange))
       ->capture_default_str();
+  sub.add_flag("--fp8-params", t.fp8_params,
+               "Megatron-LM's --fp8-param-gather (Megatron-Bridge's FP8 presets set it): under --dtype fp8 the "
+               "linear weights are kept as their FP8 copies alone, with no bf16 copy beside them (needs the "
+               "distributed optimizer or ZeRO-2; plan: the FP8 precisions only)");
   sub.add_flag("--flash-attention,!--no-flash-attention", t.flash_attention,
                "Fused attention that keeps no s x s scores (default on)");
   t.overlap_grad_reduce = true;

@@ -425,6 +425,7 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
            fsdp_unit_ms(double(w.expert_params), tr.dtype, experts.count, expert_dp_link);
   };
   const bool fsdp_units = dense.sharding() == Sharding::Params && !pipelined;
+  check_fp8_params(tr, dense.sharding(), dense.count);
   PieceTimes times = piece_times(model, tr, gpu, e, measured, &links);
   if (fsdp_units) {
     for (std::size_t k = 0; k < times.kinds.size(); ++k) {
@@ -541,6 +542,9 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
         weights = weights / dense.count + 2 * largest;
       }
       static_bytes += weights * fp8_weight_copy_bytes(*tr.fp8, gpu.architecture);
+      // --fp8-params: those copies are the linear weights, without their 16-bit copy (the
+      // fp32 master stays with the optimizer's states).
+      if (tr.fp8_params) static_bytes -= device_fp8_weights[device] * element_bytes(tr.dtype);
       d.optimizer_ms += ms_for_bytes(weights * fp8_cast_bytes(*tr.fp8, gpu.architecture, Fp8Operand::Weight),
                                      gpu.memory_gb_per_s, e.memory);
     }

@@ -42,6 +42,20 @@ double fp8_element_bytes(Fp8Recipe recipe, Fp8Operand operand) {
   return 1.0;
 }
 
+void check_fp8_params(const TrainingSettings& tr, Sharding sharding, int replicas) {
+  if (!tr.fp8_params || !tr.fp8) return;
+  if (sharding == Sharding::Params) {
+    throw Error(
+        "--fp8-params with --sharding params: Megatron-FSDP's FP8 weight units are not modelled (pipeplan's "
+        "FSDP is torchtitan's FSDP2); plan without --fp8-params or with --sharding optimizer");
+  }
+  if (sharding == Sharding::None && replicas > 1) {
+    throw Error(
+        "--fp8-params: Megatron-LM keeps the weights in FP8 alone only with its distributed optimizer or FSDP "
+        "(arguments.py): use --sharding optimizer");
+  }
+}
+
 double fp8_gemm_rate(Fp8Recipe recipe, Architecture architecture) {
   // Transformer Engine's GEMM benchmark (docs/examples/gemm_profiling at d0067d0), a B300 with
   // its inputs quantized beforehand, the 12 products of a 4096-wide layer at 15,872 tokens:

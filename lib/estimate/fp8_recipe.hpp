@@ -36,6 +36,12 @@ enum class Fp8Operand : unsigned char {
 /// blocks; 1 + 1/32 for MXFP8's 32-element blocks with one-byte E8M0 scales.
 [[nodiscard]] double fp8_element_bytes(Fp8Recipe recipe, Fp8Operand operand);
 
+/// Throws Error naming --fp8-params where the FP8 weights cannot stand alone: Megatron-LM keeps
+/// them so only with its distributed optimizer or FSDP (arguments.py), and Megatron-FSDP's FP8
+/// units are not modelled (pipeplan's FSDP is torchtitan's). `sharding` is what the replicas
+/// shard (none without replicas, where nothing is refused).
+void check_fp8_params(const TrainingSettings& training, Sharding sharding, int replicas);
+
 /// An FP8 product's kernel rate under `recipe` against a per-tensor-scaled one's at the same
 /// shape: MXFP8's block-scaled GEMMs on Blackwell at 0.951 (Transformer Engine's GEMM benchmark
 /// with pre-quantized inputs, docs/costs.md, "FP8"); 1 for the others, none measured apart.

@@ -179,6 +179,11 @@ struct TrainingSettings {
   /// memory in the forward and back in the backward, beside the compute (activation_offload.hpp);
   /// 0: none. Only without pipeline parallelism and recompute, as Megatron-LM allows it.
   int offload_layers = 0;
+  /// Megatron-LM's --fp8-param-gather (distributed_data_parallel_config.py: "keep the compute
+  /// param in fp8 ... and perform the param all-gather in fp8"), which Megatron-Bridge's FP8
+  /// presets set: under FP8 training the linear weights are their FP8 copies alone, no 16-bit
+  /// copy beside them (fp8_recipe.hpp). No effect on a precision without FP8.
+  bool fp8_params = false;
 };
 
 /// Efficiencies the analytic costs assume: the fraction of the card's peak a GEMM reaches, and

@@ -136,6 +136,10 @@ ModelInput read_model_input(const ModelFlags& f) {
   if (!any_fp8 && !f.fp8_recipe.empty()) {
     throw FlagError("--fp8-recipe " + f.fp8_recipe + ": needs --dtype fp8 (--dtype is " + f.dtype + ")");
   }
+  if (!any_fp8 && f.training.fp8_params) {
+    throw FlagError("--fp8-params: the weights are FP8 only under FP8 training: needs --dtype fp8 (--dtype is " +
+                    f.dtype + ")");
+  }
   in.training.dtype = precisions.front().dtype;
   in.training.fp8 = precisions.front().fp8;
   if (precisions.size() > 1) in.precisions = precisions;
@@ -252,6 +256,7 @@ std::string describe_input(const ModelInput& in, const SearchedSettings* searche
   if (t.elementwise == Elementwise::EagerFusedNorm) text += ", RoPE and activations op by op (eager), norms fused";
   if (t.offload_layers > 0)
     text += fmt::format(", the first {} layers' activations offloaded to the host", t.offload_layers);
+  if (t.fp8_params) text += ", FP8 linear weights without a 16-bit copy";
   return text;
 }
 

@@ -118,6 +118,11 @@ constexpr std::array kMegatronArgs = {
                 [](const MegatronInput& in) { return when(in.row.recompute == Recompute::Full, "1"); }},
     // Its activations only (cpu_offloading_activations, the default), as pipeplan offloads them;
     // arguments.py turns --cpu-offloading on with a count above 0.
+    // The weights kept in FP8 alone and gathered so (distributed_data_parallel_config.py).
+    MegatronArg{"--fp8-param-gather",
+                [](const MegatronInput& in) {
+                  return in.request.training.fp8_params && in.row.precision.fp8 ? kSwitch : std::nullopt;
+                }},
     MegatronArg{"--cpu-offloading-num-layers",
                 [](const MegatronInput& in) {
                   return when(in.request.training.offload_layers > 0,

@@ -300,6 +300,14 @@ LaunchPlan torchtitan_launch(const PlanRequest& request, const PlanRow& row, con
         "torchtitan offloads no activations to the host (its training.enable_cpu_offload moves FSDP's parameters, "
         "gradients and optimizer states): it runs the row with --offload-layers 0");
   }
+  // Its float8 converts each linear's bf16 weight as the GEMM runs (quantize.linear.float8): no
+  // weights kept in FP8 alone.
+  if (request.training.fp8_params && row.precision.fp8) {
+    run_request.training.fp8_params = false;
+    launch.gaps.emplace_back(
+        "torchtitan's float8 keeps the bf16 weights and casts them for each GEMM (quantize.linear.float8), not "
+        "FP8 weights alone: it runs the row without --fp8-params");
+  }
   // Its tensor parallelism shards the norms over the sequence always (parallelize.py's
   // SequenceParallel on every norm).
   if (row.tp > 1 && !request.training.sequence_parallel) {
@@ -348,7 +356,8 @@ LaunchPlan torchtitan_launch(const PlanRequest& request, const PlanRow& row, con
                        run_request.training.sequence_parallel != request.training.sequence_parallel ||
                        run_request.training.loss != request.training.loss ||
                        run_request.training.elementwise != request.training.elementwise ||
-                       run_request.training.offload_layers != request.training.offload_layers;
+                       run_request.training.offload_layers != request.training.offload_layers ||
+                       run_request.training.fp8_params != request.training.fp8_params;
   if (changed) simulate_closest(run_request, as_run, launch);
   return launch;
 }

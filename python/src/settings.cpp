@@ -72,6 +72,7 @@ const Table& model_keywords() {
       {"loss", [](Settings& s, const py::handle& v) { s.model.loss = v.cast<std::string>(); }},
       {"elementwise", [](Settings& s, const py::handle& v) { s.model.elementwise = v.cast<std::string>(); }},
       {"offload_layers", [](Settings& s, const py::handle& v) { s.model.training.offload_layers = v.cast<int>(); }},
+      {"fp8_params", [](Settings& s, const py::handle& v) { s.model.training.fp8_params = v.cast<bool>(); }},
       {"sequence_parallel",
        [](Settings& s, const py::handle& v) { s.model.training.sequence_parallel = v.cast<bool>(); }},
       {"tp_comm_overlap", [](Settings& s, const py::handle& v) { s.model.training.tp_comm_overlap = v.cast<bool>(); }},

@@ -986,3 +986,9 @@ pipeplan_cli_test(profile_offload_all_layers --exit 1 --err "--offload-layers 8:
                   -- profile --model tests/data/models/tiny-llama.json --gpu h100 --stages 1 --offload-layers 8)
 pipeplan_cli_test(profile_offload_negative --exit 2 --err "--offload-layers"
                   -- profile --model tests/data/models/tiny-llama.json --gpu h100 --stages 1 --offload-layers -1)
+# --fp8-params (Megatron-LM's --fp8-param-gather): said in the header, refused without FP8.
+pipeplan_cli_test(profile_fp8_params_said --out "FP8 linear weights without a 16-bit copy"
+                  -- profile --model tests/data/models/tiny-llama.json --gpu h100 --stages 2 --seq 256 --dtype fp8
+                     --fp8-params --dp 2 --sharding optimizer)
+pipeplan_cli_test(profile_fp8_params_needs_fp8 --exit 2 --err "--fp8-params: the weights are FP8 only under FP8 training"
+                  -- profile --model tests/data/models/tiny-llama.json --gpu h100 --stages 2 --fp8-params)
