@@ -435,6 +435,22 @@ def offload_flag(row, gpu, pp, mapping):
     return ["--offload-layers", str(layers)]
 
 
+def fp8_params_flag(row, precision, mapping):
+    """--fp8-params for Megatron-Bridge's FP8 rows that do not run Megatron-FSDP."""
+    if row["source"] != "mbridge" or "--dtype" not in precision or precision[precision.index("--dtype") + 1] != "fp8":
+        return []
+    if row.get("fsdp") and int(row["fsdp"]) > 0:
+        # Megatron-FSDP keeps FP8 weight units too, which pipeplan does not model (it prices FSDP
+        # as torchtitan's FSDP2): left at the 16-bit copy, an upper bound on memory.
+        mapping.notes.append("FSDP: its FP8 parameters are not modelled, the 16-bit weight copy kept")
+        return []
+    # Megatron-Bridge's FP8 mixed-precision presets (bf16_with_fp8_current_scaling_mixed,
+    # bf16_with_mxfp8_mixed, bf16_with_fp8_delayed_scaling_mixed, ... in
+    # src/megatron/bridge/training/mixed_precision.py at v0.4.2) set fp8_param_gather = True.
+    mapping.notes.append("Megatron-Bridge's FP8 presets keep the weights in FP8 alone: --fp8-params")
+    return ["--fp8-params"]
+
+
 def tp_overlap_flag(row, tp, mapping):
     """--tp-comm-overlap where the source's runs overlap tensor parallelism's collectives."""
     if tp <= 1:
@@ -540,6 +556,7 @@ def map_row(row, models_dir, work):
     flags += recompute_flag(row, m)
     flags += tp_overlap_flag(row, tp, m)
     flags += offload_flag(row, gpu[0], pp, m)
+    flags += fp8_params_flag(row, precision, m)
     if row["source"].startswith("torchtitan"):
         # torchtitan's loss is torch's cross_entropy on pred.float() (train.py at 9dec370).
         flags += ["--loss", "torch"]
