@@ -184,6 +184,8 @@ struct TrainingSettings {
   /// presets set: under FP8 training the linear weights are their FP8 copies alone, no 16-bit
   /// copy beside them (fp8_recipe.hpp). No effect on a precision without FP8.
   bool fp8_params = false;
+
+  bool operator==(const TrainingSettings&) const = default;
 };
 
 /// Efficiencies the analytic costs assume: the fraction of the card's peak a GEMM reaches, and

@@ -255,9 +255,7 @@ LaunchPlan megatron_launch(const PlanRequest& request, const PlanRow& row) {
   for (const MegatronArg& arg : kMegatronArgs) {
     if (Value v = arg.value(in)) launch.settings.push_back({std::string(arg.flag), std::move(*v)});
   }
-  if (as_run.schedule != row.schedule || as_run.recompute != row.recompute ||
-      run_request.training.loss != request.training.loss ||
-      run_request.training.elementwise != request.training.elementwise)
+  if (as_run.schedule != row.schedule || as_run.recompute != row.recompute || run_request.training != request.training)
     simulate_closest(run_request, as_run, launch);
   if (in.fsdp() && row.sharding == Sharding::Params) {
     launch.notes.push_back(

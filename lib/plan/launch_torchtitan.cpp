@@ -353,11 +353,7 @@ LaunchPlan torchtitan_launch(const PlanRequest& request, const PlanRow& row, con
   }
   const bool changed = as_run.rank_order != row.rank_order || as_run.sharding != row.sharding ||
                        as_run.recompute != row.recompute || !(as_run.precision == row.precision) ||
-                       run_request.training.sequence_parallel != request.training.sequence_parallel ||
-                       run_request.training.loss != request.training.loss ||
-                       run_request.training.elementwise != request.training.elementwise ||
-                       run_request.training.offload_layers != request.training.offload_layers ||
-                       run_request.training.fp8_params != request.training.fp8_params;
+                       run_request.training != request.training;
   if (changed) simulate_closest(run_request, as_run, launch);
   return launch;
 }
