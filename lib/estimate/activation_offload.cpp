@@ -31,9 +31,8 @@ OffloadStallMs offload_stall_ms(std::span<const OffloadedLayer> layers, int offl
     if (j < n) {
       // The copy starts as the layer saves its first tensor, after the copy before it, and
       // cannot end before the layer has saved its last.
-      busy = std::max(start, busy) + copy_ms(j);
-      copied[std::size_t(j)] = std::max(busy, end);
-      busy = copied[std::size_t(j)];
+      busy = std::max(std::max(start, busy) + copy_ms(j), end);
+      copied[std::size_t(j)] = busy;
     }
   }
   OffloadStallMs out;
