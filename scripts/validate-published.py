@@ -370,6 +370,12 @@ def recompute_flag(row, mapping):
     return []
 
 
+def megatron_fsdp(row):
+    """The row ran Megatron-FSDP: Megatron-Bridge's and NeMo 25.04's `fsdp` above 0 (the latter prints 1 for on)."""
+    fsdp = row.get("fsdp")
+    return row["source"] in ("mbridge", "nemo_fw_2504") and fsdp is not None and int(fsdp) > 0
+
+
 def sharding_flag(row, dp, mapping, cp=1):
     source = row["source"]
     fsdp = row.get("fsdp")
@@ -386,8 +392,8 @@ def sharding_flag(row, dp, mapping, cp=1):
     if source == "megatron_lm_a100_2021":
         mapping.notes.append("Megatron-LM 2021 had no distributed optimizer: sharding none")
         return ["--sharding", "none"]
-    if source in ("mbridge", "nemo_fw_2504") and fsdp is not None and int(fsdp) > 0:
-        return ["--sharding", "params"]  # Megatron-FSDP (nemo_fw_2504 prints 1 for on)
+    if megatron_fsdp(row):
+        return ["--sharding", "params"]
     if dp == 1:
         return []
     mapping.notes.append("Megatron's distributed optimizer, as NeMo and Megatron-Bridge run by default: optimizer")
@@ -426,7 +432,7 @@ MBRIDGE_OFFLOADED_LAYERS = {("LLAMA3_70B", "gb200"): 40, ("LLAMA3_70B", "gb300")
 
 def offload_flag(row, gpu, pp, mapping):
     """--offload-layers N for the Megatron-Bridge FSDP rows whose configuration offloads N layers."""
-    if row["source"] != "mbridge" or pp != 1 or not row.get("fsdp") or int(row["fsdp"]) <= 0:
+    if row["source"] != "mbridge" or pp != 1 or not megatron_fsdp(row):
         return []
     layers = MBRIDGE_OFFLOADED_LAYERS.get((row["model"], gpu))
     if layers is None:
@@ -439,7 +445,7 @@ def fp8_params_flag(row, precision, mapping):
     """--fp8-params for Megatron-Bridge's FP8 rows that do not run Megatron-FSDP."""
     if row["source"] != "mbridge" or "--dtype" not in precision or precision[precision.index("--dtype") + 1] != "fp8":
         return []
-    if row.get("fsdp") and int(row["fsdp"]) > 0:
+    if megatron_fsdp(row):
         # Megatron-FSDP keeps FP8 weight units too, which pipeplan does not model (it prices FSDP
         # as torchtitan's FSDP2): left at the 16-bit copy, an upper bound on memory.
         mapping.notes.append("FSDP: its FP8 parameters are not modelled, the 16-bit weight copy kept")
