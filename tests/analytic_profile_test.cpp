@@ -228,3 +228,56 @@ TEST_CASE("offloading the first layers frees their activations and adds what the
           (void)analytic_profile(m, t, gpu, {}, parse_layout("E,t*4|t*4,H", 8, "x"), {loop_placement(2, 1), 2, 1, 8});
         }).starts_with("--offload-layers 3: Megatron-LM offloads activations only without pipeline parallelism"));
 }
+
+TEST_CASE("full recompute's block recomputes each stage's first N layers and keeps the rest as none does") {
+  // Megatron-LM's block method (megatron/core/recompute.py): in each model chunk, layer_idx <
+  // recompute_num_layers runs under a checkpoint, the others do not. So a stage of n layers with
+  // a block of N holds N layers' full-recompute work and n - N layers' recompute-none work: its
+  // kept activations and its B + W are those of the two extremes mixed layer by layer.
+  const ModelConfig m = read_model_config_file(PIPEPLAN_TEST_DATA "/models/tiny-llama.json");
+  TrainingSettings t;
+  t.seq = 16;
+  t.micro_batch = 2;
+  // Two devices of two chunks each: four stages of two layers (the embedding and head at the ends).
+  const Layout layout = parse_layout("E,t*2|t*2|t*2|t*2,H", 8, "x");
+  const std::vector<int> placement = loop_placement(2, 2);
+  const GpuSpec gpu = round_gpu();
+  const auto profile = [&](Recompute r, int block) {
+    TrainingSettings s = t;
+    s.recompute = r;
+    s.recompute_layers = block;
+    return analytic_profile(m, s, gpu, {}, layout, {placement, 2, 1, 8});
+  };
+  const AnalyticProfile none = profile(Recompute::None, 0);
+  const AnalyticProfile full = profile(Recompute::Full, 0);
+  const AnalyticProfile block = profile(Recompute::Full, 1);
+  TrainingSettings kept = t, recomputed = t;
+  recomputed.recompute = Recompute::Full;
+  const double a_none = double(layer_work(m, kept).activation_bytes);
+  const double a_full = double(layer_work(m, recomputed).activation_bytes);
+  REQUIRE(a_full < a_none);
+  for (std::size_t s = 0; s < layout.size(); ++s) {
+    const StageCost& b = block.costs.stages[s];
+    const StageCost& n = none.costs.stages[s];
+    const StageCost& f = full.costs.stages[s];
+    // Each chunk recomputes its first layer, not its second: one layer's worth of each.
+    CHECK(double(b.activation_bytes) == doctest::Approx(double(n.activation_bytes) - (a_none - a_full)));
+    CHECK(b.f_ms == doctest::Approx(n.f_ms));
+    // Without the embedding and head (whose W follows the stage's recompute), B + W moves from
+    // none's towards full's by one of the two layers.
+    if (!layout[s].embedding && !layout[s].head) {
+      const double both_none = n.b_ms + n.w_ms, both_full = f.b_ms + f.w_ms;
+      CHECK(b.b_ms + b.w_ms == doctest::Approx(both_none + (both_full - both_none) / 2));
+      CHECK(b.w_ms == doctest::Approx(n.w_ms / 2));  // the kept layer's W stays W
+    }
+  }
+  // A block as deep as the stage is full recompute; none past it; no block without full.
+  const AnalyticProfile whole = profile(Recompute::Full, 2);
+  CHECK(whole.costs.stages[1].b_ms == doctest::Approx(full.costs.stages[1].b_ms));
+  CHECK(whole.costs.stages[1].activation_bytes == full.costs.stages[1].activation_bytes);
+  CHECK(test::error_of([&] { (void)profile(Recompute::Selective, 1); }) ==
+        "--recompute-layers 1: chooses the layers full recompute recomputes (Megatron-LM's block method), and the "
+        "recompute is selective; give --recompute full");
+  CHECK(test::error_of([&] { (void)profile(Recompute::Full, -1); }) ==
+        "--recompute-layers -1: the layers to recompute must be 0 (all) or more");
+}

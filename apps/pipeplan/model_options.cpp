@@ -66,6 +66,13 @@ void add_model_options(CLI::App& sub, ModelOptions& f, bool global_batch_require
                      "Activation recompute: " + enum_help(kRecomputes) + " (plan: searched unless given)")
           ->type_name("MODE")
           ->capture_default_str();
+  sub.add_option("--recompute-layers", t.recompute_layers,
+                 "Megatron-LM's --recompute-method block --recompute-num-layers N: under full recompute only the "
+                 "first N layers of each stage (each chunk) recompute, the rest keep their activations (0: every "
+                 "layer; plan: applied to the full-recompute rows)")
+      ->type_name("N")
+      ->check(whole_range(kRecomputeLayersRange))
+      ->capture_default_str();
   f.sharding_option =
       sub.add_option("--sharding", f.sharding,
                      "Over data parallelism: " + enum_help(kShardings) + " (plan: searched unless given)")

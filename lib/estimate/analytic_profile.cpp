@@ -9,6 +9,7 @@
 #include "estimate/fsdp.hpp"
 #include "estimate/layer_kinds.hpp"
 #include "estimate/moe_work.hpp"
+#include "estimate/recompute_block.hpp"
 #include "estimate/sustained_gemm.hpp"
 #include "estimate/tp_overlap.hpp"
 #include "model/error.hpp"
@@ -269,6 +270,9 @@ std::vector<PieceWork> kind_work(const ModelConfig& model, const TrainingSetting
 std::vector<PieceWork> stage_work(const ModelConfig& model, const TrainingSettings& training, const Layout& layout) {
   const LayerKinds kinds = layer_kinds(model);
   const std::vector<PieceWork> layers = kind_work(model, training, kinds);
+  // Past full recompute's block a stage's layers keep their activations (training.hpp).
+  const std::vector<PieceWork> kept =
+      training.recompute_layers > 0 ? kind_work(model, past_block_settings(training), kinds) : layers;
   const PieceWork embedding = embedding_work(model, training);
   const PieceWork head = head_work(model, training);
   std::vector<PieceWork> stages;
@@ -278,7 +282,8 @@ std::vector<PieceWork> stage_work(const ModelConfig& model, const TrainingSettin
     if (pieces.embedding) w += embedding;
     for (int i = 0; i < pieces.layers; ++i, ++next) {
       if (next >= kinds.of_layer.size() && !kinds.uniform()) throw Error("the layout holds more layers than the model");
-      w += kinds.uniform() ? layers.front() : layers[std::size_t(kinds.of_layer[next])];
+      const std::vector<PieceWork>& of = past_recompute_block(training, i) ? kept : layers;
+      w += kinds.uniform() ? of.front() : of[std::size_t(kinds.of_layer[next])];
     }
     if (pieces.head) w += head;
     stages.push_back(w);
@@ -295,9 +300,39 @@ struct PieceTimes {
   std::vector<StageCost> kinds;  ///< by LayerKinds::kinds
   LayerKinds layers;
   std::vector<TimeParts> kind_parts;  ///< the kinds' F + B + W line by line; empty when measured
+  /// The kinds past full recompute's block (recompute none), as `kinds` and `kind_parts`; empty
+  /// without a block (TrainingSettings::recompute_layers).
+  std::vector<StageCost> kept_kinds;
+  std::vector<TimeParts> kept_kind_parts;
+  int block = 0;  ///< TrainingSettings::recompute_layers under full recompute, else 0
 
-  [[nodiscard]] const StageCost& layer(std::size_t i) const { return kinds[std::size_t(layers.of_layer[i])]; }
+  [[nodiscard]] bool kept(int in_stage) const { return block > 0 && in_stage >= block; }
+  /// Model layer i, the stage's in_stage-th.
+  [[nodiscard]] const StageCost& layer(std::size_t i, int in_stage = 0) const {
+    return of(kept(in_stage) ? kept_kinds : kinds, i);
+  }
+  [[nodiscard]] const TimeParts& parts(std::size_t i, int in_stage) const {
+    return of(kept(in_stage) ? kept_kind_parts : kind_parts, i);
+  }
+
+ private:
+  template <class T>
+  [[nodiscard]] const T& of(const std::vector<T>& by_kind, std::size_t i) const {
+    return layers.uniform() ? by_kind.front() : by_kind[std::size_t(layers.of_layer[i])];
+  }
 };
+
+void add_kind_times(std::vector<StageCost>& costs, std::vector<TimeParts>& parts, const ModelConfig& model,
+                    const TrainingSettings& tr, const LayerKinds& layers, const GpuSpec& gpu, const Efficiency& e,
+                    const GroupLinks* links) {
+  for (const LayerKind& k : layers.kinds) {
+    PieceWork layer = layer_work(model, tr, k);
+    PhaseGemms gemms = layer_linear_gemms(model, tr, k);
+    apply_fp8(layer, gemms, tr, gpu);  // the layer's linear products in FP8 under --dtype fp8
+    costs.push_back(piece_cost(layer, gemms, gpu, e, tr, links));
+    parts.push_back(piece_parts(layer, gemms, gpu, e, tr, links).all());
+  }
+}
 
 PieceTimes piece_times(const ModelConfig& model, const TrainingSettings& tr, const GpuSpec& gpu, const Efficiency& e,
                        const MeasuredPieces* measured, const GroupLinks* links) {
@@ -309,17 +344,20 @@ PieceTimes piece_times(const ModelConfig& model, const TrainingSettings& tr, con
                   "'s layers differ (dense and expert MLPs, or local and full attention): calibrate each kind, or "
                   "plan without --calibration");
     }
+    if (tr.recompute == Recompute::Full && tr.recompute_layers > 0) {
+      throw Error("--recompute-layers " + std::to_string(tr.recompute_layers) +
+                  ": a calibration measures one layer's F, B and W, and full recompute's block needs a recomputed "
+                  "and a kept layer's; plan without --calibration, or recompute every layer");
+    }
     t.embedding = measured->embedding;
     t.head = measured->head;
     t.kinds = {measured->layer};
     return t;
   }
-  for (const LayerKind& k : t.layers.kinds) {
-    PieceWork layer = layer_work(model, tr, k);
-    PhaseGemms gemms = layer_linear_gemms(model, tr, k);
-    apply_fp8(layer, gemms, tr, gpu);  // the layer's linear products in FP8 under --dtype fp8
-    t.kinds.push_back(piece_cost(layer, gemms, gpu, e, tr, links));
-    t.kind_parts.push_back(piece_parts(layer, gemms, gpu, e, tr, links).all());
+  add_kind_times(t.kinds, t.kind_parts, model, tr, t.layers, gpu, e, links);
+  if (tr.recompute == Recompute::Full && tr.recompute_layers > 0) {
+    t.block = tr.recompute_layers;
+    add_kind_times(t.kept_kinds, t.kept_kind_parts, model, past_block_settings(tr), t.layers, gpu, e, links);
   }
   t.head = piece_cost(head_work(model, tr), head_linear_gemms(model, tr), gpu, e, tr, links);
   t.embedding = piece_cost(embedding_work(model, tr), gpu, e, tr, links);
@@ -401,6 +439,7 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
                 std::to_string(layout.size()));
   }
   check_activation_offload(tr, model.layers, int(layout.size()));
+  check_recompute_block(tr);
   AnalyticProfile out;
   out.breakdown.measured = measured != nullptr;
   const std::vector<PieceWork> work = stage_work(model, tr, layout);
@@ -428,12 +467,15 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
   check_fp8_params(tr, dense.sharding(), dense.count);
   PieceTimes times = piece_times(model, tr, gpu, e, measured, &links);
   if (fsdp_units) {
-    for (std::size_t k = 0; k < times.kinds.size(); ++k) {
-      const double before = times.kinds[k].f_ms + times.kinds[k].b_ms;
-      add_fsdp_unit_exposure(times.kinds[k], unit_ms(layer_work(model, tr, times.layers.kinds[k])));
-      if (k < times.kind_parts.size())
-        times.kind_parts[k].sharding_comm += times.kinds[k].f_ms + times.kinds[k].b_ms - before;
-    }
+    const auto expose = [&](std::vector<StageCost>& kinds, std::vector<TimeParts>& parts) {
+      for (std::size_t k = 0; k < kinds.size(); ++k) {
+        const double before = kinds[k].f_ms + kinds[k].b_ms;
+        add_fsdp_unit_exposure(kinds[k], unit_ms(layer_work(model, tr, times.layers.kinds[k])));
+        if (k < parts.size()) parts[k].sharding_comm += kinds[k].f_ms + kinds[k].b_ms - before;
+      }
+    };
+    expose(times.kinds, times.kind_parts);
+    expose(times.kept_kinds, times.kept_kind_parts);
     add_fsdp_unit_exposure(times.embedding, unit_ms(embedding_work(model, tr)));
     add_fsdp_unit_exposure(times.head, unit_ms(head_work(model, tr)));
   }
@@ -458,9 +500,9 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
     next_layer += std::size_t(p.layers);
     const auto sum = [&](double StageCost::*field) {
       double ms = (p.embedding ? times.embedding.*field : 0.0) + (p.head ? times.head.*field : 0.0);
-      if (times.layers.uniform()) return ms + p.layers * (times.kinds.front().*field);
-      for (std::size_t i = first_layer; i < next_layer && i < times.layers.of_layer.size(); ++i) {
-        ms += times.layer(i).*field;
+      if (times.layers.uniform() && times.block == 0) return ms + p.layers * (times.kinds.front().*field);
+      for (std::size_t i = first_layer; i < next_layer; ++i) {
+        ms += times.layer(i, int(i - first_layer)).*field;
       }
       return ms;
     };
@@ -471,7 +513,7 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
     TimeParts parts;
     if (!times.kind_parts.empty()) {
       for (std::size_t i = first_layer; i < next_layer && i < times.layers.of_layer.size(); ++i) {
-        parts += times.kind_parts[std::size_t(times.layers.of_layer[i])];
+        parts += times.parts(i, int(i - first_layer));
       }
     }
     out.breakdown.stages.push_back(parts);
@@ -491,12 +533,14 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
     offload_activations(out.costs.stages.front(), out.breakdown.stages.front(), times, model, tr, gpu);
   if (tr.sharding == Sharding::Gradients) {
     // Each W reduce-scatters the gradients it made before the next micro-batch adds to them;
-    // counted in W's time, not overlapped (an upper bound; under full recompute W is in B).
+    // counted in W's time, not overlapped (an upper bound; under full recompute W is in B, but
+    // for a block's kept layers, whose W stays W: the stage's scatter joins W then).
+    const bool in_backward = weight_gradients_in_backward(tr.recompute) && times.block == 0;
     for (std::size_t s = 0; s < work.size(); ++s) {
       StageCost& c = out.costs.stages[s];
       double ms = dense.gradient_scatter_ms(double(work[s].params - work[s].expert_params), dp_link);
       if (work[s].expert_params > 0) ms += experts.gradient_scatter_ms(double(work[s].expert_params), expert_dp_link);
-      (weight_gradients_in_backward(tr.recompute) ? c.b_ms : c.w_ms) += ms;
+      (in_backward ? c.b_ms : c.w_ms) += ms;
       out.breakdown.stages[s].sharding_comm += ms;
     }
   }

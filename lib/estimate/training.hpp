@@ -156,6 +156,11 @@ struct TrainingSettings {
   /// to it; 0: dropless (moe_work.hpp).
   double moe_capacity_factor = 0;
   Recompute recompute = Recompute::None;
+  /// Megatron-LM's --recompute-method block --recompute-num-layers N under full recompute: only
+  /// the first N layers of each stage (each model chunk under interleaving) recompute, the rest
+  /// keep their activations (Megatron-LM's megatron/core/recompute.py); 0: every layer, its
+  /// uniform method one layer a group. Only under --recompute full (recompute_block.hpp).
+  int recompute_layers = 0;
   Sharding sharding = Sharding::None;  ///< over the dp·cp data-parallel ranks; nothing to shard without them
   bool flash_attention = true;
   /// Megatron-LM's --overlap-grad-reduce: each bucket's gradient reduction starts as soon as the

@@ -85,6 +85,7 @@ void check_model_ranges(const ModelFlags& f, bool global_batch_required) {
   check(kEpRange, t.ep);
   check(kCpRange, t.cp);
   check(kOffloadLayersRange, t.offload_layers);
+  check(kRecomputeLayersRange, t.recompute_layers);
   if (t.etp != 0) check(kEtpRange, t.etp);
   if (t.moe_capacity_factor != 0) check(kCapacityRange, t.moe_capacity_factor);
   if (f.gpus_per_node != 0) check(kGpusPerNodeRange, f.gpus_per_node);
@@ -146,6 +147,12 @@ ModelInput read_model_input(const ModelFlags& f) {
   auto recompute = recompute_named(f.recompute);
   if (!recompute) throw FlagError("--recompute: expected " + enum_choices(kRecomputes) + ", got '" + f.recompute + "'");
   in.training.recompute = *recompute;
+  if (in.training.recompute_layers > 0 && in.training.recompute != Recompute::Full && f.given.recompute) {
+    throw FlagError(fmt::format(
+        "--recompute-layers {}: chooses the layers full recompute recomputes (Megatron-LM's block method), and "
+        "--recompute is {}; give --recompute full, or leave --recompute out for plan to search it",
+        in.training.recompute_layers, f.recompute));
+  }
   auto sharding = sharding_named(f.sharding);
   if (!sharding) throw FlagError("--sharding: expected " + enum_choices(kShardings) + ", got '" + f.sharding + "'");
   in.training.sharding = *sharding;
@@ -257,6 +264,10 @@ std::string describe_input(const ModelInput& in, const SearchedSettings* searche
   if (t.offload_layers > 0)
     text += fmt::format(", the first {} layers' activations offloaded to the host", t.offload_layers);
   if (t.fp8_params) text += ", FP8 linear weights without a 16-bit copy";
+  if (t.recompute_layers > 0) {
+    text +=
+        fmt::format(", full recompute's block: the first {} of each stage's layers, the rest kept", t.recompute_layers);
+  }
   return text;
 }
 

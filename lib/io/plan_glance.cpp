@@ -102,25 +102,26 @@ std::string line_of(const Cells& c, const PlanOutcome& outcome) {
 }
 
 std::string row_line(std::size_t i, const PlanRow& r, const PlanOutcome& outcome, std::size_t width) {
-  const Cells c{std::to_string(i + 1),
-                r.schedule,
-                std::to_string(r.pp),
-                std::to_string(r.dp),
-                std::to_string(r.tp),
-                std::to_string(r.cp),
-                fmt::format("{}/{}", r.ep, r.etp),
-                std::string(short_ranks(r.rank_order)),
-                std::to_string(r.chunks),
-                std::to_string(r.microbatches),
-                std::to_string(r.micro_batch),
-                std::string(short_recompute(r.recompute)),
-                std::string(short_sharding(r.sharding)),
-                short_precision(r.precision),
-                fmt::format("{:.1f}", r.step_ms),
-                fmt::format("{:.1f}%", 100.0 * r.bubble_rate),
-                gib(r.max_peak()) + "/" + gib(r.memory_limit),
-                fmt::format("{:.0f}", r.tokens_per_s_per_gpu),
-                fmt::format("{:.0f}%", 100.0 * r.mfu)};
+  const Cells c{
+      std::to_string(i + 1),
+      r.schedule,
+      std::to_string(r.pp),
+      std::to_string(r.dp),
+      std::to_string(r.tp),
+      std::to_string(r.cp),
+      fmt::format("{}/{}", r.ep, r.etp),
+      std::string(short_ranks(r.rank_order)),
+      std::to_string(r.chunks),
+      std::to_string(r.microbatches),
+      std::to_string(r.micro_batch),
+      r.recompute_layers > 0 ? fmt::format("blk{}", r.recompute_layers) : std::string(short_recompute(r.recompute)),
+      std::string(short_sharding(r.sharding)),
+      short_precision(r.precision),
+      fmt::format("{:.1f}", r.step_ms),
+      fmt::format("{:.1f}%", 100.0 * r.bubble_rate),
+      gib(r.max_peak()) + "/" + gib(r.memory_limit),
+      fmt::format("{:.0f}", r.tokens_per_s_per_gpu),
+      fmt::format("{:.0f}%", 100.0 * r.mfu)};
   const std::string cells = line_of(c, outcome);
   // The runs when they fit, else the summary, else the runs on a line of their own.
   const std::string runs = compressed_layout(r.layout);
@@ -264,8 +265,12 @@ std::string plan_glance_text(const PlanOutcome& outcome, std::size_t top, std::s
   for (std::size_t i = 0; i < outcome.rows.size() && i < top; ++i) text += row_line(i, outcome.rows[i], outcome, width);
   const bool ops = std::any_of(outcome.rows.begin(), outcome.rows.end(),
                                [](const PlanRow& r) { return r.recompute == Recompute::Ops; });
+  const auto shown_end = outcome.rows.begin() + std::ptrdiff_t(std::min(top, outcome.rows.size()));
+  const bool block =
+      std::any_of(outcome.rows.begin(), shown_end, [](const PlanRow& r) { return r.recompute_layers > 0; });
   std::string legend = std::string("ranks: the order after tp; rc: recompute (sel: the attention core") +
                        (ops ? "; ops: torchtitan's by op" : "") +
+                       (block ? "; blkN: full, of each stage's first N layers only" : "") +
                        "); shard: opt ZeRO-1, grads ZeRO-2, params FSDP; layout: equal stages once with xN, or layers "
                        "per stage; --wide or --launch: in full\n";
   if (outcome.rows.size() >= 2 && top >= 2) legend = row_contrast(outcome.rows[0], outcome.rows[1]) + legend;

@@ -44,6 +44,7 @@ Json row_to_json(const PlanRow& r, bool precisions) {
   j["microbatches"] = r.microbatches;
   j["micro_batch"] = r.micro_batch;
   j["recompute"] = recompute_name(r.recompute);
+  if (r.recompute_layers > 0) j["recompute_layers"] = r.recompute_layers;  // schema_version 3
   j["sharding"] = sharding_name(r.sharding);
   j["layout"] = r.layout;
   j["megatron_layout"] = r.megatron_layout;
@@ -66,12 +67,15 @@ Json row_to_json(const PlanRow& r, bool precisions) {
 
 // Version 2 added cp and etp: a file with a row of context parallelism, or of expert tensor
 // parallelism other than tp, would be misread by a reader that ignores them (its GPUs are not
-// tp·pp·dp), so such files say 2; the others stay 1.
+// tp·pp·dp), so such files say 2; the others stay 1. Version 3 added recompute_layers: a reader
+// ignoring it would take a block's rows for full recompute of every layer.
 int plan_schema_version(const PlanOutcome& outcome) {
-  const auto needs = [](const PlanRow& r) { return r.cp > 1 || r.etp != r.tp; };
-  const bool any = std::any_of(outcome.rows.begin(), outcome.rows.end(), needs) ||
-                   std::any_of(outcome.over_memory.begin(), outcome.over_memory.end(), needs);
-  return any ? 2 : 1;
+  const auto any = [&](const auto& needs) {
+    return std::any_of(outcome.rows.begin(), outcome.rows.end(), needs) ||
+           std::any_of(outcome.over_memory.begin(), outcome.over_memory.end(), needs);
+  };
+  if (any([](const PlanRow& r) { return r.recompute_layers > 0; })) return 3;
+  return any([](const PlanRow& r) { return r.cp > 1 || r.etp != r.tp; }) ? 2 : 1;
 }
 
 Json plan_to_json(const PlanOutcome& outcome) {

@@ -10,14 +10,20 @@
 
 namespace pipeplan {
 
+std::string recompute_text(const PlanRow& r) {
+  std::string text(recompute_name(r.recompute));
+  if (r.recompute_layers > 0) text += fmt::format(", block {}", r.recompute_layers);
+  return text;
+}
+
 std::string plan_row_title(const PlanRow& r) {
   return fmt::format(
       "{}, pp {} x {} chunks, dp {}, tp {}{}{}{}, ranks {}, micro-batch {}, recompute {}, sharding {}, {} "
       "micro-batches, layout {}",
       r.schedule, r.pp, r.chunks, r.dp, r.tp, r.cp > 1 ? fmt::format(", cp {}", r.cp) : "",
       r.ep > 1 ? fmt::format(", ep {}", r.ep) : "", r.etp != r.tp ? fmt::format(", etp {}", r.etp) : "",
-      rank_order_name(r.rank_order), r.micro_batch, recompute_name(r.recompute), sharding_name(r.sharding),
-      r.microbatches, r.layout);
+      rank_order_name(r.rank_order), r.micro_batch, recompute_text(r), sharding_name(r.sharding), r.microbatches,
+      r.layout);
 }
 
 std::string plan_breakdown_text(const PlanOutcome& outcome, std::size_t top) {
@@ -119,7 +125,7 @@ std::string plan_text(const PlanOutcome& outcome, std::size_t top) {
         "{:>3}  {:<11} {:>4} {:>3} {:>3} {:>3}{} {:<8} {:>2} {:>5} {:>3} {:<9} {:<9}{}  {:>10.3f} {:>6.1f}%  {:>21}  "
         "{:>12.1f} {:>5.1f}%  {}\n",
         i + 1, r.schedule, r.pp, r.dp, r.tp, r.cp, ep(std::to_string(r.ep), std::to_string(r.etp)),
-        rank_order_name(r.rank_order), r.chunks, r.microbatches, r.micro_batch, recompute_name(r.recompute),
+        rank_order_name(r.rank_order), r.chunks, r.microbatches, r.micro_batch, recompute_text(r),
         sharding_name(r.sharding), precision(precision_name(r.precision)), r.step_ms, 100.0 * r.bubble_rate,
         format_size(r.max_peak()) + " / " + format_size(r.memory_limit), r.tokens_per_s_per_gpu, 100.0 * r.mfu,
         r.layout);

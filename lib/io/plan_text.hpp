@@ -21,6 +21,10 @@ namespace pipeplan {
 /// Where each of the best `top` rows' step goes, line by line with its share (step_breakdown.hpp).
 [[nodiscard]] std::string plan_breakdown_text(const PlanOutcome& outcome, std::size_t top);
 
+/// The row's recompute as the wide table and titles write it: "full", or "full, block 4" when
+/// only the first 4 layers of each stage recompute (recompute_block.hpp).
+[[nodiscard]] std::string recompute_text(const PlanRow& row);
+
 /// "zbv, pp 4 x 2 chunks, dp 2, tp 1, 32 micro-batches, layout E,t*3|...".
 [[nodiscard]] std::string plan_row_title(const PlanRow& row);
 

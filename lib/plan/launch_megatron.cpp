@@ -107,15 +107,21 @@ constexpr std::array kMegatronArgs = {
     MegatronArg{"--seq-length", [](const MegatronInput& in) { return Value(std::to_string(in.request.training.seq)); }},
     // Selective: Megatron's default --recompute-modules, core_attn, the attention core as
     // pipeplan recomputes it. Full: every layer's input kept, each layer recomputed alone
-    // (uniform, one layer a unit), as pipeplan's full recompute.
+    // (uniform, one layer a unit), as pipeplan's full recompute; with a block, each stage's
+    // first N layers so and the rest not (block, recompute.py).
     MegatronArg{"--recompute-granularity",
                 [](const MegatronInput& in) {
                   return when(in.row.recompute != Recompute::None, std::string(recompute_name(in.row.recompute)));
                 }},
     MegatronArg{"--recompute-method",
-                [](const MegatronInput& in) { return when(in.row.recompute == Recompute::Full, "uniform"); }},
+                [](const MegatronInput& in) {
+                  return when(in.row.recompute == Recompute::Full, in.row.recompute_layers > 0 ? "block" : "uniform");
+                }},
     MegatronArg{"--recompute-num-layers",
-                [](const MegatronInput& in) { return when(in.row.recompute == Recompute::Full, "1"); }},
+                [](const MegatronInput& in) {
+                  return when(in.row.recompute == Recompute::Full,
+                              std::to_string(std::max(1, in.row.recompute_layers)));
+                }},
     // Its activations only (cpu_offloading_activations, the default), as pipeplan offloads them;
     // arguments.py turns --cpu-offloading on with a count above 0.
     // The weights kept in FP8 alone and gathered so (distributed_data_parallel_config.py).

@@ -263,6 +263,14 @@ LaunchPlan torchtitan_launch(const PlanRequest& request, const PlanRow& row, con
         "torchtitan's selective checkpointing (per layer or per op) is not the attention-core recompute pipeplan "
         "plans: the closest it runs is mode \"full\"");
   }
+  // Its full mode checkpoints every layer, and selective_ac_option N every N-th: no first-N block.
+  if (row.recompute_layers > 0) {
+    as_run.recompute_layers = 0;
+    launch.gaps.push_back(
+        "torchtitan's activation checkpointing has no block of each stage's first " +
+        std::to_string(row.recompute_layers) +
+        " layers (mode \"full\" recomputes every layer): it runs the row with every layer recomputed");
+  }
   if (row.precision.fp8 == Fp8Recipe::Delayed || row.precision.fp8 == Fp8Recipe::Blockwise) {
     launch.gaps.push_back("torchtitan's float8 linears scale tensorwise or rowwise, not " +
                           std::string(fp8_recipe_name(*row.precision.fp8)) + ": the closest is tensorwise");

@@ -78,6 +78,7 @@ PlanRow row_of(const PlanRequest& r, const PlanJob& job, const TrainingSettings&
   row.microbatches = job.microbatches;
   row.micro_batch = tr.micro_batch;
   row.recompute = tr.recompute;
+  row.recompute_layers = tr.recompute_layers;
   row.precision = {tr.dtype, tr.fp8};
   row.sharding = job.dp * tr.cp > 1 ? tr.sharding : Sharding::None;
   row.rank_order = order;

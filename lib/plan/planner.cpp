@@ -140,6 +140,7 @@ TrainingSettings PlanRow::training(const TrainingSettings& base) const {
   t.ep = ep;
   t.micro_batch = micro_batch;
   t.recompute = recompute;
+  t.recompute_layers = recompute_layers;
   t.sharding = sharding;
   t.dtype = precision.dtype;
   t.fp8 = precision.fp8;

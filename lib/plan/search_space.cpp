@@ -135,6 +135,7 @@ TrainingSettings job_training(const PlanRequest& r, const PlanJob& job, const Me
   t.ep = job.ep;
   t.micro_batch = job.micro_batch;
   t.recompute = v.recompute;
+  t.recompute_layers = v.recompute == Recompute::Full ? r.training.recompute_layers : 0;  // the block is full's
   t.sharding = v.sharding;
   return t;
 }

@@ -54,6 +54,7 @@ const Table& model_keywords() {
          s.model.recompute = v.cast<std::string>();
          s.model.given.recompute = true;
        }},
+      {"recompute_layers", [](Settings& s, const py::handle& v) { s.model.training.recompute_layers = v.cast<int>(); }},
       {"sharding",
        [](Settings& s, const py::handle& v) {
          s.model.sharding = v.cast<std::string>();

@@ -23,6 +23,8 @@ MOE = ROOT / "tests" / "data" / "models" / "tiny-qwen-moe.json"
       "--dtype", "fp8"]),
     (dict(seq=256, elementwise="eager-fused-norm", recompute="full"),
      ["--seq", 256, "--elementwise", "eager-fused-norm", "--recompute", "full"]),
+    (dict(seq=256, recompute="full", recompute_layers=2),
+     ["--seq", 256, "--recompute", "full", "--recompute-layers", 2]),
     (dict(seq=256, dtype="fp8", fp8_params=True, dp=2, sharding="optimizer"),
      ["--seq", 256, "--dtype", "fp8", "--fp8-params", "--dp", 2, "--sharding", "optimizer"]),
 ])

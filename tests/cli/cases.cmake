@@ -986,6 +986,31 @@ pipeplan_cli_test(profile_offload_all_layers --exit 1 --err "--offload-layers 8:
                   -- profile --model tests/data/models/tiny-llama.json --gpu h100 --stages 1 --offload-layers 8)
 pipeplan_cli_test(profile_offload_negative --exit 2 --err "--offload-layers"
                   -- profile --model tests/data/models/tiny-llama.json --gpu h100 --stages 1 --offload-layers -1)
+# Full recompute's block (--recompute-layers, Megatron-LM's --recompute-method block
+# --recompute-num-layers): said in the header, the rows' column and JSON (schema_version 3),
+# Megatron's arguments written, torchtitan's gap named, and refused beside another recompute.
+pipeplan_cli_test(plan_recompute_block_said --out "recompute's block: the first 1 of each stage's layers"
+                  --out "^ 1  [a-z0-9-]+ +2 .* blk1 " --out "blkN: full, of each stage's first N layers only"
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16 --seq 256
+                     --pp 2 --recompute full --recompute-layers 1)
+pipeplan_cli_test(plan_recompute_block_json --out "\"recompute_layers\": 1," --out "\"schema_version\": 3,"
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16 --seq 256
+                     --pp 2 --recompute full --recompute-layers 1 --json)
+pipeplan_cli_test(plan_recompute_block_launch_megatron --out "^--recompute-method block "
+                  --out "^--recompute-num-layers 1 "
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16 --seq 256
+                     --pp 2 --recompute full --recompute-layers 1 --launch megatron)
+pipeplan_cli_test(plan_recompute_block_launch_torchtitan
+                  --out "^# not as planned: torchtitan's activation checkpointing has no block of each stage's first 1"
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16 --seq 256
+                     --pp 2 --recompute full --recompute-layers 1 --launch torchtitan)
+pipeplan_cli_test(plan_recompute_block_refuses_other --exit 2
+                  --err "--recompute-layers 1: chooses the layers full recompute recomputes \\(Megatron-LM's block method\\), and --recompute is selective"
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16 --seq 256
+                     --recompute selective --recompute-layers 1)
+pipeplan_cli_test(profile_recompute_block_needs_full --exit 1
+                  --err "--recompute-layers 2: chooses the layers full recompute recomputes"
+                  -- profile --model tests/data/models/tiny-llama.json --gpu h100 --stages 1 --recompute-layers 2)
 # --fp8-params (Megatron-LM's --fp8-param-gather): said in the header, refused without FP8.
 pipeplan_cli_test(profile_fp8_params_said --out "FP8 linear weights without a 16-bit copy"
                   -- profile --model tests/data/models/tiny-llama.json --gpu h100 --stages 2 --seq 256 --dtype fp8
