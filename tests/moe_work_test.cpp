@@ -84,10 +84,11 @@ TEST_CASE("an MoE layer's FLOPs, all-to-all bytes, parameters and activations, d
   CHECK(model_parameters(m) == 2 * 46'656 + 2 * 6'400 + 64);
   CHECK(active_parameters(m) == model_parameters(m) - 2 * 2 * 3 * 64 * 32);
   // a_F: the dense part (norm inputs 8,192, linear inputs 12,288, Q K V 8,192, scores 4,096) and
-  // the block: router probabilities T·E·4 = 512, routed inputs and outputs 2·64·64·2 = 16,384,
-  // the experts' fused SwiGLU's input (gate and up) and product 3·64·32·2 = 12,288, the shared
-  // expert's 3·32·48·2 = 9,216.
-  CHECK(w.activation_bytes == 32'768 + 512 + 16'384 + 12'288 + 9'216);
+  // the block: router probabilities T·E·4 = 512, routed inputs 64·64·2 = 8,192, the experts' fused
+  // SwiGLU's input (gate and up) and product 3·64·32·2 = 12,288, each routed copy's fp32 weight,
+  // which the weighted SwiGLU saves, 64·4 = 256 (no expert outputs: Megatron-Core's combine
+  // takes no weights), the shared expert's 3·32·48·2 = 9,216.
+  CHECK(w.activation_bytes == 32'768 + 512 + 8'192 + 12'288 + 256 + 9'216);
 }
 
 TEST_CASE("the experts' all-to-alls take the node's link, or the network when the rank order spreads them") {
@@ -289,9 +290,9 @@ TEST_CASE("a capacity factor: every expert takes cf times its balanced share, pa
   CHECK(padded.f_flops - dropless.f_flops == doctest::Approx(0.25 * 786'432));
   CHECK(dropless.f_flops - dropped.f_flops == doctest::Approx(0.5 * 786'432));
   CHECK(padded.all_to_all_bytes == doctest::Approx(1.25 * dropless.all_to_all_bytes));
-  // a_F's routed part: the experts' inputs and outputs 2 x rows x 64 x 2 and their SwiGLU's
-  // input and product 3 x rows x 32 x 2: 448 bytes a row, 16 more rows at cf 1.25.
-  CHECK(padded.activation_bytes - dropless.activation_bytes == 16 * 448);
+  // a_F's routed part: the experts' inputs rows x 64 x 2, their SwiGLU's input and product
+  // 3 x rows x 32 x 2 and each row's fp32 weight: 324 bytes a row, 16 more rows at cf 1.25.
+  CHECK(padded.activation_bytes - dropless.activation_bytes == 16 * 324);
   t.moe_capacity_factor = -1;
   CHECK(test::error_of([&] { (void)layer_work(m, t); }).starts_with("--moe-capacity-factor"));
 }

@@ -60,11 +60,14 @@ PieceWork moe_mlp_work(const ModelConfig& m, const TrainingSettings& tr) {
   w.f_bytes = moves + act.forward * activated;
   w.b_bytes = 2 * moves + act.backward * activated;
   // F keeps the router's fp32 probabilities, the gathered inputs of the experts, what their
-  // SwiGLU keeps (elementwise_kernels.hpp) and its output (the down products' input), their
-  // outputs after the etp reduce-scatter (the combine's weights take a gradient), and the shared
-  // expert's alike. The block's input is kept by the layer's dense part.
+  // SwiGLU keeps (elementwise_kernels.hpp) and its output (the down products' input), each routed
+  // copy's fp32 weight, and the shared expert's alike. Megatron-Core multiplies the router's
+  // weights in inside the experts' activation (TEGroupedMLP's weighted_bias_swiglu, from core
+  // v0.13's "Memory efficient token permutation", 2659630721), which saves its input and the
+  // weights, so the combine's unpermute takes no weights and keeps no expert outputs. The block's
+  // input is kept by the layer's dense part.
   const double swiglu_kept = act.kept + e;
-  double kept = tl * E * 4 + gathered * h * e + swiglu_kept * routed * fe + routed * h * e + swiglu_kept * tl * fs;
+  double kept = tl * E * 4 + gathered * h * e + swiglu_kept * routed * fe + routed * 4 + swiglu_kept * tl * fs;
   // W needs each expert GEMM's input and output gradient: the first's gathered input and its
   // 2f-wide gradient, the second's f-wide input and its gathered h-wide gradient; the shared
   // expert's down input and gate/up gradients 3·tl·fs·e, and the router's logits' gradient.
