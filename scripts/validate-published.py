@@ -370,6 +370,38 @@ def recompute_flag(row, mapping):
     return []
 
 
+# Megatron-Bridge's recompute, read from its performance configs at each release's tag (v0.1.0rc3
+# for 25.09 through v0.6.0 for 26.08: the workload base configs, the 25.09 perf_matrix YAML and
+# the 26.08 perf_recipes, over the base recipes they override). Its Llama 3/3.1 and Qwen3 configs
+# recompute nothing (recompute_granularity None; Qwen3's set_qwen3_common_configs resets its base
+# recipe's full/uniform/1), but for LLAMA3_8B_H100_FP8_CS_BASE_CONFIG at v0.2.0 (25.11): full,
+# block, 5 layers, in a config without the FSDP its row prints, so that row is left searched.
+# DeepSeek-V3 and Kimi K2 recompute MLA's up-projections (recompute_modules [mla_up_proj], with
+# mlp on some), GPT-OSS on some cards [layernorm, moe_act]: modules pipeplan has no setting for.
+MBRIDGE_NO_RECOMPUTE_PREFIXES = ("LLAMA3", "Qwen3")
+MBRIDGE_RECOMPUTE_MODULES = {"DeepSeekV3": "[mla_up_proj] (with mlp on some cards)", "Kimi_K2": "[mla_up_proj]",
+                             "GPT OSS 120B": "[layernorm, moe_act] on some cards, none on others"}
+
+
+def mbridge_recompute_flag(row, gpu, mapping):
+    """The recompute Megatron-Bridge's config ran for a row that states none (above)."""
+    if row["source"] != "mbridge":
+        return []
+    model = row["model"]
+    if model.startswith("LLAMA3_8B") and gpu == "h100" and "25.11" in (row.get("version") or ""):
+        mapping.notes.append("its 25.11 config recomputes a block of 5 layers but runs no FSDP, which the row "
+                             "prints: recompute searched")
+        return []
+    if model.startswith(MBRIDGE_NO_RECOMPUTE_PREFIXES):
+        mapping.notes.append("Megatron-Bridge's config recomputes nothing: --recompute none")
+        return ["--recompute", "none"]
+    family = next((k for k in MBRIDGE_RECOMPUTE_MODULES if model.startswith(k)), None)
+    if family:
+        mapping.notes.append(f"Megatron-Bridge's config recomputes modules {MBRIDGE_RECOMPUTE_MODULES[family]}, "
+                             "which pipeplan has no setting for: recompute searched")
+    return []
+
+
 def megatron_fsdp(row):
     """The row ran Megatron-FSDP: Megatron-Bridge's and NeMo 25.04's `fsdp` above 0 (the latter prints 1 for on)."""
     fsdp = row.get("fsdp")
@@ -559,7 +591,8 @@ def map_row(row, models_dir, work):
     if etp is not None and ep and int(ep) > 1:
         flags += ["--etp", str(etp)]
     flags += sharding_flag(row, dp, m, cp)
-    flags += recompute_flag(row, m)
+    recompute = recompute_flag(row, m)
+    flags += recompute if recompute else mbridge_recompute_flag(row, gpu[0], m)
     flags += tp_overlap_flag(row, tp, m)
     flags += offload_flag(row, gpu[0], pp, m)
     flags += fp8_params_flag(row, precision, m)
