@@ -114,6 +114,32 @@ TEST_CASE("the experts' all-to-alls take the node's link, or the network when th
   CHECK(with.f_ms - without.f_ms == doctest::Approx(inside.f_ms));
 }
 
+TEST_CASE("the flex dispatcher sends a token once to each rank or domain holding any of its experts") {
+  // A token's k distinct experts, uniformly routed, miss a group of E/g of the E experts with
+  // probability C(E - E/g, k) / C(E, k), so it reaches (g - 1)(1 - that) other groups.
+  // Qwen3-30B-A3B (128 experts, top 8) at ep 8 in one node: C(112, 8)/C(128, 8) = 0.33258, 7 x
+  // 0.66742 = 4.6719 ranks a token, against the all-to-all dispatcher's 8 x 7/8 = 7 copies; at
+  // ep 16 over two nodes: 1 - C(64, 8)/C(128, 8) = 0.99690 of a copy over the network, against 8
+  // x 15/16 = 7.5.
+  CHECK(remote_groups_reached(128, 8, 8) == doctest::Approx(4.67194).epsilon(1e-5));
+  CHECK(remote_groups_reached(128, 8, 2) == doctest::Approx(0.99690).epsilon(1e-5));
+  CHECK(remote_groups_reached(128, 8, 1) == 0.0);
+  CHECK(remote_groups_reached(4, 4, 2) == 1.0);  // every token holds every expert: always the other group
+  // The tiny model (4 experts, top 2, 32 tokens of h 64 in bf16 at ep 2): 1 - C(2,2)/C(4,2) = 5/6
+  // of a token copy, 4096 x 5/6 bytes, against the all-to-all's 64 copies x 64 x 2 / 2 = 4096.
+  TrainingSettings t = tiny_training(2);
+  const GpuSpec& h100 = gpu_named("h100");
+  const AllToAllMs plain = all_to_all_ms(layer_work(tiny_moe(), t), h100.intra_node);
+  t.moe_dispatcher = MoeDispatcher::Flex;
+  const PieceWork flex = layer_work(tiny_moe(), t);
+  const AllToAllMs deduplicated = all_to_all_ms(flex, h100.intra_node);
+  CHECK(plain.f_ms == doctest::Approx(2 * (0.01 + 4096 / 450e9 * 1e3)));
+  CHECK(deduplicated.f_ms == doctest::Approx(2 * (0.01 + 4096.0 * 5 / 6 / 450e9 * 1e3)));
+  // Over two domains the groups are the domains: here the same two.
+  CHECK(all_to_all_ms(flex, h100.inter_node, nullptr, 2).f_ms ==
+        doctest::Approx(2 * (0.02 + 4096.0 * 5 / 6 / 50e9 * 1e3)));
+}
+
 TEST_CASE("DualPipe's pair hides one micro-batch's all-to-alls under the other's compute") {
   StageCost f, bw;
   f.f_ms = 3;   // 1 of it all-to-all

@@ -96,6 +96,10 @@ void add_model_options(CLI::App& sub, ModelOptions& f, bool global_batch_require
                                      "(default: dropless)")
                           ->type_name("X")
                           ->check(fraction_range(kCapacityRange));
+  sub.add_option("--moe-dispatcher", f.moe_dispatcher,
+                 "How a mixture of experts' tokens reach their experts' ranks: " + enum_help(kMoeDispatchers))
+      ->type_name("HOW")
+      ->capture_default_str();
   f.cp_option = sub.add_option("--cp", t.cp,
                                "Context parallelism: each sequence split over C ranks, Megatron's ring attention "
                                "(GPUs = tp x cp x pp x dp; plan: searched unless given)")

@@ -94,6 +94,11 @@ PieceWork moe_mlp_work(const ModelConfig& m, const TrainingSettings& tr) {
     if (m.moe.groups_per_token > 0 && m.moe.groups_per_token < m.moe.groups) {
       w.all_to_all_node_limit = m.moe.groups_per_token;
     }
+    if (tr.moe_dispatcher == MoeDispatcher::Flex) {
+      w.dedup_experts = m.moe.experts;
+      w.dedup_per_token = m.moe.per_token;
+      w.dedup_ranks = tr.ep;
+    }
     w.expert_gather_bytes = (etp - 1) / etp * gathered * h * e;
     w.f_all_to_alls = 2;
     w.b_all_to_alls = backward_all_to_alls;
@@ -124,11 +129,29 @@ PieceWork moe_layer_work(const ModelConfig& m, const TrainingSettings& tr, const
   return w;
 }
 
+double remote_groups_reached(int experts, int per_token, int groups) {
+  if (groups <= 1 || experts < groups) return 0;
+  // The chance that one group holds none of a token's k distinct experts, E/g of the E in each:
+  // C(E - E/g, k) / C(E, k), a product of k ratios.
+  const double e = experts, outside = e - e / groups;
+  double none = 1;
+  for (int i = 0; i < per_token; ++i) none *= std::max(0.0, (outside - i) / (e - i));
+  return (groups - 1) * (1 - none);
+}
+
 AllToAllMs all_to_all_ms(const PieceWork& w, const LinkSpec& link, const LinkSpec* gather_link, int domains) {
   // The all-to-all's bytes go point to point; the expert-tensor gather is a ring collective.
   const auto send_ms = [](double bytes, const LinkSpec& l) { return bytes > 0 ? l.send_ms(bytes) : 0.0; };
   const auto gather_ms = [](double bytes, const LinkSpec& l) { return bytes > 0 ? l.collective_ms(bytes) : 0.0; };
   double bytes = w.all_to_all_bytes;
+  if (w.dedup_ranks > 1) {
+    // The flex dispatcher sends a token once to each group holding any of its experts: the
+    // other domains when the group spans several (the fan-out inside a domain runs under that
+    // transfer), else the other ranks.
+    const int groups = domains > 1 ? domains : w.dedup_ranks;
+    bytes =
+        std::min(bytes, w.all_to_all_token_bytes * remote_groups_reached(w.dedup_experts, w.dedup_per_token, groups));
+  }
   if (domains > 1 && w.all_to_all_node_limit > 0) {
     const double d = domains;
     bytes = std::min(bytes, w.all_to_all_token_bytes * std::min(double(w.all_to_all_node_limit), d) * (d - 1) / d);

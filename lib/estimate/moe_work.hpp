@@ -38,6 +38,12 @@ struct AllToAllMs {
 /// token once to each remote domain holding its experts, at most the limit of them, the copies
 /// fanned out inside the domain under that transfer (DeepSeek-V3 report, section 3.2.2):
 /// min(limit, domains)·(domains - 1)/domains token copies over `link` instead of k·(ep - 1)/ep.
+/// Under the flex dispatcher (DeepEP's and HybridEP's kernels, TrainingSettings::moe_dispatcher)
+/// a token is sent once to each group of ranks holding any of its experts, not once per expert:
+/// of `groups` groups of experts/groups experts each, the token's own excepted, a token of k
+/// distinct uniformly routed experts reaches (groups - 1)·(1 - C(E - E/groups, k) / C(E, k)).
+[[nodiscard]] double remote_groups_reached(int experts, int per_token, int groups);
+
 [[nodiscard]] AllToAllMs all_to_all_ms(const PieceWork& work, const LinkSpec& link,
                                        const LinkSpec* gather_link = nullptr, int domains = 1);
 

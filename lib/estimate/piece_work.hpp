@@ -27,9 +27,12 @@ struct PieceWork {
   std::int64_t expert_params = 0;  ///< the part of params in routed experts (moe_work.hpp)
   double all_to_all_bytes = 0;     ///< bytes one all-to-all of expert parallelism sends from each rank
   double all_to_all_token_bytes =
-      0;                           ///< one copy of each of the rank's tokens (what node-limited routing sends a node)
-  int all_to_all_node_limit = 0;   ///< DeepSeek's node-limited routing: the most groups a token reaches (0: none)
-  double expert_gather_bytes = 0;  ///< bytes the etp gather beside each all-to-all moves per rank
+      0;                          ///< one copy of each of the rank's tokens (what node-limited routing sends a node)
+  int all_to_all_node_limit = 0;  ///< DeepSeek's node-limited routing: the most groups a token reaches (0: none)
+  /// The flex dispatcher's deduplication (moe_work.hpp): the experts, how many a token takes and
+  /// the expert-parallel ranks; all 0 under the all-to-all dispatcher.
+  int dedup_experts = 0, dedup_per_token = 0, dedup_ranks = 0;
+  double expert_gather_bytes = 0;            ///< bytes the etp gather beside each all-to-all moves per rank
   int f_all_to_alls = 0, b_all_to_alls = 0;  ///< expert dispatch and combine in F, and in B
   Bytes activation_bytes = 0;                ///< a_F: what F keeps for the backward
   Bytes w_activation_bytes = 0;              ///< a_W: what W still needs after B (may exceed a_F; see stage_costs)

@@ -34,6 +34,14 @@ std::string_view loss_name(Loss loss) {
   return enum_name(kLosses, loss);
 }
 
+std::optional<MoeDispatcher> moe_dispatcher_named(std::string_view name) {
+  return enum_named(kMoeDispatchers, name);
+}
+
+std::string_view moe_dispatcher_name(MoeDispatcher dispatcher) {
+  return enum_name(kMoeDispatchers, dispatcher);
+}
+
 std::optional<Elementwise> elementwise_named(std::string_view name) {
   return enum_named(kElementwises, name);
 }

@@ -43,6 +43,15 @@ enum class Fp8Recipe : unsigned char {
   Mxfp8,       ///< 32-element blocks with E8M0 scales, Blackwell's tensor cores: TE MXFP8BlockScaling
 };
 
+/// How a mixture of experts' tokens reach their experts' ranks (docs/costs.md, "Mixture of
+/// experts"; moe_work.hpp): Megatron-Core's --moe-token-dispatcher-type.
+enum class MoeDispatcher : unsigned char {
+  AllToAll,  ///< alltoall: every routed copy goes to its expert's rank
+  /// flex (DeepEP, HybridEP): a token goes once to each rank, and across NVLink domains once to
+  /// each domain, holding any of its experts, and is fanned out there
+  Flex,
+};
+
 /// How the cross-entropy loss runs over the logits (docs/costs.md, "Memory"): what it keeps for
 /// the backward and what it holds while it runs.
 enum class Loss : unsigned char {
@@ -89,6 +98,14 @@ inline constexpr EnumTable<Loss, 2> kLosses = {{
      "its gradients made anew"},
 }};
 
+inline constexpr EnumTable<MoeDispatcher, 2> kMoeDispatchers = {{
+    {"alltoall", MoeDispatcher::AllToAll,
+     "Megatron-Core's all-to-all dispatcher: every routed copy to its expert's rank"},
+    {"flex", MoeDispatcher::Flex,
+     "its flex dispatcher (DeepEP, HybridEP): a token once to each rank, and each other NVLink domain, holding any "
+     "of its experts"},
+}};
+
 inline constexpr EnumTable<Elementwise, 3> kElementwises = {{
     {"fused", Elementwise::Fused,
      "each norm, rotary embedding and activation one kernel (Transformer Engine, Megatron-LM, torch.compile)"},
@@ -116,6 +133,9 @@ inline constexpr EnumTable<Fp8Recipe, 4> kFp8Recipes = {{
 /// "vocab-parallel", "torch", and back; nullopt for other names.
 [[nodiscard]] std::optional<Loss> loss_named(std::string_view name);
 [[nodiscard]] std::string_view loss_name(Loss loss);
+/// "alltoall", "flex", and back; nullopt for other names.
+[[nodiscard]] std::optional<MoeDispatcher> moe_dispatcher_named(std::string_view name);
+[[nodiscard]] std::string_view moe_dispatcher_name(MoeDispatcher dispatcher);
 /// "fused", "eager", "eager-fused-norm", and back; nullopt for other names.
 [[nodiscard]] std::optional<Elementwise> elementwise_named(std::string_view name);
 [[nodiscard]] std::string_view elementwise_name(Elementwise elementwise);
@@ -155,6 +175,7 @@ struct TrainingSettings {
   /// expert processes capacity_factor x its balanced share of routed tokens, padded or dropped
   /// to it; 0: dropless (moe_work.hpp).
   double moe_capacity_factor = 0;
+  MoeDispatcher moe_dispatcher = MoeDispatcher::AllToAll;  ///< how routed tokens reach their experts
   Recompute recompute = Recompute::None;
   /// Megatron-LM's --recompute-method block --recompute-num-layers N under full recompute: only
   /// the first N layers of each stage (each model chunk under interleaving) recompute, the rest

@@ -181,6 +181,11 @@ ModelInput read_model_input(const ModelFlags& f) {
     throw FlagError("--elementwise: expected " + enum_choices(kElementwises) + ", got '" + f.elementwise + "'");
   }
   in.training.elementwise = *elementwise;
+  const std::optional<MoeDispatcher> dispatcher = moe_dispatcher_named(f.moe_dispatcher);
+  if (!dispatcher) {
+    throw FlagError("--moe-dispatcher: expected " + enum_choices(kMoeDispatchers) + ", got '" + f.moe_dispatcher + "'");
+  }
+  in.training.moe_dispatcher = *dispatcher;
   const std::optional<RankOrder> order = rank_order_named(f.rank_order);
   if (!order) throw FlagError("--rank-order: expected " + enum_choices(kRankOrders) + ", got '" + f.rank_order + "'");
   in.rank_order = *order;
@@ -192,6 +197,9 @@ ModelInput read_model_input(const ModelFlags& f) {
   }
   if (!in.model.is_moe() && in.training.ep > 1) {
     throw Error("--ep " + std::to_string(in.training.ep) + ": " + f.model + " has no experts to spread");
+  }
+  if (!in.model.is_moe() && in.training.moe_dispatcher != MoeDispatcher::AllToAll) {
+    throw Error("--moe-dispatcher " + f.moe_dispatcher + ": " + f.model + " has no experts to dispatch to");
   }
   if (!in.model.is_moe() && in.training.moe_capacity_factor > 0) {
     throw Error("--moe-capacity-factor: " + f.model + " has no experts to route to");
@@ -264,6 +272,7 @@ std::string describe_input(const ModelInput& in, const SearchedSettings* searche
   if (t.offload_layers > 0)
     text += fmt::format(", the first {} layers' activations offloaded to the host", t.offload_layers);
   if (t.fp8_params) text += ", FP8 linear weights without a 16-bit copy";
+  if (t.moe_dispatcher == MoeDispatcher::Flex) text += ", the flex token dispatcher (a token once per rank or domain)";
   if (t.recompute_layers > 0) {
     text +=
         fmt::format(", full recompute's block: the first {} of each stage's layers, the rest kept", t.recompute_layers);

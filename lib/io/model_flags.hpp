@@ -61,6 +61,7 @@ struct ModelFlags {
   std::string rank_order = std::string(rank_order_name(RankOrder::TpDpPp));
   std::string loss = std::string(loss_name(Loss::VocabParallel));
   std::string elementwise = std::string(elementwise_name(Elementwise::Fused));
+  std::string moe_dispatcher = std::string(moe_dispatcher_name(MoeDispatcher::AllToAll));
   ModelGiven given;
 };
 

@@ -83,6 +83,18 @@ constexpr std::array kMegatronArgs = {
     MegatronArg{"--expert-model-parallel-size",
                 [](const MegatronInput& in) { return when(in.row.ep > 1, std::to_string(in.row.ep)); }},
     // Megatron sets it to tp when not given (arguments.py): written only where the row differs.
+    // The dispatcher pipeplan simulates (Megatron-Core's default is allgather): flex with
+    // DeepEP's kernels for the flex one.
+    MegatronArg{"--moe-token-dispatcher-type",
+                [](const MegatronInput& in) {
+                  return when(in.request.model.is_moe(),
+                              std::string(moe_dispatcher_name(in.request.training.moe_dispatcher)));
+                }},
+    MegatronArg{"--moe-flex-dispatcher-backend",
+                [](const MegatronInput& in) {
+                  return when(in.request.model.is_moe() && in.request.training.moe_dispatcher == MoeDispatcher::Flex,
+                              "deepep");
+                }},
     MegatronArg{"--expert-tensor-parallel-size",
                 [](const MegatronInput& in) {
                   return when(in.request.model.is_moe() && in.row.etp != in.row.tp, std::to_string(in.row.etp));

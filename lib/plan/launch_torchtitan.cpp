@@ -164,6 +164,12 @@ constexpr std::array kTorchtitanKeys = {
                   [](const TorchtitanInput& in) { return when(in.row.cp > 1, std::to_string(in.row.cp)); }},
     TorchtitanKey{"parallelism.expert_parallel_degree",
                   [](const TorchtitanInput& in) { return when(in.row.ep > 1, std::to_string(in.row.ep)); }},
+    // DeepEP's kernels for the flex dispatcher (its default, "standard", is torch's all-to-all).
+    TorchtitanKey{"parallelism.expert_parallel_comm_backend",
+                  [](const TorchtitanInput& in) {
+                    return when(in.row.ep > 1 && in.request.training.moe_dispatcher == MoeDispatcher::Flex,
+                                quoted("deepep"));
+                  }},
     // Its default is 1, not tp.
     TorchtitanKey{"parallelism.expert_tensor_parallel_degree",
                   [](const TorchtitanInput& in) { return when(in.row.ep > 1, std::to_string(in.row.etp)); }},

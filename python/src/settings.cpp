@@ -54,6 +54,7 @@ const Table& model_keywords() {
          s.model.recompute = v.cast<std::string>();
          s.model.given.recompute = true;
        }},
+      {"moe_dispatcher", [](Settings& s, const py::handle& v) { s.model.moe_dispatcher = v.cast<std::string>(); }},
       {"recompute_layers", [](Settings& s, const py::handle& v) { s.model.training.recompute_layers = v.cast<int>(); }},
       {"sharding",
        [](Settings& s, const py::handle& v) {

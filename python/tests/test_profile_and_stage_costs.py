@@ -47,6 +47,10 @@ def test_a_mixture_of_experts_profile_is_the_clis(cli):
     mine = pipeplan.profile(MOE, "h100", 2, seq=256, ep=2, dp=2)
     assert mine == json.loads(cli("profile", "--model", MOE, "--gpu", "h100", "--stages", 2, "--seq", 256,
                                   "--ep", 2, "--dp", 2).stdout)
+    flex = pipeplan.profile(MOE, "h100", 2, seq=256, ep=2, dp=2, moe_dispatcher="flex")
+    assert flex == json.loads(cli("profile", "--model", MOE, "--gpu", "h100", "--stages", 2, "--seq", 256,
+                                  "--ep", 2, "--dp", 2, "--moe-dispatcher", "flex").stdout)
+    assert flex != mine
 
 
 def test_a_profile_times_a_schedule_as_its_file_does(cli, tmp_path):

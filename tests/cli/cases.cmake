@@ -1011,6 +1011,26 @@ pipeplan_cli_test(plan_recompute_block_refuses_other --exit 2
 pipeplan_cli_test(profile_recompute_block_needs_full --exit 1
                   --err "--recompute-layers 2: chooses the layers full recompute recomputes"
                   -- profile --model tests/data/models/tiny-llama.json --gpu h100 --stages 1 --recompute-layers 2)
+# The flex token dispatcher (--moe-dispatcher flex, DeepEP's and HybridEP's kernels): said in the
+# header, Megatron's and torchtitan's keys written, refused for a dense model.
+pipeplan_cli_test(plan_flex_dispatcher_said --out "flex token"
+                  -- plan --model tests/data/models/tiny-qwen-moe.json --gpu h100 --gpus 4 --global-batch 16 --seq 256
+                     --ep 2 --moe-dispatcher flex)
+pipeplan_cli_test(plan_flex_dispatcher_megatron --out "^--moe-token-dispatcher-type flex " --out "^--moe-flex-dispatcher-backend deepep "
+                  -- plan --model tests/data/models/tiny-qwen-moe.json --gpu h100 --gpus 4 --global-batch 16 --seq 256
+                     --ep 2 --moe-dispatcher flex --launch megatron)
+pipeplan_cli_test(plan_flex_dispatcher_torchtitan --out "^expert_parallel_comm_backend = \"deepep\""
+                  -- plan --model tests/data/models/tiny-qwen-moe.json --gpu h100 --gpus 4 --global-batch 16 --seq 256
+                     --ep 2 --moe-dispatcher flex --launch torchtitan)
+pipeplan_cli_test(plan_alltoall_dispatcher_megatron --out "^--moe-token-dispatcher-type alltoall "
+                  -- plan --model tests/data/models/tiny-qwen-moe.json --gpu h100 --gpus 4 --global-batch 16 --seq 256
+                     --ep 2 --launch megatron)
+pipeplan_cli_test(plan_flex_dispatcher_dense --exit 1 --err "--moe-dispatcher flex: .* has no experts to dispatch to"
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16 --seq 256
+                     --moe-dispatcher flex)
+pipeplan_cli_test(plan_dispatcher_unknown --exit 2 --err "--moe-dispatcher: expected alltoall or flex, got 'nccl'"
+                  -- plan --model tests/data/models/tiny-qwen-moe.json --gpu h100 --gpus 4 --global-batch 16 --seq 256
+                     --moe-dispatcher nccl)
 # --fp8-params (Megatron-LM's --fp8-param-gather): said in the header, refused without FP8.
 pipeplan_cli_test(profile_fp8_params_said --out "FP8 linear weights without a 16-bit copy"
                   -- profile --model tests/data/models/tiny-llama.json --gpu h100 --stages 2 --seq 256 --dtype fp8
