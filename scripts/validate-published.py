@@ -19,6 +19,7 @@ import concurrent.futures
 import datetime
 import json
 import os
+import pathlib
 import re
 import subprocess
 import sys
@@ -402,6 +403,25 @@ def mbridge_recompute_flag(row, gpu, mapping):
     return []
 
 
+# Megatron-Bridge's token dispatcher per row, read from its configurations at each release's tag
+# (scripts/mbridge-dispatchers.json says how): flex (DeepEP, HybridEP) or alltoall.
+MBRIDGE_DISPATCHERS = json.loads((pathlib.Path(__file__).parent / "mbridge-dispatchers.json").read_text())["rows"]
+
+
+def dispatcher_flag(row, ep, mapping):
+    """--moe-dispatcher flex for the Megatron-Bridge rows whose configuration runs the flex dispatcher."""
+    if row["source"] != "mbridge" or not ep or int(ep) <= 1:
+        return []
+    read = MBRIDGE_DISPATCHERS.get(row["row_id"])
+    if read is None:
+        mapping.notes.append("the dispatcher of its configuration was not read: alltoall")
+        return []
+    if read["dispatcher"] != "flex":
+        return []
+    mapping.notes.append(f"its configuration's flex dispatcher ({read.get('backend') or 'deepep'}): --moe-dispatcher flex")
+    return ["--moe-dispatcher", "flex"]
+
+
 def megatron_fsdp(row):
     """The row ran Megatron-FSDP: Megatron-Bridge's and NeMo 25.04's `fsdp` above 0 (the latter prints 1 for on)."""
     fsdp = row.get("fsdp")
@@ -590,6 +610,7 @@ def map_row(row, models_dir, work):
         m.notes.append("etp not stated and tp would not fold ep over the stage: etp 1")
     if etp is not None and ep and int(ep) > 1:
         flags += ["--etp", str(etp)]
+    flags += dispatcher_flag(row, ep, m)
     flags += sharding_flag(row, dp, m, cp)
     recompute = recompute_flag(row, m)
     flags += recompute if recompute else mbridge_recompute_flag(row, gpu[0], m)
