@@ -81,8 +81,8 @@ std::string megatron_arguments(const LaunchPlan& launch) {
   std::string out;
   for (std::size_t i = 0; i < launch.settings.size(); ++i) {
     const LaunchSetting& s = launch.settings[i];
-    out +=
-        s.name + (s.value.empty() ? "" : " " + shell_word(s.value)) + (i + 1 < launch.settings.size() ? " \\\n" : "\n");
+    out += s.name + (s.value.empty() ? "" : " " + (s.words ? s.value : shell_word(s.value))) +
+           (i + 1 < launch.settings.size() ? " \\\n" : "\n");
   }
   return out;
 }

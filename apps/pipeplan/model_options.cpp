@@ -100,6 +100,11 @@ void add_model_options(CLI::App& sub, ModelOptions& f, bool global_batch_require
                  "How a mixture of experts' tokens reach their experts' ranks: " + enum_help(kMoeDispatchers))
       ->type_name("HOW")
       ->capture_default_str();
+  sub.add_option("--cuda-graphs", f.cuda_graphs,
+                 "What replays from CUDA graphs, the host launching the rest (Megatron-LM's --cuda-graph-impl): " +
+                     enum_help(kCudaGraphs))
+      ->type_name("WHAT")
+      ->capture_default_str();
   f.cp_option = sub.add_option("--cp", t.cp,
                                "Context parallelism: each sequence split over C ranks, Megatron's ring attention "
                                "(GPUs = tp x cp x pp x dp; plan: searched unless given)")

@@ -234,6 +234,14 @@ PieceParts piece_parts(const PieceWork& w, const PhaseGemms& gemms, const GpuSpe
   p.b.context_comm = ring.b_ms;
   flops_ms(p.w, w.w_flops, 0.0, 0.0, gemms.w);
   p.w.elementwise = ms_for_bytes(w.w_bytes, gpu.memory_gb_per_s, e.memory);
+  // The host's launches where the device waits for them (host_launch.hpp); the backward's
+  // against B and W together, the layer's backward as Megatron runs it.
+  const HostMs host = host_ms(w.host, gpu, tr.cuda_graphs);
+  // Full-iteration graphs run a mixture of experts without the read (Megatron-Core's
+  // full_iteration needs a fixed per-rank capacity): nothing is launched, nothing is waited for.
+  const bool waits = w.host.waits_for_device && tr.cuda_graphs != CudaGraphs::Full;
+  p.f.host = exposed_host_ms(host.f_ms, p.f.total(), waits);
+  p.b.host = exposed_host_ms(host.b_ms, p.b.total() + p.w.total(), waits);
   return p;
 }
 

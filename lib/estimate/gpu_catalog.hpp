@@ -40,6 +40,13 @@ enum class Architecture : unsigned char {
 /// "ampere", "ada", "hopper", "blackwell".
 [[nodiscard]] std::string_view architecture_name(Architecture architecture);
 
+/// The CPU that launches a card's kernels (host_launch.hpp): how long the framework's Python
+/// takes to issue them.
+enum class HostCpu : unsigned char {
+  X86,    ///< an HGX or DGX board's x86 server CPUs (Xeon, EPYC)
+  Grace,  ///< NVIDIA's Grace (Arm Neoverse V2), one per two GPUs in a GB200 or GB300 compute tray
+};
+
 /// One card's facts, each from its data sheet or whitepaper (docs/costs.md lists the sources).
 /// Fields are in this order so that the table's rows read alike; tests build cards of round
 /// numbers with the first eleven.
@@ -78,6 +85,7 @@ struct GpuSpec {
   /// The card's link to its host's memory, one direction: what activation offloading copies over
   /// (activation_offload.hpp); a bandwidth of 0 where none is known.
   LinkSpec host_link{"none", 0.0, 0.0};
+  HostCpu host_cpu = HostCpu::X86;  ///< the CPU its kernels are launched from
 
   /// The GPUs a job's consecutive ranks fill before the next block begins on another domain: the
   /// rank grid's default gpus_per_node (`--gpus-per-node` overrides it).

@@ -84,6 +84,14 @@ PieceWork moe_mlp_work(const ModelConfig& m, const TrainingSettings& tr) {
   }
   w.activation_bytes = static_cast<Bytes>(kept + 0.5);
   w.w_activation_bytes = static_cast<Bytes>(for_w + 0.5);
+  // The host's calls (host_launch.hpp), as Megatron-Core's MoE layer makes them: the norm, the
+  // router, the dispatcher's preprocessing, dispatch and combine, the experts' grouped MLP and a
+  // shared expert's two linears. Dropless, each pass reads the token counts back first.
+  w.host.router_modules = 2;  // the router and the dispatch preprocessing
+  w.host.modules = 5 + (fs > 0 ? 2 : 0);
+  w.host.grouped_mlps = 1;
+  w.host.recompute_forward = tr.recompute == Recompute::Full;
+  w.host.waits_for_device = tr.moe_capacity_factor <= 0;
   if (tr.ep > 1 || etp > 1) {
     // Each rank's routed copies, h·e bytes each, leave for the ep - 1 other ranks' experts in
     // (ep - 1)/ep of the cases (Megatron's all-to-all token dispatcher; Lepikhin et al. 2020);

@@ -188,6 +188,7 @@ PieceWork& PieceWork::operator+=(const PieceWork& o) {
   b_workspace_bytes = std::max(b_workspace_bytes, o.b_workspace_bytes);
   // As tp_bytes: the pieces' one ring (a stage's times are the sums of its pieces' own).
   if (o.ring.steps > 0 && o.ring.kv_bytes >= ring.kv_bytes) ring = o.ring;
+  host += o.host;
   return *this;
 }
 
@@ -281,6 +282,11 @@ PieceWork block_work(const ModelConfig& m, const TrainingSettings& tr, const Lay
   }
   w.activation_bytes = bytes(kept);
   w.w_activation_bytes = bytes(for_w);
+  // The host's calls (host_launch.hpp), as Megatron-Core's Transformer Engine layer makes them:
+  // each attention linear (its norm fused in) and the attention core, then each MLP linear.
+  w.host.attention_modules = double(a.linears.size()) + 1;
+  w.host.modules = w.host.attention_modules + double(mlp.size());
+  w.host.recompute_forward = tr.recompute == Recompute::Full || tr.recompute == Recompute::Ops;
   // Each layer's two all-gathers and two reduce-scatters, each way (the recompute repeats F's;
   // by op, only its gathers: the scatters' outputs are on torchtitan's save list); without
   // sequence parallelism two all-reduces, of twice the bytes each: the same time.

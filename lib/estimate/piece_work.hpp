@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "estimate/context_parallel.hpp"
+#include "estimate/host_launch.hpp"
 #include "estimate/layer_kinds.hpp"
 #include "estimate/model_config.hpp"
 #include "estimate/training.hpp"
@@ -40,6 +41,7 @@ struct PieceWork {
   /// pieces' largest, not their sum.
   Bytes f_workspace_bytes = 0, b_workspace_bytes = 0;
   ContextRing ring;  ///< context parallelism's K and V exchange (one layer's; context_parallel.hpp)
+  HostCalls host;    ///< what its forward asks of the host (host_launch.hpp)
 
   PieceWork& operator+=(const PieceWork& other);
   /// The model FLOPs of F, B and W together: the work without recompute.

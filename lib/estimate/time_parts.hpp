@@ -13,9 +13,11 @@ struct TimeParts {
   double expert_comm = 0;    ///< a mixture of experts' all-to-alls and expert-tensor gathers
   double sharding_comm = 0;  ///< FSDP's gathers and ZeRO-2's reduce-scatters that the compute does not hide
   double offload = 0;        ///< activation offloading's copies to and from the host that the compute does not hide
+  double host = 0;           ///< the host's kernel launches the device waits for (host_launch.hpp)
 
   [[nodiscard]] double total() const {
-    return products + attention + elementwise + tensor_comm + context_comm + expert_comm + sharding_comm + offload;
+    return products + attention + elementwise + tensor_comm + context_comm + expert_comm + sharding_comm + offload +
+           host;
   }
   TimeParts& operator+=(const TimeParts& o) {
     products += o.products;
@@ -26,11 +28,12 @@ struct TimeParts {
     expert_comm += o.expert_comm;
     sharding_comm += o.sharding_comm;
     offload += o.offload;
+    host += o.host;
     return *this;
   }
   [[nodiscard]] TimeParts scaled(double k) const {
-    return {products * k,     attention * k,   elementwise * k,   tensor_comm * k,
-            context_comm * k, expert_comm * k, sharding_comm * k, offload * k};
+    return {products * k,    attention * k,     elementwise * k, tensor_comm * k, context_comm * k,
+            expert_comm * k, sharding_comm * k, offload * k,     host * k};
   }
 };
 

@@ -42,6 +42,14 @@ std::string_view moe_dispatcher_name(MoeDispatcher dispatcher) {
   return enum_name(kMoeDispatchers, dispatcher);
 }
 
+std::optional<CudaGraphs> cuda_graphs_named(std::string_view name) {
+  return enum_named(kCudaGraphs, name);
+}
+
+std::string_view cuda_graphs_name(CudaGraphs graphs) {
+  return enum_name(kCudaGraphs, graphs);
+}
+
 std::optional<Elementwise> elementwise_named(std::string_view name) {
   return enum_named(kElementwises, name);
 }

@@ -52,6 +52,22 @@ enum class MoeDispatcher : unsigned char {
   Flex,
 };
 
+/// Which of a step's kernels replay from CUDA graphs instead of being launched one by one from the
+/// host (docs/costs.md, "Host time"; host_launch.hpp): Megatron-LM's --cuda-graph-impl and
+/// --cuda-graph-modules.
+enum class CudaGraphs : unsigned char {
+  None,  ///< every kernel launched from Python as the framework runs it (the default of Megatron-LM and PyTorch)
+  /// Transformer Engine's per-layer graphs of a mixture of experts' router and dispatch
+  /// preprocessing (--cuda-graph-impl transformer_engine --cuda-graph-modules moe_router
+  /// moe_preprocess)
+  MoeRouter,
+  /// those and the attention block (--cuda-graph-modules attn moe_router moe_preprocess); the
+  /// MLP, the experts and the token exchange stay eager
+  Attn,
+  Layers,  ///< each whole layer replayed from its own graph (--cuda-graph-impl local, its default modules)
+  Full,    ///< the whole forward and backward captured as one graph (--cuda-graph-impl full_iteration)
+};
+
 /// How the cross-entropy loss runs over the logits (docs/costs.md, "Memory"): what it keeps for
 /// the backward and what it holds while it runs.
 enum class Loss : unsigned char {
@@ -106,6 +122,15 @@ inline constexpr EnumTable<MoeDispatcher, 2> kMoeDispatchers = {{
      "of its experts"},
 }};
 
+inline constexpr EnumTable<CudaGraphs, 5> kCudaGraphs = {{
+    {"none", CudaGraphs::None, "every kernel launched from the host, as PyTorch runs the framework"},
+    {"moe-router", CudaGraphs::MoeRouter,
+     "Transformer Engine's per-layer graphs of the MoE router and the dispatch's preprocessing"},
+    {"attn", CudaGraphs::Attn, "those and of the attention block"},
+    {"layers", CudaGraphs::Layers, "each whole layer replayed from its own graph (Megatron-Core's local graphs)"},
+    {"full", CudaGraphs::Full, "the whole forward and backward replayed as one graph: no launch from the host"},
+}};
+
 inline constexpr EnumTable<Elementwise, 3> kElementwises = {{
     {"fused", Elementwise::Fused,
      "each norm, rotary embedding and activation one kernel (Transformer Engine, Megatron-LM, torch.compile)"},
@@ -136,6 +161,9 @@ inline constexpr EnumTable<Fp8Recipe, 4> kFp8Recipes = {{
 /// "alltoall", "flex", and back; nullopt for other names.
 [[nodiscard]] std::optional<MoeDispatcher> moe_dispatcher_named(std::string_view name);
 [[nodiscard]] std::string_view moe_dispatcher_name(MoeDispatcher dispatcher);
+/// "none", "moe-router", "attn", "layers", "full", and back; nullopt for other names.
+[[nodiscard]] std::optional<CudaGraphs> cuda_graphs_named(std::string_view name);
+[[nodiscard]] std::string_view cuda_graphs_name(CudaGraphs graphs);
 /// "fused", "eager", "eager-fused-norm", and back; nullopt for other names.
 [[nodiscard]] std::optional<Elementwise> elementwise_named(std::string_view name);
 [[nodiscard]] std::string_view elementwise_name(Elementwise elementwise);
@@ -210,6 +238,9 @@ struct TrainingSettings {
   /// presets set: under FP8 training the linear weights are their FP8 copies alone, no 16-bit
   /// copy beside them (fp8_recipe.hpp). No effect on a precision without FP8.
   bool fp8_params = false;
+  /// What replays from CUDA graphs (host_launch.hpp): the host's time to launch the rest is
+  /// charged where the device waits for it.
+  CudaGraphs cuda_graphs = CudaGraphs::None;
 
   bool operator==(const TrainingSettings&) const = default;
 };

@@ -186,6 +186,10 @@ ModelInput read_model_input(const ModelFlags& f) {
     throw FlagError("--moe-dispatcher: expected " + enum_choices(kMoeDispatchers) + ", got '" + f.moe_dispatcher + "'");
   }
   in.training.moe_dispatcher = *dispatcher;
+  const std::optional<CudaGraphs> graphs = cuda_graphs_named(f.cuda_graphs);
+  if (!graphs)
+    throw FlagError("--cuda-graphs: expected " + enum_choices(kCudaGraphs) + ", got '" + f.cuda_graphs + "'");
+  in.training.cuda_graphs = *graphs;
   const std::optional<RankOrder> order = rank_order_named(f.rank_order);
   if (!order) throw FlagError("--rank-order: expected " + enum_choices(kRankOrders) + ", got '" + f.rank_order + "'");
   in.rank_order = *order;
@@ -200,6 +204,9 @@ ModelInput read_model_input(const ModelFlags& f) {
   }
   if (!in.model.is_moe() && in.training.moe_dispatcher != MoeDispatcher::AllToAll) {
     throw Error("--moe-dispatcher " + f.moe_dispatcher + ": " + f.model + " has no experts to dispatch to");
+  }
+  if (in.training.cuda_graphs == CudaGraphs::MoeRouter && !in.model.is_moe()) {
+    throw Error("--cuda-graphs moe-router: " + f.model + " has no router to capture");
   }
   if (!in.model.is_moe() && in.training.moe_capacity_factor > 0) {
     throw Error("--moe-capacity-factor: " + f.model + " has no experts to route to");
@@ -273,6 +280,10 @@ std::string describe_input(const ModelInput& in, const SearchedSettings* searche
     text += fmt::format(", the first {} layers' activations offloaded to the host", t.offload_layers);
   if (t.fp8_params) text += ", FP8 linear weights without a 16-bit copy";
   if (t.moe_dispatcher == MoeDispatcher::Flex) text += ", the flex token dispatcher (a token once per rank or domain)";
+  if (t.cuda_graphs == CudaGraphs::MoeRouter) text += ", CUDA graphs of the MoE router";
+  if (t.cuda_graphs == CudaGraphs::Attn) text += ", CUDA graphs of the attention (and the MoE router)";
+  if (t.cuda_graphs == CudaGraphs::Layers) text += ", each layer replayed from a CUDA graph";
+  if (t.cuda_graphs == CudaGraphs::Full) text += ", the whole step replayed from a CUDA graph";
   if (t.recompute_layers > 0) {
     text +=
         fmt::format(", full recompute's block: the first {} of each stage's layers, the rest kept", t.recompute_layers);

@@ -62,6 +62,7 @@ struct ModelFlags {
   std::string loss = std::string(loss_name(Loss::VocabParallel));
   std::string elementwise = std::string(elementwise_name(Elementwise::Fused));
   std::string moe_dispatcher = std::string(moe_dispatcher_name(MoeDispatcher::AllToAll));
+  std::string cuda_graphs = std::string(cuda_graphs_name(CudaGraphs::None));
   ModelGiven given;
 };
 

@@ -192,6 +192,7 @@ std::string row_contrast(const PlanRow& first, const PlanRow& second) {
       Part{"exposed expert all-to-alls", a.layers.expert_comm, b.layers.expert_comm},
       Part{"exposed FSDP / ZeRO-2 collectives", a.layers.sharding_comm, b.layers.sharding_comm},
       Part{"exposed activation offload copies", a.layers.offload, b.layers.offload},
+      Part{"exposed host kernel launches", a.layers.host, b.layers.host},
       Part{"exposed data-parallel collectives", a.data_parallel_ms, b.data_parallel_ms},
       Part{"less overlapped forward and backward", a.overlap_ms, b.overlap_ms},
       Part{"the optimizer step", a.optimizer_ms, b.optimizer_ms},

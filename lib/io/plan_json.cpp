@@ -21,6 +21,7 @@ Json breakdown_to_json(const StepBreakdown& b) {
   j["expert_parallel_ms"] = b.layers.expert_comm;
   j["sharding_ms"] = b.layers.sharding_comm;
   j["offload_ms"] = b.layers.offload;
+  if (b.layers.host > 0) j["host_ms"] = b.layers.host;  // schema_version 4
   j["embedding_head_ms"] = b.embedding_head_ms;
   j["overlap_ms"] = b.overlap_ms;
   j["optimizer_ms"] = b.optimizer_ms;
@@ -68,12 +69,14 @@ Json row_to_json(const PlanRow& r, bool precisions) {
 // Version 2 added cp and etp: a file with a row of context parallelism, or of expert tensor
 // parallelism other than tp, would be misread by a reader that ignores them (its GPUs are not
 // tp·pp·dp), so such files say 2; the others stay 1. Version 3 added recompute_layers: a reader
-// ignoring it would take a block's rows for full recompute of every layer.
+// ignoring it would take a block's rows for full recompute of every layer. Version 4 added
+// the breakdown's host_ms: without it a reader's lines would not add up to the step.
 int plan_schema_version(const PlanOutcome& outcome) {
   const auto any = [&](const auto& needs) {
     return std::any_of(outcome.rows.begin(), outcome.rows.end(), needs) ||
            std::any_of(outcome.over_memory.begin(), outcome.over_memory.end(), needs);
   };
+  if (any([](const PlanRow& r) { return r.breakdown && r.breakdown->layers.host > 0; })) return 4;
   if (any([](const PlanRow& r) { return r.recompute_layers > 0; })) return 3;
   return any([](const PlanRow& r) { return r.cp > 1 || r.etp != r.tp; }) ? 2 : 1;
 }

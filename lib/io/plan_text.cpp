@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <vector>
 
@@ -35,6 +36,7 @@ std::string plan_breakdown_text(const PlanOutcome& outcome, std::size_t top) {
     text += fmt::format("row {}: where the step goes on device {}, the busiest{}\n", i + 1, b.device,
                         b.measured ? " (measured piece times: the layers in one line)" : "");
     const auto line = [&](const char* name, double ms) {
+      if (std::abs(ms) < 5e-4) ms = 0.0;  // the simulator's whole nanoseconds: no "-0.000"
       const double share = b.step_ms > 0 ? 100.0 * ms / b.step_ms : 0.0;
       text += fmt::format("  {:<44} {:>12.3f} ms {:>6.1f}%\n", name, ms, share);
     };
@@ -46,8 +48,9 @@ std::string plan_breakdown_text(const PlanOutcome& outcome, std::size_t top) {
     line("expert all-to-alls, exposed", b.layers.expert_comm);
     line("FSDP / ZeRO-2 collectives, exposed", b.layers.sharding_comm);
     if (b.layers.offload > 0) line("activation offload copies, exposed", b.layers.offload);
+    if (b.layers.host > 0) line("host kernel launches, exposed", b.layers.host);
     line("embedding, head and loss", b.embedding_head_ms);
-    if (b.overlap_ms < 0) line("hidden by overlapped forward and backward", b.overlap_ms);
+    if (b.overlap_ms < -5e-4) line("hidden by overlapped forward and backward", b.overlap_ms);
     line("bubble and waits for other devices", b.idle_ms);
     line("optimizer step", b.optimizer_ms);
     line("data-parallel collectives, exposed", b.data_parallel_ms);

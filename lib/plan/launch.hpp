@@ -35,6 +35,9 @@ inline constexpr std::string_view kPytorchCommit = "00722e648b740f91d0e71494baa1
 struct LaunchSetting {
   std::string name;
   std::string value;
+  /// The value is several space-separated words, each its own argument (an argparse list such
+  /// as Megatron-LM's --cuda-graph-modules), not one word with spaces.
+  bool words = false;
 };
 
 /// The launch of one row.

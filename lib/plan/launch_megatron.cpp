@@ -52,6 +52,7 @@ Value when(bool emit, const std::string& value) {
 struct MegatronArg {
   std::string_view flag;
   Value (*value)(const MegatronInput&);
+  bool words = false;  ///< an argparse list (nargs "+"): the value's words each an argument
 };
 
 constexpr std::array kMegatronArgs = {
@@ -95,6 +96,32 @@ constexpr std::array kMegatronArgs = {
                   return when(in.request.model.is_moe() && in.request.training.moe_dispatcher == MoeDispatcher::Flex,
                               "deepep");
                 }},
+    // CUDA graphs as pipeplan prices them (host_launch.hpp): Transformer Engine's per-layer
+    // graphs of the attention and, in a mixture of experts, the router and the dispatch's
+    // preprocessing, as Megatron-Bridge sets them for dropless MoE; or the whole iteration.
+    MegatronArg{"--cuda-graph-impl",
+                [](const MegatronInput& in) {
+                  switch (in.request.training.cuda_graphs) {
+                    case CudaGraphs::None:
+                      return Value();
+                    case CudaGraphs::Layers:
+                      return Value("local");
+                    case CudaGraphs::Full:
+                      return Value("full_iteration");
+                    case CudaGraphs::MoeRouter:
+                    case CudaGraphs::Attn:
+                      return Value("transformer_engine");
+                  }
+                  return Value();
+                }},
+    MegatronArg{"--cuda-graph-modules",
+                [](const MegatronInput& in) {
+                  const CudaGraphs g = in.request.training.cuda_graphs;
+                  const bool moe = in.request.model.is_moe();
+                  if (g == CudaGraphs::Attn) return Value(moe ? "attn moe_router moe_preprocess" : "attn");
+                  return when(g == CudaGraphs::MoeRouter, "moe_router moe_preprocess");
+                },
+                true},
     MegatronArg{"--expert-tensor-parallel-size",
                 [](const MegatronInput& in) {
                   return when(in.request.model.is_moe() && in.row.etp != in.row.tp, std::to_string(in.row.etp));
@@ -271,7 +298,7 @@ LaunchPlan megatron_launch(const PlanRequest& request, const PlanRow& row) {
     }
   }
   for (const MegatronArg& arg : kMegatronArgs) {
-    if (Value v = arg.value(in)) launch.settings.push_back({std::string(arg.flag), std::move(*v)});
+    if (Value v = arg.value(in)) launch.settings.push_back({std::string(arg.flag), std::move(*v), arg.words});
   }
   if (as_run.schedule != row.schedule || as_run.recompute != row.recompute || run_request.training != request.training)
     simulate_closest(run_request, as_run, launch);

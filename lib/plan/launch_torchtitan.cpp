@@ -314,6 +314,13 @@ LaunchPlan torchtitan_launch(const PlanRequest& request, const PlanRow& row, con
         "torchtitan offloads no activations to the host (its training.enable_cpu_offload moves FSDP's parameters, "
         "gradients and optimizer states): it runs the row with --offload-layers 0");
   }
+  // Its trainer captures no CUDA graphs of the training step (torch.compile's default mode
+  // launches each kernel from the host).
+  if (request.training.cuda_graphs != CudaGraphs::None) {
+    run_request.training.cuda_graphs = CudaGraphs::None;
+    launch.gaps.emplace_back(
+        "torchtitan's trainer replays no CUDA graphs of the training step: it runs the row with --cuda-graphs none");
+  }
   // Its float8 converts each linear's bf16 weight as the GEMM runs (quantize.linear.float8): no
   // weights kept in FP8 alone.
   if (request.training.fp8_params && row.precision.fp8) {

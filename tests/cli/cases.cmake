@@ -1031,6 +1031,36 @@ pipeplan_cli_test(plan_flex_dispatcher_dense --exit 1 --err "--moe-dispatcher fl
 pipeplan_cli_test(plan_dispatcher_unknown --exit 2 --err "--moe-dispatcher: expected alltoall or flex, got 'nccl'"
                   -- plan --model tests/data/models/tiny-qwen-moe.json --gpu h100 --gpus 4 --global-batch 16 --seq 256
                      --moe-dispatcher nccl)
+# The host's kernel launches (docs/costs.md, "Host time"): a dropless mixture of experts' line in
+# the breakdown and its JSON (schema_version 4), none replayed from a full-iteration graph, the
+# graphs said in the header and written for Megatron-LM, torchtitan's gap, a bad value refused.
+pipeplan_cli_test(plan_host_launches_breakdown --out "host kernel launches, exposed"
+                  -- plan --model tests/data/models/tiny-qwen-moe.json --gpu gb200 --gpus 4 --global-batch 16 --seq 256
+                     --ep 2 --breakdown)
+pipeplan_cli_test(plan_host_launches_json --out "\"host_ms\": [0-9]" --out "\"schema_version\": 4,"
+                  -- plan --model tests/data/models/tiny-qwen-moe.json --gpu gb200 --gpus 4 --global-batch 16 --seq 256
+                     --ep 2 --breakdown --json)
+pipeplan_cli_test(plan_host_launches_full_graph --then "! grep -q 'host kernel launches' stdout"
+                  --out "replayed from a CUDA graph"
+                  -- plan --model tests/data/models/tiny-qwen-moe.json --gpu gb200 --gpus 4 --global-batch 16 --seq 256
+                     --ep 2 --breakdown --cuda-graphs full)
+pipeplan_cli_test(plan_cuda_graphs_megatron --out "^--cuda-graph-impl transformer_engine "
+                  --out "^--cuda-graph-modules attn moe_router moe_preprocess "
+                  -- plan --model tests/data/models/tiny-qwen-moe.json --gpu h100 --gpus 4 --global-batch 16 --seq 256
+                     --ep 2 --cuda-graphs attn --launch megatron)
+pipeplan_cli_test(plan_cuda_graphs_megatron_full --out "^--cuda-graph-impl full_iteration "
+                  --then "! grep -q cuda-graph-modules stdout"
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16 --seq 256
+                     --cuda-graphs full --launch megatron)
+pipeplan_cli_test(plan_cuda_graphs_torchtitan --out "replays no CUDA graphs of the training step"
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16 --seq 256
+                     --cuda-graphs full --launch torchtitan)
+pipeplan_cli_test(plan_cuda_graphs_router_dense --exit 1 --err "--cuda-graphs moe-router: .* has no router to capture"
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16 --seq 256
+                     --cuda-graphs moe-router)
+pipeplan_cli_test(plan_cuda_graphs_unknown --exit 2 --err "--cuda-graphs: expected none, moe-router, attn, layers or full, got 'all'"
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16 --seq 256
+                     --cuda-graphs all)
 # --fp8-params (Megatron-LM's --fp8-param-gather): said in the header, refused without FP8.
 pipeplan_cli_test(profile_fp8_params_said --out "FP8 linear weights without a 16-bit copy"
                   -- profile --model tests/data/models/tiny-llama.json --gpu h100 --stages 2 --seq 256 --dtype fp8
