@@ -422,6 +422,37 @@ def dispatcher_flag(row, ep, mapping):
     return ["--moe-dispatcher", "flex"]
 
 
+# Megatron-Bridge's CUDA graphs per row, read from its configurations at each release's tag
+# (scripts/mbridge-cuda-graphs.json says how).
+MBRIDGE_CUDA_GRAPHS = json.loads((pathlib.Path(__file__).parent / "mbridge-cuda-graphs.json").read_text())["rows"]
+
+
+def cuda_graphs_flag(row, mapping):
+    """--cuda-graphs as the Megatron-Bridge row's configuration captured them; the others none
+    (Megatron-LM's, NeMo's and torchtitan's defaults: every kernel launched from the host)."""
+    if row["source"] != "mbridge":
+        return []
+    read = MBRIDGE_CUDA_GRAPHS.get(row["row_id"])
+    if read is None or read["graphs"] == "unknown":
+        mapping.notes.append("its configuration's CUDA graphs were not read or are in doubt: --cuda-graphs none")
+        return []
+    if read["graphs"] == "none":
+        return []
+    mapping.notes.append(f"its configuration's CUDA graphs ({read.get('impl', '')} {read.get('scope', [])}): "
+                         f"--cuda-graphs {read['graphs']}")
+    return ["--cuda-graphs", read["graphs"]]
+
+
+def token_drop_flag(row, ep, mapping):
+    """--moe-capacity-factor 1 for Megatron-Bridge's "(tokendrop)" rows: apply_moe_token_drop's
+    defaults (moe_expert_capacity_factor 1.0, moe_pad_expert_input_to_capacity True,
+    src/megatron/bridge/training/utils/moe_token_drop.py), every expert padded to its capacity."""
+    if row["source"] != "mbridge" or "(tokendrop)" not in row["model"]:
+        return []
+    mapping.notes.append("token drop (apply_moe_token_drop): capacity factor 1, padded: --moe-capacity-factor 1")
+    return ["--moe-capacity-factor", "1"]
+
+
 def megatron_fsdp(row):
     """The row ran Megatron-FSDP: Megatron-Bridge's and NeMo 25.04's `fsdp` above 0 (the latter prints 1 for on)."""
     fsdp = row.get("fsdp")
@@ -611,6 +642,8 @@ def map_row(row, models_dir, work):
     if etp is not None and ep and int(ep) > 1:
         flags += ["--etp", str(etp)]
     flags += dispatcher_flag(row, ep, m)
+    flags += token_drop_flag(row, ep, m)
+    flags += cuda_graphs_flag(row, m)
     flags += sharding_flag(row, dp, m, cp)
     recompute = recompute_flag(row, m)
     flags += recompute if recompute else mbridge_recompute_flag(row, gpu[0], m)
