@@ -12,9 +12,13 @@ TEST_CASE("a card's GEMMs run at its measured sustained rate, per precision") {
   // The measurements docs/costs.md cites: sustained TFLOP/s over the data sheet's peak.
   CHECK(gemm_fraction(card, gpu_named("a100-80gb"), false) == doctest::Approx(256.5 / 312));
   CHECK(gemm_fraction(card, gpu_named("h100"), false) == doctest::Approx(698.6 / 989));
-  CHECK(gemm_fraction(card, gpu_named("h100"), true) == doctest::Approx(1377.3 / 1979));
-  CHECK(gemm_fraction(card, gpu_named("h200"), true) == doctest::Approx(1366.3 / 1979));
+  // FP8 on Hopper: the H200's power-saturated rate, for every card of its chip.
+  CHECK(gemm_fraction(card, gpu_named("h100"), true) == doctest::Approx(1288.7 / 1979));
+  CHECK(gemm_fraction(card, gpu_named("h200"), true) == doctest::Approx(1288.7 / 1979));
   CHECK(gemm_fraction(card, gpu_named("b200"), false) == doctest::Approx(1426.4 / 2250));
+  CHECK(gemm_fraction(card, gpu_named("b200"), true) == doctest::Approx(2795.7 / 4500));
+  // The GB200 has its own FP8 measurement and takes the B200's bf16 fraction.
+  CHECK(gemm_fraction(card, gpu_named("gb200"), false) == doctest::Approx(1426.4 / 2250));
   CHECK(gemm_fraction(card, gpu_named("gb200"), true) == doctest::Approx(2906.9 / 5000));
   // No measurement cited: the default.
   CHECK(gemm_fraction(card, gpu_named("gb300"), false) == kUnmeasuredGemmFraction);
@@ -22,6 +26,6 @@ TEST_CASE("a card's GEMMs run at its measured sustained rate, per precision") {
   // Given, it replaces the card's in every precision.
   CHECK(gemm_fraction({.gemm = 0.5}, gpu_named("h100"), false) == 0.5);
   CHECK(gemm_fraction({.gemm = 0.5}, gpu_named("h100"), true) == 0.5);
-  CHECK(gemm_efficiency_text(card, gpu_named("h100")) == "0.706 (FP8 0.696) measured on the card");
+  CHECK(gemm_efficiency_text(card, gpu_named("h100")) == "0.706 (FP8 0.651) measured on the card");
   CHECK(gemm_efficiency_text({.gemm = 0.5}, gpu_named("h100")) == "0.5");
 }

@@ -44,21 +44,23 @@ constexpr LinkSpec kC2cHost{"NVLink-C2C to the Grace CPU (900 GB/s both ways)", 
 // Sustained GEMM rates, measured at steady state (docs/costs.md, "GEMM rate"):
 // - A100 SXM4 80GB, FP16 cuBLASLt at 16384^3 after 10,000 warm-up iterations: 256.5 of 312
 //   TFLOP/s (Azure AI-benchmarking-guide, Azure_Results/ND_A100_v4_results.md).
-// - H200, bf16, every one of 8 GPUs computing at once, the power-saturated rate (MSMF): 698.6 of
-//   989 (stas00/ml-engineering, compute/accelerator/benchmarks/README.md, "All 8 GPUs x 5
-//   rounds"); the H100 and H800 have the same chip at the same 700 W.
-// - H100 SXM FP8 cuBLASLt at 16384^3 after 10,000 warm-ups: 1377.3 of 1979; H200's: 1366.3
-//   (Azure AI-benchmarking-guide, ND_H100_v5 and ND_H200_v5 results).
-// - B200, bf16, MSMF with all 8 computing: 1426.4 of 2250 (the same README); GB200 FP8 cuBLASLt
-//   at 16384^3 after 10,000 warm-ups: 2906.9 of 5000 (Azure, ND_GB200_v6 results). B200 and
-//   GB200 are one chip at different power: each takes the other's measured fraction.
+// - The power-saturated rate (MSMF: the chip soaked at its power limit, the clock settled;
+//   stas00/ml-engineering, compute/accelerator/README.md, "Maximum Achievable Matmul FLOPS
+//   comparison table", and benchmarks/README.md):
+//   - H200 bf16 with all 8 GPUs computing: 698.6 of 989 ("All 8 GPUs x 5 rounds"); FP8
+//     (float8_e4m3fn): 1288.7 of 1979, one GPU, its siblings idle. The H100 and H800 have the
+//     same chip at the same 700 W.
+//   - B200 bf16 with all 8 computing: 1426.4 of 2250; FP8: 2795.7 of 4500, one GPU.
+// - GB200 FP8 cuBLASLt at 16384^3 after 10,000 warm-ups: 2906.9 of 5000 (Azure, ND_GB200_v6
+//   results). It has no bf16 measurement: the B200's chip at a higher power, it takes the B200's
+//   fraction.
 // Blackwell Ultra (B300, GB300) and the GeForce cards have none cited.
 constexpr double kA100Sustained = 256.5 / 312.0;
 constexpr double kHopperSustained = 698.6 / 989.0;
-constexpr double kH100SustainedFp8 = 1377.3 / 1979.0;
-constexpr double kH200SustainedFp8 = 1366.3 / 1979.0;
+constexpr double kHopperSustainedFp8 = 1288.7 / 1979.0;
 constexpr double kBlackwellSustained = 1426.4 / 2250.0;
-constexpr double kBlackwellSustainedFp8 = 2906.9 / 5000.0;
+constexpr double kB200SustainedFp8 = 2795.7 / 4500.0;
+constexpr double kGb200SustainedFp8 = 2906.9 / 5000.0;
 
 const std::array<GpuSpec, 12> kGpus = {{
     {.name = "a100-40gb",
@@ -108,7 +110,7 @@ const std::array<GpuSpec, 12> kGpus = {{
      .architecture = Architecture::Hopper,
      .gpus_per_board = 8,
      .sustained_gemm = kHopperSustained,
-     .sustained_gemm_fp8 = kH100SustainedFp8,
+     .sustained_gemm_fp8 = kHopperSustainedFp8,
      .cuda_name = "H100",
      .host_link = kPcie5Host},
     // Meta's Grand Teton H100 (torchtitan's runs): the H100 SXM5's chip with 96 GB of HBM2e at
@@ -131,7 +133,7 @@ const std::array<GpuSpec, 12> kGpus = {{
      .architecture = Architecture::Hopper,
      .gpus_per_board = 8,
      .sustained_gemm = kHopperSustained,
-     .sustained_gemm_fp8 = kH100SustainedFp8,
+     .sustained_gemm_fp8 = kHopperSustainedFp8,
      .cuda_name = "H100",
      .host_link = kPcie5Host},
     // DeepSeek's card: the H100's chip and memory, NVLink cut to 400 GB/s both ways.
@@ -150,7 +152,7 @@ const std::array<GpuSpec, 12> kGpus = {{
      .architecture = Architecture::Hopper,
      .gpus_per_board = 8,
      .sustained_gemm = kHopperSustained,
-     .sustained_gemm_fp8 = kH100SustainedFp8,
+     .sustained_gemm_fp8 = kHopperSustainedFp8,
      .cuda_name = "H800",
      .host_link = kPcie5Host},
     {.name = "h200",
@@ -168,7 +170,7 @@ const std::array<GpuSpec, 12> kGpus = {{
      .architecture = Architecture::Hopper,
      .gpus_per_board = 8,
      .sustained_gemm = kHopperSustained,
-     .sustained_gemm_fp8 = kH200SustainedFp8,
+     .sustained_gemm_fp8 = kHopperSustainedFp8,
      .cuda_name = "H200",
      .host_link = kPcie5Host},
     {.name = "b200",
@@ -187,7 +189,7 @@ const std::array<GpuSpec, 12> kGpus = {{
      .architecture = Architecture::Blackwell,
      .gpus_per_board = 8,
      .sustained_gemm = kBlackwellSustained,
-     .sustained_gemm_fp8 = kBlackwellSustainedFp8,
+     .sustained_gemm_fp8 = kB200SustainedFp8,
      .cuda_name = "B200",
      .host_link = kPcie5Host},
     // One GPU of the rack: 72 in one NVLink domain, 4 on a compute tray.
@@ -208,7 +210,7 @@ const std::array<GpuSpec, 12> kGpus = {{
      .gpus_per_board = 4,
      .job_segment = 64,
      .sustained_gemm = kBlackwellSustained,
-     .sustained_gemm_fp8 = kBlackwellSustainedFp8,
+     .sustained_gemm_fp8 = kGb200SustainedFp8,
      .cuda_name = "GB200",
      .host_link = kC2cHost,
      .host_cpu = HostCpu::Grace},

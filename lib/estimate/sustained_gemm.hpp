@@ -17,7 +17,7 @@ inline constexpr double kUnmeasuredGemmFraction = 0.7;
 /// kUnmeasuredGemmFraction.
 [[nodiscard]] double gemm_fraction(const Efficiency& efficiency, const GpuSpec& gpu, bool fp8);
 
-/// "0.706 (FP8 0.696) measured on the card", or the given fraction: for a profile's source line.
+/// "0.706 (FP8 0.651) measured on the card", or the given fraction: for a profile's source line.
 [[nodiscard]] std::string gemm_efficiency_text(const Efficiency& efficiency, const GpuSpec& gpu);
 
 }  // namespace pipeplan
