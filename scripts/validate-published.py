@@ -503,6 +503,29 @@ def elementwise_flag(row, mapping):
     return ["--elementwise", how]
 
 
+def loss_flag(row, mapping):
+    """The cross entropy each source's framework ran (docs/costs.md, "Element-wise kernels")."""
+    source, framework = row["source"], row.get("framework") or ""
+    if source.startswith("torchtitan"):
+        # torchtitan's loss is torch's cross_entropy on pred.float() (train.py at 9dec370).
+        mapping.notes.append("torchtitan's loss: --loss torch")
+        return ["--loss", "torch"]
+    if source == "mbridge":
+        # Megatron-Bridge's GPTModelProvider sets cross_entropy_loss_fusion = True and its
+        # performance scripts cross_entropy_fusion_impl = "te" at every tag from v0.1.0rc3 to
+        # v0.6.0 (scripts/performance/utils/overrides.py; v0.6.0's perf_recipes/_common.py).
+        mapping.notes.append("Megatron-Bridge's performance scripts run TE's fused cross entropy: --loss te")
+        return ["--loss", "te"]
+    if source.startswith("nemo") and ("NeMo 2.0" in framework or "25.04" in framework):
+        # NeMo 2.0's GPTConfig (nemo/collections/llm/gpt/model/base.py) defaults
+        # cross_entropy_loss_fusion to True, Megatron-Core's native fused kernels.
+        mapping.notes.append("NeMo 2.0's GPTConfig fuses the cross entropy: --loss vocab-parallel-fused")
+        return ["--loss", "vocab-parallel-fused"]
+    # Megatron-LM's default (its 2021 runs and r0.8's table; BLOOM's Megatron-DeepSpeed; NeMo
+    # 1.0, whose setting is not known here): the loss op by op, pipeplan's default.
+    return []
+
+
 # Megatron-Bridge's performance configs that offload layers' activations to the host
 # (cpu_offloading_num_layers; its activations only, cpu_offloading_weights False), all of them
 # Megatron-FSDP runs without pipeline parallelism or recompute: LLAMA3_70B_PRETRAIN_CONFIG_
@@ -650,10 +673,8 @@ def map_row(row, models_dir, work):
     flags += tp_overlap_flag(row, tp, m)
     flags += offload_flag(row, gpu[0], pp, m)
     flags += fp8_params_flag(row, precision, m)
+    flags += loss_flag(row, m)
     if row["source"].startswith("torchtitan"):
-        # torchtitan's loss is torch's cross_entropy on pred.float() (train.py at 9dec370).
-        flags += ["--loss", "torch"]
-        m.notes.append("torchtitan's loss: --loss torch")
         flags += elementwise_flag(row, m)
     if row["source"] in ("megatron_lm_a100_2021", "bloom_176b") and tp > 1:
         # Both ran before sequence parallelism (Korthikanti et al., May 2022): Megatron-LM's 2021

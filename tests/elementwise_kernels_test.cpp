@@ -64,3 +64,31 @@ TEST_CASE("eager SwiGLU runs SiLU and the product apart, GELU is one kernel eith
   CHECK(gelu.backward == 6);
   CHECK(gelu.kept == 2);  // its input
 }
+
+TEST_CASE("the loss's kernels: Megatron's op by op, fused, TE's two passes, torch's log-softmax") {
+  // Bytes per logit, 16-bit logits, counted op by op from each implementation (elementwise_kernels.cpp).
+  // Megatron-LM unfused: the fp32 copy (2 + 4), max (4), subtract, exp and divide in place (8
+  // each), sum (4); back the product in place (8) and the cast back (4 + 2).
+  const KernelTraffic unfused = loss_traffic(Loss::VocabParallel, 2);
+  CHECK(unfused.forward == 6 + 4 + 8 + 8 + 4 + 8);
+  CHECK(unfused.backward == 8 + 6);
+  // --cross-entropy-loss-fusion: three kernels (6, 8, 8), one back (read 4, write 4 and 2).
+  const KernelTraffic fused = loss_traffic(Loss::VocabParallelFused, 2);
+  CHECK(fused.forward == 22);
+  CHECK(fused.backward == 10);
+  // TE: two reads of the logits and the fp32 gradient written (2 + 2 + 4); back 8 + 6.
+  const KernelTraffic te = loss_traffic(Loss::TransformerEngine, 2);
+  CHECK(te.forward == 8);
+  CHECK(te.backward == 14);
+  // torch: the copy (6), log_softmax (8); back nll's gradient (4), log_softmax's (12), the cast (6).
+  const KernelTraffic torch_loss = loss_traffic(Loss::Torch, 2);
+  CHECK(torch_loss.forward == 14);
+  CHECK(torch_loss.backward == 22);
+  // fp32 logits: .float() returns them, no copy and no cast back.
+  CHECK(loss_traffic(Loss::VocabParallel, 4).forward == 32);
+  CHECK(loss_traffic(Loss::VocabParallel, 4).backward == 8);
+  CHECK(loss_traffic(Loss::VocabParallelFused, 4).forward == 4 + 16);
+  // The fused one is lighter than the unfused, TE's lighter still in F.
+  CHECK(te.forward < fused.forward);
+  CHECK(fused.forward < unfused.forward);
+}

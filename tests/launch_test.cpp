@@ -337,6 +337,24 @@ TEST_CASE("--recompute ops: torchtitan's selective by op, Megatron-LM's closest,
   CHECK(vocab.closest.has_value());
 }
 
+TEST_CASE("--loss: Megatron-LM's fused cross entropy is its switch, and TE's, which it refuses, runs as that, said") {
+  PlanRequest r = tiny_request();
+  const PlanRow row = tiny_row("1f1b", 1, "E,t*4|t*4,H");
+  CHECK(setting(megatron_launch(r, row), "--cross-entropy-loss-fusion") == nullptr);  // the default: unfused
+  r.training.loss = Loss::VocabParallelFused;
+  const LaunchPlan fused = megatron_launch(r, row);
+  CHECK(setting(fused, "--cross-entropy-loss-fusion") != nullptr);
+  CHECK(fused.gaps.empty());
+  r.training.loss = Loss::TransformerEngine;
+  const LaunchPlan te = megatron_launch(r, row);
+  CHECK(setting(te, "--cross-entropy-loss-fusion") != nullptr);
+  REQUIRE(te.gaps.size() == 1);
+  CHECK(te.gaps[0].find("--loss vocab-parallel-fused") != std::string::npos);
+  REQUIRE(te.closest.has_value());  // simulated with the loss it runs
+  // torchtitan computes torch's loss whatever was planned.
+  CHECK(torchtitan_launch(titan_request(), row, {}).gaps.empty());
+}
+
 TEST_CASE("--no-sequence-parallel: Megatron-LM leaves --sequence-parallel out, torchtitan runs it anyway, said") {
   PlanRequest r = tiny_request();
   const PlanRow row = tiny_row("1f1b", 1, "E,t*4|t*4,H");

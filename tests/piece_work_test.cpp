@@ -230,6 +230,19 @@ TEST_CASE("the embedding and the head, derived by hand") {
   CHECK(torch_head.activation_bytes == head.activation_bytes);
   CHECK(torch_head.f_workspace_bytes == 19200);
   CHECK(torch_head.b_workspace_bytes == 25600);
+  // The loss's traffic is its kernels' (elementwise_kernels_test): over TV = 3200 logits, beside
+  // the final norm's; Megatron's default, op by op, 38 bytes a logit forward, 14 back.
+  // The fused final norm: read and write Th = 2048 elements (4 bytes each forward, 6 back).
+  const double norm_f = 2048.0 * 4, norm_b = 2048.0 * 6;
+  CHECK(head.f_bytes == doctest::Approx(norm_f + 3200.0 * 38));
+  CHECK(head.b_bytes == doctest::Approx(norm_b + 3200.0 * 14));
+  TrainingSettings te_loss = t;
+  te_loss.loss = Loss::TransformerEngine;
+  const PieceWork te_head = head_work(tiny_llama(), te_loss);
+  CHECK(te_head.f_bytes == doctest::Approx(norm_f + 3200.0 * 8));
+  CHECK(te_head.b_bytes == doctest::Approx(norm_b + 3200.0 * 14));
+  CHECK(te_head.activation_bytes == head.activation_bytes);  // Megatron's three keep alike
+  CHECK(te_head.f_workspace_bytes == head.f_workspace_bytes);
   CHECK(head.params == 100 * 64 + 64);
   const PieceWork embedding = embedding_work(tiny_llama(), t);
   CHECK(embedding.f_flops == 0);

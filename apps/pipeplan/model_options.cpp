@@ -167,7 +167,9 @@ void add_model_options(CLI::App& sub, ModelOptions& f, bool global_batch_require
                  "network (default: the GPU table's: 8 on HGX boards, 64 of a GB200/GB300 NVL72 rack's 72)")
       ->type_name("N")
       ->check(whole_range(kGpusPerNodeRange));
-  sub.add_option("--loss", f.loss, "How the cross-entropy loss runs, which decides its memory: " + enum_help(kLosses))
+  sub.add_option(
+         "--loss", f.loss,
+         "How the cross-entropy loss runs, which decides its memory and what its kernels move: " + enum_help(kLosses))
       ->type_name("LOSS")
       ->transform(enum_choices_of(kLosses))
       ->capture_default_str();

@@ -56,4 +56,32 @@ KernelTraffic activation_traffic(Elementwise how, bool gated, double e) {
   return {5 * e, 9 * e, 3 * e};
 }
 
+KernelTraffic loss_traffic(Loss how, double e) {
+  switch (how) {
+    case Loss::VocabParallel:
+      // megatron/core/tensor_parallel/cross_entropy.py at d98e8a64, each op its own kernel: the
+      // fp32 copy, the row max (read 4), the max taken off in place (read and write 4), exp in
+      // place, the row sum (read 4), the division in place. Back: the product with the loss's
+      // gradient in place, then autograd's cast of the gradient back to the logits' width.
+      return {cast(e) + 4 + 8 + 8 + 4 + 8, 8 + cast(e), 0};
+    case Loss::VocabParallelFused:
+      // megatron/core/fusions/fused_cross_entropy.py at d98e8a64: the same ops in three
+      // jit-fused kernels forward (the copy with its max; the subtraction, exp and sum in place;
+      // the division in place) and one back, which writes the gradient in place and as bf16.
+      return {(e == kFloat ? kFloat : cast(e)) + 8 + 8, 4 + 4 + 2, 0};
+    case Loss::TransformerEngine:
+      // transformer_engine/pytorch/triton/cross_entropy.py at d0067d0: an online softmax over the
+      // 16-bit logits, then a second pass that writes the loss and the fp32 gradient; back, that
+      // gradient times the per-token loss gradient in place (Megatron passes unreduced losses,
+      // so the product runs), and autograd's cast back.
+      return {2 * e + 4, 8 + cast(e), 0};
+    case Loss::Torch:
+      // torchtitan's cross_entropy(pred.float(), labels): the fp32 copy, log_softmax (read and
+      // write 4); back, nll_loss's gradient made anew (write 4), log_softmax's backward (read the
+      // gradient and the kept output, write 4), the cast back.
+      return {cast(e) + 8, 4 + 12 + cast(e), 0};
+  }
+  return {};
+}
+
 }  // namespace pipeplan

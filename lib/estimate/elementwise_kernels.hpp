@@ -28,4 +28,9 @@ struct KernelTraffic {
 /// MLP's to keep (piece_work, moe_work).
 [[nodiscard]] KernelTraffic activation_traffic(Elementwise how, bool gated, double element);
 
+/// The cross-entropy loss per logit, the logits `element` bytes wide, as each loss's kernels run
+/// it: forward and backward (the cast of the fp32 gradient back to the logits' width included).
+/// What the losses keep is the same for Megatron's three (piece_work's loss_work).
+[[nodiscard]] KernelTraffic loss_traffic(Loss how, double element);
+
 }  // namespace pipeplan

@@ -359,15 +359,15 @@ PieceWork loss_work(const ModelConfig& m, const TrainingSettings& tr) {
   w.f_flops = gemm;
   w.b_flops = gemm;
   w.w_flops = gemm;
-  // The final norm, then the loss in fp32 over the logits: read them and write the fp32
-  // softmax forward; read it and write the logits' gradient backward.
-  w.f_bytes = x.norm.forward * x.T * x.h + x.T * x.V * (x.e + 4);
-  w.b_bytes = x.norm.backward * x.T * x.h + x.T * x.V * (x.e + 4);
+  // The final norm, then the loss in fp32 over the logits, as its kernels run it.
+  const KernelTraffic loss = loss_traffic(tr.loss, x.e);
+  w.f_bytes = x.norm.forward * x.T * x.h + x.T * x.V * loss.forward;
+  w.b_bytes = x.norm.backward * x.T * x.h + x.T * x.V * loss.backward;
   // F keeps what the norm keeps, the head's input and the fp32 softmax; W needs the head's input
   // and the logits' gradient.
   w.activation_bytes = bytes((x.norm.kept + x.e) * x.T * x.h + x.T * x.V * 4);
   w.w_activation_bytes = bytes(x.T * x.h * x.e + x.T * x.V * x.e);
-  if (tr.loss == Loss::VocabParallel) {
+  if (tr.loss != Loss::Torch) {
     // Megatron's vocabulary-parallel cross entropy (megatron/core/tensor_parallel/cross_entropy.py
     // at d98e8a64) copies the 16-bit logits to fp32 and works on that copy in place, which it
     // keeps (TE's fused one, transformer_engine/pytorch/cross_entropy.py, keeps an fp32 gradient

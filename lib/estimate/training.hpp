@@ -70,9 +70,13 @@ enum class CudaGraphs : unsigned char {
 
 /// How the cross-entropy loss runs over the logits (docs/costs.md, "Memory"): what it keeps for
 /// the backward and what it holds while it runs.
+/// Megatron's three keep what the unfused one keeps; they differ in the kernels that run
+/// (elementwise_kernels.hpp, loss_traffic).
 enum class Loss : unsigned char {
-  VocabParallel,  ///< Megatron-LM's vocabulary-parallel cross entropy, or TE's fused one: an fp32 copy, in place
-  Torch,          ///< torch.nn.functional.cross_entropy on an fp32 copy of the logits, as torchtitan computes it
+  VocabParallel,       ///< Megatron-LM's vocabulary-parallel cross entropy, op by op: an fp32 copy, in place
+  Torch,               ///< torch.nn.functional.cross_entropy on an fp32 copy of the logits, as torchtitan computes it
+  VocabParallelFused,  ///< the same, its ops fused (Megatron-LM's --cross-entropy-loss-fusion, native)
+  TransformerEngine,   ///< TE's Triton cross entropy (--cross-entropy-fusion-impl te): the fp32 gradient made in F
 };
 
 /// How the norms, rotary embeddings and gated activations run (docs/costs.md, "Element-wise
@@ -105,10 +109,15 @@ inline constexpr EnumTable<Sharding, 4> kShardings = {{
     {"params", Sharding::Params, "also the weights, gathered layer by layer (ZeRO-3, FSDP2 as torchtitan runs it)"},
 }};
 
-inline constexpr EnumTable<Loss, 2> kLosses = {{
+inline constexpr EnumTable<Loss, 4> kLosses = {{
     {"vocab-parallel", Loss::VocabParallel,
-     "Megatron-LM's vocabulary-parallel cross entropy (or TE's fused one): an fp32 copy of the logits, worked on in "
-     "place"},
+     "Megatron-LM's vocabulary-parallel cross entropy, as it runs by default: an fp32 copy of the logits, worked on "
+     "in place op by op"},
+    {"vocab-parallel-fused", Loss::VocabParallelFused,
+     "the same with Megatron-LM's --cross-entropy-loss-fusion (its native fused kernels)"},
+    {"te", Loss::TransformerEngine,
+     "Transformer Engine's fused cross entropy (--cross-entropy-fusion-impl te, what Megatron-Bridge's recipes run): "
+     "two passes over the 16-bit logits, the fp32 gradient made in the forward"},
     {"torch", Loss::Torch,
      "torch.nn.functional.cross_entropy on an fp32 copy of the logits, as torchtitan runs it: its log-softmax kept, "
      "its gradients made anew"},

@@ -136,6 +136,13 @@ constexpr std::array kMegatronArgs = {
                 [](const MegatronInput& in) {
                   return in.row.tp > 1 && in.request.training.tp_comm_overlap ? kSwitch : std::nullopt;
                 }},
+    // Its native fused cross entropy (--cross-entropy-fusion-impl defaults to native), also for
+    // TE's fused one, which Megatron-LM refuses (a gap, below).
+    MegatronArg{"--cross-entropy-loss-fusion",
+                [](const MegatronInput& in) {
+                  const Loss loss = in.request.training.loss;
+                  return loss == Loss::VocabParallelFused || loss == Loss::TransformerEngine ? kSwitch : std::nullopt;
+                }},
     MegatronArg{
         "--use-tp-pp-dp-mapping",
         [](const MegatronInput& in) { return in.row.rank_order == RankOrder::TpPpDp ? kSwitch : std::nullopt; }},
@@ -266,11 +273,17 @@ LaunchPlan megatron_launch(const PlanRequest& request, const PlanRow& row) {
         ", on the same layout");
   }
   PlanRequest run_request = request;
-  if (request.training.loss != Loss::VocabParallel) {
+  if (request.training.loss == Loss::Torch) {
     run_request.training.loss = Loss::VocabParallel;
     launch.gaps.emplace_back(
         "Megatron-LM computes the loss vocabulary-parallel (tensor_parallel/cross_entropy.py), not with torch's "
         "cross_entropy: it runs the row with --loss vocab-parallel");
+  } else if (request.training.loss == Loss::TransformerEngine) {
+    run_request.training.loss = Loss::VocabParallelFused;
+    launch.gaps.emplace_back(
+        "Megatron-LM refuses Transformer Engine's fused cross entropy (arguments.py, 'disabled due to stability "
+        "issues'; Megatron-Bridge runs it): it runs the row with --loss vocab-parallel-fused "
+        "(--cross-entropy-loss-fusion, its native kernels)");
   }
   if (request.training.elementwise != Elementwise::Fused) {
     run_request.training.elementwise = Elementwise::Fused;
