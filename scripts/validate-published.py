@@ -422,6 +422,30 @@ def dispatcher_flag(row, ep, mapping):
     return ["--moe-dispatcher", "flex"]
 
 
+# Megatron-Bridge's overlap of the expert all-to-alls per row, read from its configurations at
+# each release's tag (scripts/mbridge-a2a-overlap.json says how).
+MBRIDGE_A2A_OVERLAP = json.loads((pathlib.Path(__file__).parent / "mbridge-a2a-overlap.json").read_text())["rows"]
+
+
+def a2a_overlap_flag(row, ep, mapping):
+    """--moe-a2a-overlap for the Megatron-Bridge rows whose configuration overlaps the expert
+    all-to-alls; under HybridEP with the 32 SMs Megatron-Bridge's performance scripts give its
+    kernels (scripts/performance/utils/overrides.py sets moe_hybridep_num_sms = 32 from v0.2.0)."""
+    if row["source"] != "mbridge" or not ep or int(ep) <= 1:
+        return []
+    read = MBRIDGE_A2A_OVERLAP.get(row["row_id"])
+    if read is None:
+        mapping.notes.append("whether its configuration overlaps the expert all-to-alls was not read: no overlap")
+        return []
+    if not read["a2a_overlap"]:
+        return []
+    flags = ["--moe-a2a-overlap"]
+    if (MBRIDGE_DISPATCHERS.get(row["row_id"]) or {}).get("backend") == "hybridep":
+        flags += ["--moe-comm-sms", "32"]
+    mapping.notes.append("its configuration overlaps the expert all-to-alls: " + " ".join(flags))
+    return flags
+
+
 # Megatron-Bridge's CUDA graphs per row, read from its configurations at each release's tag
 # (scripts/mbridge-cuda-graphs.json says how).
 MBRIDGE_CUDA_GRAPHS = json.loads((pathlib.Path(__file__).parent / "mbridge-cuda-graphs.json").read_text())["rows"]
@@ -667,6 +691,7 @@ def map_row(row, models_dir, work):
     flags += dispatcher_flag(row, ep, m)
     flags += token_drop_flag(row, ep, m)
     flags += cuda_graphs_flag(row, m)
+    flags += a2a_overlap_flag(row, ep, m)
     flags += sharding_flag(row, dp, m, cp)
     recompute = recompute_flag(row, m)
     flags += recompute if recompute else mbridge_recompute_flag(row, gpu[0], m)

@@ -476,3 +476,24 @@ TEST_CASE("--fp8-params: Megatron-LM gathers FP8 weights, torchtitan's float8 ke
   r.training.loss = Loss::VocabParallel;
   CHECK(setting(megatron_launch(r, row), "--fp8-param-gather") == nullptr);
 }
+
+TEST_CASE("--moe-a2a-overlap is Megatron-Core's switch, which over several stages wants virtual ones") {
+  PlanRequest r = tiny_request();
+  r.training.moe_a2a_overlap = true;
+  const LaunchPlan interleaved = megatron_launch(r, tiny_row("interleaved", 2, "E,t*2|t*2|t*2|t*2,H"));
+  CHECK(setting(interleaved, "--overlap-moe-expert-parallel-comm") != nullptr);
+  CHECK(interleaved.gaps.empty());
+  const LaunchPlan one_chunk = megatron_launch(r, tiny_row("1f1b", 1, "E,t*4|t*4,H"));
+  CHECK(setting(one_chunk, "--overlap-moe-expert-parallel-comm") != nullptr);
+  REQUIRE(one_chunk.gaps.size() == 1);
+  CHECK(one_chunk.gaps[0].find("only with virtual stages") != std::string::npos);
+  // torchtitan has no such overlap: said, and simulated without.
+  PlanRequest titan = titan_request();
+  titan.training.moe_a2a_overlap = true;
+  const LaunchPlan t = torchtitan_launch(titan, tiny_row("1f1b", 1, "E,t*4|t*4,H"), {});
+  REQUIRE(t.gaps.size() == 1);
+  CHECK(t.gaps[0].find("--moe-a2a-overlap") != std::string::npos);
+  r.training.moe_a2a_overlap = false;
+  CHECK(setting(megatron_launch(r, tiny_row("1f1b", 1, "E,t*4|t*4,H")), "--overlap-moe-expert-parallel-comm") ==
+        nullptr);
+}

@@ -119,6 +119,17 @@ void add_model_options(CLI::App& sub, ModelOptions& f, bool global_batch_require
       ->type_name("N")
       ->check(whole_range(kOffloadLayersRange))
       ->capture_default_str();
+  sub.add_flag("--moe-a2a-overlap", t.moe_a2a_overlap,
+               "Megatron-Core's --overlap-moe-expert-parallel-comm: each fused backward of the steady state runs "
+               "beside the device's next forward, the expert all-to-alls of each under the other's compute (a "
+               "mixture of experts with --ep above 1, without full recompute; plan pairs 1F1B's and interleaved "
+               "1F1B's ops so)");
+  sub.add_option("--moe-comm-sms", t.moe_comm_sms,
+                 "The SMs the expert all-to-alls' kernels hold while they overlap compute, in DualPipe's and "
+                 "--moe-a2a-overlap's pairs (Megatron-Core's --moe-flex-dispatcher-num-sms; DeepEP's default, as "
+                 "DeepSeek-V3's report gives it)")
+      ->check(CLI::Range(1, 1024))
+      ->default_val(20);
   sub.add_flag("--fp8-params", t.fp8_params,
                "Megatron-LM's --fp8-param-gather (Megatron-Bridge's FP8 presets set it): under --dtype fp8 the "
                "linear weights are kept as their FP8 copies alone, with no bf16 copy beside them (needs the "

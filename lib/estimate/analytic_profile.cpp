@@ -119,9 +119,20 @@ double exposed_ms(double reduce_ms, double gather_ms, double backward_ms, const 
 
 // DualPipe runs each forward beside the backward of the device's other stage, one's
 // all-to-alls under the other's compute (moe_work.hpp): every stage's FB op, when each device
-// holds two stages (the V) and the model has all-to-alls to hide.
+// holds two stages (the V) and the model has all-to-alls to hide. Megatron-Core's overlap
+// (TrainingSettings::moe_a2a_overlap) pairs a backward with the device's next forward,
+// of whichever of its stages; the pair is timed as the stage's forward beside its own backward,
+// the device's stages being alike in a balanced layout.
 void overlap_all_to_alls(CostModel& costs, const std::vector<PieceWork>& work, const GroupLinks& links,
-                         const Deployment& where) {
+                         const Deployment& where, const TrainingSettings& tr, const GpuSpec& gpu) {
+  const double share = gpu.sms > 0 ? std::min(1.0, double(tr.moe_comm_sms) / gpu.sms) : 0.0;
+  if (tr.moe_a2a_overlap) {
+    for (std::size_t s = 0; s < work.size(); ++s) {
+      const AllToAllMs a2a = all_to_all_ms(work[s], links.experts, &links.expert_tensor, links.expert_domains);
+      costs.stages[s].f_and_b_ms = overlapped_f_and_b_ms(costs.stages[s], a2a, costs.stages[s], a2a, share);
+    }
+    return;
+  }
   std::vector<std::vector<std::size_t>> held(static_cast<std::size_t>(where.devices));
   for (std::size_t s = 0; s < work.size(); ++s) held[static_cast<std::size_t>(where.placement[s])].push_back(s);
   for (const std::vector<std::size_t>& stages : held) {
@@ -132,7 +143,7 @@ void overlap_all_to_alls(CostModel& costs, const std::vector<PieceWork>& work, c
       const std::size_t f = stages[std::size_t(i)], b = stages[std::size_t(1 - i)];
       costs.stages[f].f_and_b_ms = overlapped_f_and_b_ms(
           costs.stages[f], all_to_all_ms(work[f], links.experts, &links.expert_tensor, links.expert_domains),
-          costs.stages[b], all_to_all_ms(work[b], links.experts, &links.expert_tensor, links.expert_domains));
+          costs.stages[b], all_to_all_ms(work[b], links.experts, &links.expert_tensor, links.expert_domains), share);
     }
   }
 }
@@ -605,7 +616,7 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
     out.costs.devices.push_back(d);
   }
   // Once, with every stage's times final (W's reduce-scatters included).
-  if (measured == nullptr) overlap_all_to_alls(out.costs, work, links, where);
+  if (measured == nullptr) overlap_all_to_alls(out.costs, work, links, where, tr, gpu);
   // Each stage boundary's link: the network when any replica puts its two devices on different
   // nodes (the slowest replica sets the step), the node's otherwise, and the node's for two
   // stages on one device (no transfer crosses a link; the simulator moves nothing there).

@@ -185,11 +185,15 @@ void check_expert_folding(const ModelConfig& m, const TrainingSettings& tr, int 
 }
 
 std::optional<double> overlapped_f_and_b_ms(const StageCost& f, const AllToAllMs& fa, const StageCost& bw,
-                                            const AllToAllMs& ba) {
+                                            const AllToAllMs& ba, double share) {
   const double comm = fa.f_ms + ba.b_ms;
   if (comm <= 0) return std::nullopt;
   const double compute = (f.f_ms - fa.f_ms) + (bw.b_ms + bw.w_ms - ba.b_ms);
-  return std::max(compute, comm);
+  if (share >= 1) return compute + comm;  // the all-to-alls would take every SM: no overlap
+  // While both run the compute moves at 1 - share of its rate, losing `share` of the time they
+  // share, which lasts the all-to-alls or until the compute, so slowed, is done.
+  const double together = std::min(comm, compute / (1 - share));
+  return std::max(comm, compute + together * share);
 }
 
 std::int64_t active_parameters(const ModelConfig& m) {

@@ -52,12 +52,16 @@ struct AllToAllMs {
 /// for a dense model.
 void check_expert_folding(const ModelConfig& model, const TrainingSettings& training, int data_parallel);
 
-/// DualPipe's overlapped pair (DeepSeek-V3 report, section 3.2.1): the forward of `forward`
-/// beside the fused backward of `backward` on the same device, each one's all-to-alls running
-/// under the other's compute: max(compute of both, all-to-alls of both). nullopt when neither
-/// has an all-to-all (the simulator then adds the two, as without overlap).
+/// DualPipe's overlapped pair (DeepSeek-V3 report, section 3.2.1), and Megatron-Core's: the
+/// forward of `forward` beside the fused backward of `backward` on the same device, each one's
+/// all-to-alls running under the other's compute. The all-to-alls' kernels hold `comm_share` of
+/// the SMs while they run (TrainingSettings::moe_comm_sms over GpuSpec::sms), so the compute
+/// beside them runs at the rest: of compute c and all-to-alls a, the pair takes
+/// max(a, c + min(a, c / (1 - share)) x share). nullopt when neither has an all-to-all (the
+/// simulator then adds the two, as without overlap).
 [[nodiscard]] std::optional<double> overlapped_f_and_b_ms(const StageCost& forward, const AllToAllMs& forward_a2a,
-                                                          const StageCost& backward, const AllToAllMs& backward_a2a);
+                                                          const StageCost& backward, const AllToAllMs& backward_a2a,
+                                                          double comm_share = 0);
 
 /// The parameters one token's forward passes through: every dense weight and k of the routed
 /// experts of each layer (Mixtral 8x7B: 12.9e9 of its 46.7e9). model_parameters for a dense model.

@@ -250,6 +250,16 @@ struct TrainingSettings {
   /// What replays from CUDA graphs (host_launch.hpp): the host's time to launch the rest is
   /// charged where the device waits for it.
   CudaGraphs cuda_graphs = CudaGraphs::None;
+  /// Megatron-Core's --overlap-moe-expert-parallel-comm: in the steady state each fused backward
+  /// runs beside the device's next forward, one's expert all-to-alls under the other's compute
+  /// (plan pairs the schedule's ops, expert_overlap_pairs.hpp; the pair is timed as DualPipe's,
+  /// moe_work.hpp). A mixture of experts with expert parallelism, without full recompute.
+  bool moe_a2a_overlap = false;
+  /// The SMs the expert all-to-alls' kernels hold while they run beside compute, in DualPipe's
+  /// and Megatron-Core's overlapped pairs (moe_work.hpp): DeepSeek-V3's report and DeepEP's
+  /// default, 20 (Megatron-Core's --moe-flex-dispatcher-num-sms; Megatron-Bridge's HybridEP
+  /// configurations set 32).
+  int moe_comm_sms = 20;
 
   bool operator==(const TrainingSettings&) const = default;
 };

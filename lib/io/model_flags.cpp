@@ -211,6 +211,17 @@ ModelInput read_model_input(const ModelFlags& f) {
   if (!in.model.is_moe() && in.training.moe_capacity_factor > 0) {
     throw Error("--moe-capacity-factor: " + f.model + " has no experts to route to");
   }
+  if (in.training.moe_a2a_overlap && !in.model.is_moe()) {
+    throw Error("--moe-a2a-overlap: " + f.model + " has no experts whose all-to-alls to overlap");
+  }
+  if (in.training.moe_a2a_overlap && f.given.ep && in.training.ep == 1) {
+    throw FlagError("--moe-a2a-overlap: overlaps the expert all-to-alls, which --ep 1 has none of");
+  }
+  if (in.training.moe_a2a_overlap && in.training.recompute == Recompute::Full) {
+    // transformer_config.py at d98e8a64: "disable full recomputation when enabling
+    // overlap_moe_expert_parallel_comm".
+    throw FlagError("--moe-a2a-overlap: Megatron-Core runs it without full recompute, not with --recompute full");
+  }
   if (!in.model.is_moe() && in.training.etp > 0) {
     throw Error("--etp " + std::to_string(in.training.etp) + ": " + f.model + " has no experts to split");
   }
@@ -279,6 +290,10 @@ std::string describe_input(const ModelInput& in, const SearchedSettings* searche
   if (t.offload_layers > 0)
     text += fmt::format(", the first {} layers' activations offloaded to the host", t.offload_layers);
   if (t.fp8_params) text += ", FP8 linear weights without a 16-bit copy";
+  if (t.moe_a2a_overlap) text += ", each backward's expert all-to-alls beside the next forward (and back)";
+  if (t.moe_comm_sms != TrainingSettings{}.moe_comm_sms) {
+    text += fmt::format(", the all-to-alls' kernels on {} SMs beside compute", t.moe_comm_sms);
+  }
   if (t.moe_dispatcher == MoeDispatcher::Flex) text += ", the flex token dispatcher (a token once per rank or domain)";
   if (t.cuda_graphs == CudaGraphs::MoeRouter) text += ", CUDA graphs of the MoE router";
   if (t.cuda_graphs == CudaGraphs::Attn) text += ", CUDA graphs of the attention (and the MoE router)";

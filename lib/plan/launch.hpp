@@ -72,6 +72,9 @@ struct LaunchFiles {
 // torchtitan's rebuilds the row's schedule (as --emit-schedule does) to see where pipeplan's
 // own orders put their stages.
 [[nodiscard]] LaunchPlan megatron_launch(const PlanRequest& request, const PlanRow& row);
+
+/// Whether Megatron-LM runs the pipeplan schedule as it is (1F1B, interleaved 1F1B).
+[[nodiscard]] bool megatron_runs(std::string_view schedule);
 [[nodiscard]] LaunchPlan torchtitan_launch(const PlanRequest& request, const PlanRow& row, const LaunchFiles& files);
 
 /// `as_run`, a row changed to what a framework runs, simulated as the planner simulates rows;

@@ -24,9 +24,13 @@ namespace {
 // several, on the row's own layout, so a new generator needs no row here.
 constexpr std::array<std::string_view, 2> kMegatronSchedules = {"1f1b", "interleaved"};
 
+}  // namespace
+
 bool megatron_runs(std::string_view schedule) {
   return std::find(kMegatronSchedules.begin(), kMegatronSchedules.end(), schedule) != kMegatronSchedules.end();
 }
+
+namespace {
 
 struct MegatronInput {
   const PlanRequest& request;
@@ -136,6 +140,9 @@ constexpr std::array kMegatronArgs = {
                 [](const MegatronInput& in) {
                   return in.row.tp > 1 && in.request.training.tp_comm_overlap ? kSwitch : std::nullopt;
                 }},
+    // The expert all-to-alls beside the other micro-batch's compute (transformer_config.py).
+    MegatronArg{"--overlap-moe-expert-parallel-comm",
+                [](const MegatronInput& in) { return in.request.training.moe_a2a_overlap ? kSwitch : std::nullopt; }},
     // Its native fused cross entropy (--cross-entropy-fusion-impl defaults to native), also for
     // TE's fused one, which Megatron-LM refuses (a gap, below).
     MegatronArg{"--cross-entropy-loss-fusion",
@@ -290,6 +297,13 @@ LaunchPlan megatron_launch(const PlanRequest& request, const PlanRow& row) {
     launch.gaps.emplace_back(
         "Megatron-LM runs its norms, RoPE and SwiGLU as fused kernels (Transformer Engine's and its own fusions), "
         "not op by op: it runs the row with --elementwise fused");
+  }
+  if (request.training.moe_a2a_overlap && row.pp > 1 && row.chunks == 1) {
+    // transformer_config.py at d98e8a64: "If enabling EP A2A overlap,
+    // virtual_pipeline_model_parallel_size must be specified when pipeline_model_parallel_size > 1".
+    launch.gaps.emplace_back(
+        "Megatron-Core overlaps the expert all-to-alls under pipeline parallelism only with virtual stages "
+        "(--num-virtual-stages-per-pipeline-rank): plan the row with --chunks 2 or more");
   }
   if (row.recompute == Recompute::Ops) {
     as_run.recompute = Recompute::Full;

@@ -321,6 +321,13 @@ LaunchPlan torchtitan_launch(const PlanRequest& request, const PlanRow& row, con
     launch.gaps.emplace_back(
         "torchtitan's trainer replays no CUDA graphs of the training step: it runs the row with --cuda-graphs none");
   }
+  // Its pipeline schedules run each op alone: no forward beside another micro-batch's backward.
+  if (request.training.moe_a2a_overlap) {
+    run_request.training.moe_a2a_overlap = false;
+    launch.gaps.emplace_back(
+        "torchtitan does not overlap one micro-batch's expert all-to-alls with another's compute (Megatron-Core's "
+        "--overlap-moe-expert-parallel-comm): it runs the row without --moe-a2a-overlap");
+  }
   // Its float8 converts each linear's bf16 weight as the GEMM runs (quantize.linear.float8): no
   // weights kept in FP8 alone.
   if (request.training.fp8_params && row.precision.fp8) {

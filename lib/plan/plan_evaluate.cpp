@@ -9,6 +9,8 @@
 #include "estimate/megatron_layout.hpp"
 #include "model/error.hpp"
 #include "model/placement.hpp"
+#include "plan/launch.hpp"
+#include "schedules/expert_overlap_pairs.hpp"
 #include "sim/simulator.hpp"
 
 namespace pipeplan {
@@ -220,6 +222,11 @@ EvaluatedLayout evaluate_layout(const PlanRequest& r, const PlanJob& job, const 
     profile = profile_of(r, job, tr, layout, placement, order);
     request.costs = &profile.costs;
     schedule = job.generator->generate(request);
+  }
+  // Megatron-Core's expert all-to-all overlap pairs its own schedules' ops (expert_overlap_pairs.hpp),
+  // over several stages only with virtual ones (its launch says so for the others).
+  if (tr.moe_a2a_overlap && tr.ep > 1 && megatron_runs(schedule.name) && (job.pp == 1 || job.chunks > 1)) {
+    schedule = pair_backwards_with_next_forwards(std::move(schedule));
   }
   SimOptions options;
   options.record_timeline = false;

@@ -76,6 +76,8 @@ const Table& model_keywords() {
       {"elementwise", [](Settings& s, const py::handle& v) { s.model.elementwise = v.cast<std::string>(); }},
       {"offload_layers", [](Settings& s, const py::handle& v) { s.model.training.offload_layers = v.cast<int>(); }},
       {"fp8_params", [](Settings& s, const py::handle& v) { s.model.training.fp8_params = v.cast<bool>(); }},
+      {"moe_comm_sms", [](Settings& s, const py::handle& v) { s.model.training.moe_comm_sms = v.cast<int>(); }},
+      {"moe_a2a_overlap", [](Settings& s, const py::handle& v) { s.model.training.moe_a2a_overlap = v.cast<bool>(); }},
       {"sequence_parallel",
        [](Settings& s, const py::handle& v) { s.model.training.sequence_parallel = v.cast<bool>(); }},
       {"tp_comm_overlap", [](Settings& s, const py::handle& v) { s.model.training.tp_comm_overlap = v.cast<bool>(); }},

@@ -56,6 +56,11 @@ def test_a_mixture_of_experts_profile_is_the_clis(cli):
     assert graphed == json.loads(cli("profile", "--model", MOE, "--gpu", "h100", "--stages", 2, "--seq", 256,
                                      "--ep", 2, "--dp", 2, "--cuda-graphs", "full").stdout)
     assert graphed["stages"][0]["f_ms"] < mine["stages"][0]["f_ms"]
+    # Megatron-Core's all-to-all overlap: the stage gets its pair's time, as the CLI gives it.
+    paired = pipeplan.profile(MOE, "h100", 2, seq=256, ep=2, dp=2, moe_a2a_overlap=True, moe_comm_sms=32)
+    assert paired == json.loads(cli("profile", "--model", MOE, "--gpu", "h100", "--stages", 2, "--seq", 256,
+                                    "--ep", 2, "--dp", 2, "--moe-a2a-overlap", "--moe-comm-sms", 32).stdout)
+    assert "f_and_b_ms" in paired["stages"][0] and "f_and_b_ms" not in mine["stages"][0]
 
 
 def test_a_profile_times_a_schedule_as_its_file_does(cli, tmp_path):

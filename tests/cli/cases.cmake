@@ -357,6 +357,20 @@ pipeplan_cli_test(plan_recompute_ops_refuses_experts --exit 2 --err "--recompute
                      --recompute ops)
 pipeplan_cli_test(profile_loss_torch_said --out "the loss as torch computes it"
                   -- profile --model tests/data/models/tiny-llama.json --gpu h100 --stages 2 --seq 256 --loss torch)
+# --moe-a2a-overlap (Megatron-Core's --overlap-moe-expert-parallel-comm): said, the pair timed in
+# the profile, refused where Megatron-Core refuses it.
+pipeplan_cli_test(profile_moe_a2a_overlap --out "each backward's expert all-to-alls beside the next forward"
+                  --out "\"f_and_b_ms\": "
+                  -- profile --model tests/data/models/tiny-qwen-moe.json --gpu h100 --stages 1 --dp 2 --ep 2
+                     --moe-a2a-overlap)
+pipeplan_cli_test(plan_moe_a2a_overlap_dense --exit 1 --err "--moe-a2a-overlap: .*tiny-llama.json has no experts"
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16 --moe-a2a-overlap)
+pipeplan_cli_test(profile_moe_a2a_overlap_full --exit 2 --err "--moe-a2a-overlap: Megatron-Core runs it without full recompute"
+                  -- profile --model tests/data/models/tiny-qwen-moe.json --gpu h100 --stages 1 --dp 2 --ep 2
+                     --recompute full --moe-a2a-overlap)
+pipeplan_cli_test(profile_moe_a2a_overlap_ep1 --exit 2 --err "--moe-a2a-overlap: overlaps the expert all-to-alls, which --ep 1"
+                  -- profile --model tests/data/models/tiny-qwen-moe.json --gpu h100 --stages 1 --dp 2 --ep 1
+                     --moe-a2a-overlap)
 pipeplan_cli_test(profile_loss_te_said --out "the loss as te computes it"
                   -- profile --model tests/data/models/tiny-llama.json --gpu h100 --stages 2 --seq 256 --loss te)
 pipeplan_cli_test(profile_loss_unknown --exit 2 --err "--loss: fused not in"
