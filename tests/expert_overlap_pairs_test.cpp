@@ -36,10 +36,11 @@ TEST_CASE("1F1B and interleaved 1F1B stay valid paired, and a cheaper pair short
     const char* name;
     int devices, microbatches;
   };
-  for (const auto& [name, devices, microbatches] :
+  for (const Case& c :
        {Case{"1f1b", 1, 3}, Case{"1f1b", 1, 8}, Case{"interleaved", 2, 8}, Case{"interleaved", 4, 16}}) {
+    const std::string name = c.name;
     CAPTURE(name);
-    GenerateRequest r = test::request(devices, microbatches, std::string(name) == "interleaved" ? 2 : 1);
+    GenerateRequest r = test::request(c.devices, c.microbatches, name == "interleaved" ? 2 : 1);
     const Schedule plain = find_generator(name)->generate(r);
     const Schedule paired = pair_backwards_with_next_forwards(plain);
     CHECK(paired.op_count() < plain.op_count());
@@ -49,7 +50,7 @@ TEST_CASE("1F1B and interleaved 1F1B stay valid paired, and a cheaper pair short
     // 2.5 the paired schedule is shorter.
     const SimTime unpaired = simulate(plain, costs, {}).step_time();
     CHECK(simulate(paired, costs, {}).step_time() >= unpaired);
-    for (StageCost& c : costs.stages) c.f_and_b_ms = 2.5;
+    for (StageCost& stage : costs.stages) stage.f_and_b_ms = 2.5;
     CHECK(simulate(paired, costs, {}).step_time() < unpaired);
   }
 }
