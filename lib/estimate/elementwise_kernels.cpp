@@ -1,5 +1,7 @@
 #include "estimate/elementwise_kernels.hpp"
 
+#include <algorithm>
+
 namespace pipeplan {
 
 namespace {
@@ -68,7 +70,7 @@ KernelTraffic loss_traffic(Loss how, double e) {
       // megatron/core/fusions/fused_cross_entropy.py at d98e8a64: the same ops in three
       // jit-fused kernels forward (the copy with its max; the subtraction, exp and sum in place;
       // the division in place) and one back, which writes the gradient in place and as bf16.
-      return {(e == kFloat ? kFloat : cast(e)) + 8 + 8, 4 + 4 + 2, 0};
+      return {std::max(cast(e), kFloat) + 8 + 8, 4 + 4 + 2, 0};  // fp32: no copy, the max's read
     case Loss::TransformerEngine:
       // transformer_engine/pytorch/triton/cross_entropy.py at d0067d0: an online softmax over the
       // 16-bit logits, then a second pass that writes the loss and the fp32 gradient; back, that

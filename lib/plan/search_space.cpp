@@ -62,7 +62,7 @@ std::vector<MemoryVariant> variants(const PlanRequest& r, int dp, int pp) {
     recompute = {Recompute::None, Recompute::Full};
     if (!r.training.flash_attention) recompute.insert(recompute.begin() + 1, Recompute::Selective);
     // Megatron-Core refuses full recompute beside the expert all-to-alls' overlap (model_flags).
-    if (r.training.moe_a2a_overlap) recompute.erase(recompute.begin() + int(recompute.size()) - 1);
+    if (r.training.moe_a2a_overlap) recompute.pop_back();  // full, the last
   }
   std::vector<Sharding> sharding{dp > 1 ? r.training.sharding : Sharding::None};
   if (r.search.sharding && dp > 1) sharding = {Sharding::Optimizer, Sharding::Gradients};
