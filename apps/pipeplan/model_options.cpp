@@ -66,6 +66,10 @@ void add_model_options(CLI::App& sub, ModelOptions& f, bool global_batch_require
                      "Activation recompute: " + enum_help(kRecomputes) + " (plan: searched unless given)")
           ->type_name("MODE")
           ->capture_default_str();
+  sub.add_option("--recompute-modules", f.recompute_modules,
+                 "Megatron-Core's --recompute-modules under --recompute selective (which it implies), comma-separated: " +
+                     enum_help(kRecomputeModules) + " (default: core_attn)")
+      ->type_name("LIST");
   sub.add_option("--recompute-layers", t.recompute_layers,
                  "Megatron-LM's --recompute-method block --recompute-num-layers N: under full recompute only the "
                  "first N layers of each stage (each chunk) recompute, the rest keep their activations (0: every "

@@ -72,7 +72,32 @@ PieceWork moe_mlp_work(const ModelConfig& m, const TrainingSettings& tr) {
   // 2f-wide gradient, the second's f-wide input and its gathered h-wide gradient; the shared
   // expert's down input and gate/up gradients 3·tl·fs·e, and the router's logits' gradient.
   double for_w = e * (2 * gathered * h + 3 * routed * fe) + 3 * tl * fs * e + tl * E * e;
-  int backward_all_to_alls = 2;           // the gradients of the combine and of the dispatch
+  int backward_all_to_alls = 2;  // the gradients of the combine and of the dispatch
+  // Megatron-Core's modules of selective recompute (recompute_modules.hpp; moe_layer.py,
+  // experts.py and shared_experts.py at d98e8a64). The whole block: only its input stays (the
+  // layer's pre-MLP norm's output, which the layer keeps), and B routes, dispatches, computes and
+  // combines again before its backward; W still runs apart, on what that made.
+  if (recomputes(tr, RecomputeModule::Moe)) {
+    kept = 0;
+    w.recompute_flops = w.f_flops;
+    w.b_flops += w.f_flops;
+    w.b_bytes += w.f_bytes;
+    backward_all_to_alls += 2;
+  } else {
+    if (recomputes(tr, RecomputeModule::MoeAct)) {
+      // The experts' activation output, the second products' input, dropped and remade.
+      kept -= e * routed * fe;
+      w.b_bytes += act.forward * routed * fe;
+    }
+    if (recomputes(tr, RecomputeModule::SharedExperts) && fs > 0) {
+      // The shared expert keeps its input (the norm's output, kept already): its products and
+      // activation run again.
+      kept -= swiglu_kept * tl * fs;
+      w.recompute_flops += 6 * tl * h * fs;
+      w.b_flops += 6 * tl * h * fs;
+      w.b_bytes += act.forward * tl * fs;
+    }
+  }
   if (tr.recompute == Recompute::Full) {  // as layer_work: B runs the block again, and W inside it
     kept = 0;
     for_w = 0;

@@ -155,6 +155,48 @@ void add_replicated(PieceWork& w, const ModelConfig& m, const TrainingSettings& 
   if (tr.recompute != Recompute::Full) w.w_activation_bytes += bytes((dense_mlp ? 4 : 2) * Th * x.e * rest);
 }
 
+// Megatron-Core's other modules of selective recompute in a layer's attention and dense MLP
+// (recompute_modules.hpp; transformer_layer.py, multi_latent_attention.py and mlp.py at d98e8a64):
+// the backward's work to make again what they dropped, added to `w`; returns the bytes a token's
+// forward no longer keeps. Transformer Engine fuses a dense layer's two norms and grouped-query
+// attention's into the linears after them, where the layernorm module finds none apart.
+double recompute_modules_in_block(PieceWork& w, const ModelConfig& m, const TrainingSettings& tr,
+                                  const LayerKind& kind, const Shape& x, const AttentionShape& a,
+                                  const std::vector<Linear>& mlp) {
+  double dropped = 0;
+  if (recomputes(tr, RecomputeModule::Layernorm)) {
+    // Latent attention's input norm feeds two down projections, a mixture of experts' pre-MLP
+    // norm the router and the dispatch: each runs alone, its h-wide output dropped and remade.
+    const double norms = (m.latent.enabled() ? 1 : 0) + (kind.experts ? 1 : 0);
+    dropped += norms * x.T * x.h * x.e;
+    w.b_bytes += norms * x.norm.forward * x.T * x.h;
+  }
+  if (recomputes(tr, RecomputeModule::MlaUpProj) && m.latent.enabled()) {
+    // Q and K at full head width and V, the up projections' outputs after RoPE, dropped; B runs
+    // the two up projections (the queries' from the hidden state without a query latent) and
+    // RoPE again.
+    const LatentAttention& l = m.latent;
+    const double queries = double(m.heads) * (l.qk_nope + l.qk_rope), values = double(m.heads) * l.v_dim;
+    dropped += (2 * queries + values) * x.T * x.e;
+    const double query_in = l.q_rank > 0 ? l.q_rank : x.h;
+    const double again = 2 * x.T * (query_in * queries + double(l.kv_rank) * m.heads * (l.qk_nope + l.v_dim));
+    w.b_flops += again;
+    w.recompute_flops += again;
+    w.b_bytes += x.rope.forward * x.T * a.rope_width;
+  }
+  if (recomputes(tr, RecomputeModule::Mlp) && !mlp.empty()) {
+    // The checkpointed MLP, its fused norm inside, keeps its input (the residual stream, h wide)
+    // in place of its norm's, its first product's input and its activation's: B runs all of it again.
+    const double f = double(mlp.back().in);
+    dropped += x.norm.kept * x.T * x.h + (x.act.kept + x.e) * x.T * f;
+    const double again = 2 * x.T * weight_elements(mlp);
+    w.b_flops += again;
+    w.recompute_flops += again;
+    w.b_bytes += x.norm.forward * x.T * x.h + x.act.forward * x.T * f;
+  }
+  return dropped;
+}
+
 }  // namespace
 
 PieceWork& PieceWork::operator+=(const PieceWork& o) {
@@ -238,17 +280,22 @@ PieceWork block_work(const ModelConfig& m, const TrainingSettings& tr, const Lay
   double kept = 2 * x.norm.kept * x.T * x.h + x.T * a.kept_width * x.e + x.norm.kept * x.T * qk_norm_width(m) +
                 x.T * x.h * x.e + (x.act.kept + x.e) * x.T * f;
   if (m.hidden_dropout) kept += 2 * x.T * x.h;
+  const bool core_again = recomputes(tr, RecomputeModule::CoreAttn);
   if (tr.flash_attention) {
-    kept += x.a * x.T * 4;  // the softmax's log-sum-exp, fp32, for the rank's tokens
-  } else if (tr.recompute == Recompute::None) {
+    // The softmax's log-sum-exp, fp32, for the rank's tokens; a checkpointed core keeps its
+    // inputs alone (Q, K and V, kept above for the QKV linear's W anyway).
+    if (!core_again) kept += x.a * x.T * 4;
+  } else if (!core_again) {
     kept += scores * x.e + (m.attention_dropout ? scores * (1 + x.e) : 0.0);
-  } else if (tr.recompute == Recompute::Selective) {
+  }
+  if (core_again) {
     w.b_flops += core;  // the attention core runs again in the backward
     w.recompute_flops += core;
     w.b_core_flops += core;
     w.b_core_forward_flops += core;
-    w.b_bytes += (2 + (m.attention_dropout ? 2 + 1 / x.e : 0)) * scores * x.e;
+    if (!tr.flash_attention) w.b_bytes += (2 + (m.attention_dropout ? 2 + 1 / x.e : 0)) * scores * x.e;
   }
+  kept -= recompute_modules_in_block(w, m, tr, kind, x, a, mlp);
   // W needs the inputs of the linear layers and the gradients B computed at their outputs (a
   // mixture of experts' block: its input and output gradient here, the rest in moe_work).
   double for_w =

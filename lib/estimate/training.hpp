@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "estimate/recompute_modules.hpp"
 #include "model/enum_table.hpp"
 
 namespace pipeplan {
@@ -214,6 +215,9 @@ struct TrainingSettings {
   double moe_capacity_factor = 0;
   MoeDispatcher moe_dispatcher = MoeDispatcher::AllToAll;  ///< how routed tokens reach their experts
   Recompute recompute = Recompute::None;
+  /// Under selective recompute, the modules that recompute (Megatron-Core's --recompute-modules,
+  /// recompute_modules.hpp): the attention core unless told otherwise.
+  RecomputeModules recompute_modules = kDefaultRecomputeModules;
   /// Megatron-LM's --recompute-method block --recompute-num-layers N under full recompute: only
   /// the first N layers of each stage (each model chunk under interleaving) recompute, the rest
   /// keep their activations (Megatron-LM's megatron/core/recompute.py); 0: every layer, its
@@ -263,6 +267,11 @@ struct TrainingSettings {
 
   bool operator==(const TrainingSettings&) const = default;
 };
+
+/// Whether `tr` recomputes module `m`: under selective recompute, when its modules name it.
+[[nodiscard]] constexpr bool recomputes(const TrainingSettings& tr, RecomputeModule m) {
+  return tr.recompute == Recompute::Selective && has_module(tr.recompute_modules, m);
+}
 
 /// Efficiencies the analytic costs assume: the fraction of the card's peak a GEMM reaches, and
 /// of its memory bandwidth an element-wise kernel reaches (docs/costs.md).

@@ -6,9 +6,12 @@
 #include <cmath>
 #include <cstdlib>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "estimate/context_parallel.hpp"
 #include "estimate/fp8_recipe.hpp"
+#include "estimate/layer_kinds.hpp"
 #include "estimate/moe_work.hpp"
 #include "estimate/op_checkpoint.hpp"
 #include "estimate/piece_work.hpp"
@@ -91,6 +94,43 @@ void check_model_ranges(const ModelFlags& f, bool global_batch_required) {
   if (f.gpus_per_node != 0) check(kGpusPerNodeRange, f.gpus_per_node);
 }
 
+namespace {
+
+// What Megatron-Core refuses of --recompute-modules (transformer_config.py at d98e8a64), and the
+// modules that would have nothing to act on in `model` (a flag is applied or refused, never
+// dropped): nullopt when every module named applies.
+std::optional<std::string> recompute_modules_refusal(const ModelConfig& model, const TrainingSettings& tr,
+                                                     const std::string& file) {
+  if (tr.recompute != Recompute::Selective) return std::nullopt;
+  const RecomputeModules set = tr.recompute_modules;
+  const auto names = [](RecomputeModules s) { return "--recompute-modules " + recompute_modules_names(s); };
+  const RecomputeModules experts = unsigned(RecomputeModule::MoeAct) | unsigned(RecomputeModule::Moe) |
+                                   unsigned(RecomputeModule::SharedExperts);
+  if (has_module(set, RecomputeModule::MlaUpProj) && !model.latent.enabled()) {
+    return names(unsigned(RecomputeModule::MlaUpProj)) + ": " + file +
+           " has no latent attention (Megatron-Core: only with multi_latent_attention)";
+  }
+  if ((set & experts) != 0 && !model.is_moe()) {
+    return names(set & experts) + ": " + file + " has no experts";
+  }
+  if (has_module(set, RecomputeModule::SharedExperts) && model.moe.shared_ffn == 0) {
+    return names(unsigned(RecomputeModule::SharedExperts)) + ": " + file + " has no shared expert";
+  }
+  const std::vector<LayerKind> kinds = layer_kinds(model).kinds;
+  const bool dense_layer = std::any_of(kinds.begin(), kinds.end(), [](const LayerKind& k) { return !k.experts; });
+  if (has_module(set, RecomputeModule::Mlp) && !dense_layer) {
+    return names(unsigned(RecomputeModule::Mlp)) + ": every layer of " + file +
+           " is a mixture of experts, whose blocks Megatron-Core's mlp module leaves alone (name moe)";
+  }
+  if (has_module(set, RecomputeModule::Moe) && tr.moe_a2a_overlap) {
+    return "--moe-a2a-overlap: Megatron-Core refuses it beside " + names(unsigned(RecomputeModule::Moe)) +
+           " (\"disable moe in recompute_modules\")";
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 ModelInput read_model_input(const ModelFlags& f) {
   ModelInput in;
   in.training = f.training;
@@ -147,6 +187,21 @@ ModelInput read_model_input(const ModelFlags& f) {
   auto recompute = recompute_named(f.recompute);
   if (!recompute) throw FlagError("--recompute: expected " + enum_choices(kRecomputes) + ", got '" + f.recompute + "'");
   in.training.recompute = *recompute;
+  if (!f.recompute_modules.empty()) {
+    std::string bad;
+    const std::optional<RecomputeModules> modules = recompute_modules_named(f.recompute_modules, bad);
+    if (!modules) {
+      throw FlagError("--recompute-modules " + f.recompute_modules + ": '" + bad + "' is not one of " +
+                      enum_choices(kRecomputeModules) + ", or is named twice");
+    }
+    if (f.given.recompute && in.training.recompute != Recompute::Selective) {
+      throw FlagError("--recompute-modules " + f.recompute_modules +
+                      ": the modules of selective recompute, and --recompute is " + f.recompute +
+                      "; give --recompute selective or leave it out");
+    }
+    in.training.recompute = Recompute::Selective;
+    in.training.recompute_modules = *modules;
+  }
   if (in.training.recompute_layers > 0 && in.training.recompute != Recompute::Full && f.given.recompute) {
     throw FlagError(fmt::format(
         "--recompute-layers {}: chooses the layers full recompute recomputes (Megatron-LM's block method), and "
@@ -222,6 +277,9 @@ ModelInput read_model_input(const ModelFlags& f) {
     // overlap_moe_expert_parallel_comm".
     throw FlagError("--moe-a2a-overlap: Megatron-Core runs it without full recompute, not with --recompute full");
   }
+  if (std::optional<std::string> refusal = recompute_modules_refusal(in.model, in.training, f.model)) {
+    throw Error(*refusal);
+  }
   if (!in.model.is_moe() && in.training.etp > 0) {
     throw Error("--etp " + std::to_string(in.training.etp) + ": " + f.model + " has no experts to split");
   }
@@ -242,7 +300,7 @@ std::string parameter_count(std::int64_t n) {
 
 SearchedSettings searched_settings(const ModelFlags& f) {
   const ModelGiven& g = f.given;
-  return {!g.tp, !g.micro_batch, !g.recompute, !g.sharding, !g.ep, !g.cp};
+  return {!g.tp, !g.micro_batch, !g.recompute && f.recompute_modules.empty(), !g.sharding, !g.ep, !g.cp};
 }
 
 std::string describe_input(const ModelInput& in, const SearchedSettings* searched) {
@@ -277,6 +335,9 @@ std::string describe_input(const ModelInput& in, const SearchedSettings* searche
                   value(s.tp, std::to_string(t.tp)), value(s.cp, std::to_string(t.cp)), ep,
                   // Offloading takes recompute's place: the planner tries none alone (search_space.cpp).
                   value(s.recompute && t.offload_layers == 0, std::string(recompute_name(t.recompute))));
+  if (!s.recompute && t.recompute == Recompute::Selective) {
+    text += " (" + recompute_modules_names(t.recompute_modules, ", ") + ")";
+  }
   if (searched != nullptr || t.sharding != Sharding::None)
     text += ", sharding " + value(s.sharding, std::string(sharding_name(t.sharding)));
   text += t.flash_attention ? ", flash attention" : ", no flash attention";

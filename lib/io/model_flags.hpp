@@ -53,6 +53,7 @@ struct ModelFlags {
   std::string dtype = "bf16";
   std::string fp8_recipe;  ///< "" for the card's default under --dtype fp8
   std::string recompute = "none";
+  std::string recompute_modules;  ///< --recompute-modules' list; "": not given (selective recomputes core_attn)
   std::string sharding = "none";
   TrainingSettings training;  ///< seq, micro-batch, global batch, tp, ep, cp, etp, ... as given
   Efficiency efficiency;

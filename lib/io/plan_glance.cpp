@@ -269,7 +269,13 @@ std::string plan_glance_text(const PlanOutcome& outcome, std::size_t top, std::s
   const auto shown_end = outcome.rows.begin() + std::ptrdiff_t(std::min(top, outcome.rows.size()));
   const bool block =
       std::any_of(outcome.rows.begin(), shown_end, [](const PlanRow& r) { return r.recompute_layers > 0; });
-  std::string legend = std::string("ranks: the order after tp; rc: recompute (sel: the attention core") +
+  // Selective recompute's modules are the request's, one set for every row.
+  const auto modules = std::find_if(outcome.rows.begin(), shown_end, [](const PlanRow& r) {
+    return r.recompute == Recompute::Selective && r.recompute_modules != kDefaultRecomputeModules;
+  });
+  const std::string selective =
+      modules == shown_end ? "the attention core" : "the modules " + recompute_modules_names(modules->recompute_modules);
+  std::string legend = "ranks: the order after tp; rc: recompute (sel: " + selective +
                        (ops ? "; ops: torchtitan's by op" : "") +
                        (block ? "; blkN: full, of each stage's first N layers only" : "") +
                        "); shard: opt ZeRO-1, grads ZeRO-2, params FSDP; layout: equal stages once with xN, or layers "

@@ -8,6 +8,11 @@ namespace pipeplan {
 
 namespace {
 
+// Selective recompute of modules other than the attention core alone (recompute_modules.hpp).
+bool other_recompute_modules(const PlanRow& r) {
+  return r.recompute == Recompute::Selective && r.recompute_modules != kDefaultRecomputeModules;
+}
+
 // The error budget's lines in milliseconds (docs/formats.md, "Plan"), summing to step_ms.
 Json breakdown_to_json(const StepBreakdown& b) {
   Json j;
@@ -46,6 +51,12 @@ Json row_to_json(const PlanRow& r, bool precisions) {
   j["micro_batch"] = r.micro_batch;
   j["recompute"] = recompute_name(r.recompute);
   if (r.recompute_layers > 0) j["recompute_layers"] = r.recompute_layers;  // schema_version 3
+  if (other_recompute_modules(r)) {  // schema_version 5
+    Json& modules = j["recompute_modules"] = Json::array();
+    for (const auto& m : kRecomputeModules) {
+      if (has_module(r.recompute_modules, m.value)) modules.push_back(std::string(m.name));
+    }
+  }
   j["sharding"] = sharding_name(r.sharding);
   j["layout"] = r.layout;
   j["megatron_layout"] = r.megatron_layout;
@@ -70,12 +81,14 @@ Json row_to_json(const PlanRow& r, bool precisions) {
 // parallelism other than tp, would be misread by a reader that ignores them (its GPUs are not
 // tp·pp·dp), so such files say 2; the others stay 1. Version 3 added recompute_layers: a reader
 // ignoring it would take a block's rows for full recompute of every layer. Version 4 added
-// the breakdown's host_ms: without it a reader's lines would not add up to the step.
+// the breakdown's host_ms: without it a reader's lines would not add up to the step. Version 5
+// added recompute_modules: a reader ignoring it would take the row for the attention core's recompute.
 int plan_schema_version(const PlanOutcome& outcome) {
   const auto any = [&](const auto& needs) {
     return std::any_of(outcome.rows.begin(), outcome.rows.end(), needs) ||
            std::any_of(outcome.over_memory.begin(), outcome.over_memory.end(), needs);
   };
+  if (any(other_recompute_modules)) return 5;
   if (any([](const PlanRow& r) { return r.breakdown && r.breakdown->layers.host > 0; })) return 4;
   if (any([](const PlanRow& r) { return r.recompute_layers > 0; })) return 3;
   return any([](const PlanRow& r) { return r.cp > 1 || r.etp != r.tp; }) ? 2 : 1;

@@ -166,6 +166,14 @@ constexpr std::array kMegatronArgs = {
                 [](const MegatronInput& in) {
                   return when(in.row.recompute != Recompute::None, std::string(recompute_name(in.row.recompute)));
                 }},
+    // Other modules than its default core_attn, by Megatron-Core's names (recompute_modules.hpp).
+    MegatronArg{"--recompute-modules",
+                [](const MegatronInput& in) {
+                  return when(
+                      in.row.recompute == Recompute::Selective && in.row.recompute_modules != kDefaultRecomputeModules,
+                      recompute_modules_names(in.row.recompute_modules, " "));
+                },
+                true},
     MegatronArg{"--recompute-method",
                 [](const MegatronInput& in) {
                   return when(in.row.recompute == Recompute::Full, in.row.recompute_layers > 0 ? "block" : "uniform");

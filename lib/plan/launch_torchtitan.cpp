@@ -265,9 +265,11 @@ LaunchPlan torchtitan_launch(const PlanRequest& request, const PlanRow& row, con
   }
   if (row.recompute == Recompute::Selective) {
     as_run.recompute = Recompute::Full;
-    launch.gaps.emplace_back(
-        "torchtitan's selective checkpointing (per layer or per op) is not the attention-core recompute pipeplan "
-        "plans: the closest it runs is mode \"full\"");
+    launch.gaps.push_back(
+        "torchtitan's selective checkpointing (per layer or per op) is not Megatron-Core's "
+        "recompute of modules (" +
+        recompute_modules_names(row.recompute_modules, ", ") +
+        ") pipeplan plans: the closest it runs is mode \"full\"");
   }
   // Its full mode checkpoints every layer, and selective_ac_option N every N-th: no first-N block.
   if (row.recompute_layers > 0) {

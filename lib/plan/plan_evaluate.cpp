@@ -81,6 +81,7 @@ PlanRow row_of(const PlanRequest& r, const PlanJob& job, const TrainingSettings&
   row.micro_batch = tr.micro_batch;
   row.recompute = tr.recompute;
   row.recompute_layers = tr.recompute_layers;
+  row.recompute_modules = tr.recompute_modules;
   row.precision = {tr.dtype, tr.fp8};
   row.sharding = job.dp * tr.cp > 1 ? tr.sharding : Sharding::None;
   row.rank_order = order;

@@ -87,6 +87,7 @@ struct PlanRow {
   int micro_batch = 1;  ///< sequences per micro-batch
   Recompute recompute = Recompute::None;
   int recompute_layers = 0;  ///< full recompute's block: the first N layers of each stage; 0: all (training.hpp)
+  RecomputeModules recompute_modules = kDefaultRecomputeModules;  ///< selective recompute's (training.hpp)
   Sharding sharding = Sharding::None;
   Precision precision;                       ///< the storage type and FP8 recipe the row trains with
   RankOrder rank_order = RankOrder::TpDpPp;  ///< how the ranks sit on nodes: the faster of those tried

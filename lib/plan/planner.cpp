@@ -141,6 +141,7 @@ TrainingSettings PlanRow::training(const TrainingSettings& base) const {
   t.micro_batch = micro_batch;
   t.recompute = recompute;
   t.recompute_layers = recompute_layers;
+  t.recompute_modules = recompute_modules;
   t.sharding = sharding;
   t.dtype = precision.dtype;
   t.fp8 = precision.fp8;

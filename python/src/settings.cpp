@@ -56,6 +56,8 @@ const Table& model_keywords() {
        }},
       {"moe_dispatcher", [](Settings& s, const py::handle& v) { s.model.moe_dispatcher = v.cast<std::string>(); }},
       {"cuda_graphs", [](Settings& s, const py::handle& v) { s.model.cuda_graphs = v.cast<std::string>(); }},
+      {"recompute_modules",
+       [](Settings& s, const py::handle& v) { s.model.recompute_modules = v.cast<std::string>(); }},
       {"recompute_layers", [](Settings& s, const py::handle& v) { s.model.training.recompute_layers = v.cast<int>(); }},
       {"sharding",
        [](Settings& s, const py::handle& v) {

@@ -32,7 +32,15 @@ def test_fixed_settings_and_a_dict_model_are_the_clis(cli):
     assert {row["tp"] for row in rows} == {2}
 
 
+def test_recompute_modules_are_the_clis(cli):
+    rows = pipeplan.plan(MODEL, "h100", 8, 256, 32, recompute_modules="mlp", top=2, threads=1)
+    expected = json.loads(cli(*BASE, "--recompute-modules", "mlp", "--top", 2).stdout)["rows"]
+    assert rows == expected
+    assert {(row["recompute"], tuple(row["recompute_modules"])) for row in rows} == {("selective", ("mlp",))}
+
+
 @pytest.mark.parametrize("fixed, names", [
+    (dict(recompute_modules="mlp,attn"), ["--recompute-modules", "'attn'"]),
     (dict(tp=3), ["--gpus 8", "--tp 3"]),
     (dict(recompute="most"), ["--recompute", "most"]),
     (dict(schedules=["zbh"]), ["unknown schedule 'zbh'"]),

@@ -371,6 +371,29 @@ pipeplan_cli_test(profile_moe_a2a_overlap_full --exit 2 --err "--moe-a2a-overlap
 pipeplan_cli_test(profile_moe_a2a_overlap_ep1 --exit 2 --err "--moe-a2a-overlap: overlaps the expert all-to-alls, which --ep 1"
                   -- profile --model tests/data/models/tiny-qwen-moe.json --gpu h100 --stages 1 --dp 2 --ep 1
                      --moe-a2a-overlap)
+# --recompute-modules (Megatron-Core's selective recompute by module): said in the header, in the
+# plan's legend, JSON and Megatron launch; refused beside another --recompute, or with nothing to act on.
+pipeplan_cli_test(plan_recompute_modules --out "recompute selective \\(layernorm, moe_act\\)"
+                  --out "sel: the modules layernorm,moe_act"
+                  -- plan --model tests/data/models/tiny-qwen-moe.json --gpu h100 --gpus 4 --global-batch 16
+                     --recompute-modules moe_act,layernorm)
+pipeplan_cli_test(plan_recompute_modules_json --out "\"recompute_modules\": \\[\"layernorm\", \"moe_act\"\\]"
+                  --out "\"schema_version\": 5"
+                  -- plan --model tests/data/models/tiny-qwen-moe.json --gpu h100 --gpus 4 --global-batch 16
+                     --recompute-modules moe_act,layernorm --json)
+pipeplan_cli_test(plan_recompute_modules_launch --out "--recompute-granularity selective"
+                  --out "--recompute-modules layernorm moe_act"
+                  -- plan --model tests/data/models/tiny-qwen-moe.json --gpu h100 --gpus 4 --global-batch 16
+                     --recompute-modules moe_act,layernorm --launch megatron)
+pipeplan_cli_test(plan_recompute_modules_full --exit 2 --err "--recompute-modules mlp: the modules of selective recompute, and --recompute is full"
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16
+                     --recompute full --recompute-modules mlp)
+pipeplan_cli_test(plan_recompute_modules_unknown --exit 2 --err "--recompute-modules mlp,attn: 'attn' is not one of core_attn"
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16
+                     --recompute-modules mlp,attn)
+pipeplan_cli_test(plan_recompute_modules_no_latent --exit 1 --err "--recompute-modules mla_up_proj: .*tiny-llama.json has no latent attention"
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16
+                     --recompute-modules mla_up_proj)
 pipeplan_cli_test(profile_loss_te_said --out "the loss as te computes it"
                   -- profile --model tests/data/models/tiny-llama.json --gpu h100 --stages 2 --seq 256 --loss te)
 pipeplan_cli_test(profile_loss_unknown --exit 2 --err "--loss: fused not in"

@@ -1,0 +1,34 @@
+#include "estimate/recompute_modules.hpp"
+
+#include <algorithm>
+
+namespace pipeplan {
+
+std::optional<RecomputeModules> recompute_modules_named(std::string_view list, std::string& bad) {
+  RecomputeModules set = 0;
+  std::size_t from = 0;
+  while (from <= list.size()) {
+    const std::size_t comma = std::min(list.find(',', from), list.size());
+    const std::string_view word = list.substr(from, comma - from);
+    const std::optional<RecomputeModule> m = enum_named(kRecomputeModules, word);
+    if (!m || has_module(set, *m)) {
+      bad = std::string(word);
+      return std::nullopt;
+    }
+    set |= unsigned(*m);
+    from = comma + 1;
+  }
+  return set;
+}
+
+std::string recompute_modules_names(RecomputeModules set, std::string_view separator) {
+  std::string out;
+  for (const auto& row : kRecomputeModules) {
+    if (!has_module(set, row.value)) continue;
+    if (!out.empty()) out += separator;
+    out += row.name;
+  }
+  return out;
+}
+
+}  // namespace pipeplan
