@@ -18,6 +18,9 @@ TEST_CASE("sharded static memory: Megatron's distributed-optimizer table") {
   CHECK(static_bytes_per_parameter(DType::FP32, Sharding::Optimizer, 4) == 8 + 8.0 / 4);
   CHECK(static_bytes_per_parameter(DType::BF16, Sharding::Gradients, 8) == 2 + 16.0 / 8);
   CHECK(static_bytes_per_parameter(DType::FP32, Sharding::Gradients, 4) == 4 + 12.0 / 4);
+  // Gradients in bf16 (--grad-reduce-in-bf16): 2 bytes where fp32's were 4.
+  CHECK(static_bytes_per_parameter(DType::BF16, Sharding::None, 8, 2) == 16);
+  CHECK(static_bytes_per_parameter(DType::BF16, Sharding::Optimizer, 8, 2) == 4 + 12.0 / 8);
 }
 
 TEST_CASE("the sharded profile: memory, optimizer step and the gradients' traffic in W") {
@@ -55,6 +58,17 @@ TEST_CASE("the sharded profile: memory, optimizer step and the gradients' traffi
   CHECK(grads.costs.stages[0].b_ms == opt.costs.stages[0].b_ms);
   // Without replicas there is nothing to shard.
   CHECK(profile(Sharding::Gradients, 1).costs.devices[0].static_memory_bytes == Bytes(p * 18));
+  // --grad-reduce-in-bf16: Megatron-LM's gradient buffers in bf16, 2 bytes a parameter kept and
+  // reduced (distributed_data_parallel.py: the buffer takes the parameters' dtype).
+  t.grad_reduce_bf16 = true;
+  const AnalyticProfile opt16 = profile(Sharding::Optimizer, 4);
+  const AnalyticProfile grads16 = profile(Sharding::Gradients, 4);
+  CHECK(opt16.costs.devices[0].static_memory_bytes == Bytes(p * (4 + 12.0 / 4)));
+  CHECK(grads16.costs.devices[0].static_memory_bytes == Bytes(p * (2 + 14.0 / 4)));
+  CHECK(profile(Sharding::None, 4).costs.devices[0].static_memory_bytes == Bytes(p * 16));
+  CHECK(opt16.costs.devices[0].optimizer_ms ==
+        doctest::Approx(adam + collective(0.75 * 2 * p) + collective(0.75 * 2 * p)));
+  CHECK(grads16.costs.stages[0].w_ms - opt16.costs.stages[0].w_ms == doctest::Approx(collective(0.75 * 2 * p)));
 }
 
 TEST_CASE(

@@ -66,9 +66,10 @@ void add_model_options(CLI::App& sub, ModelOptions& f, bool global_batch_require
                      "Activation recompute: " + enum_help(kRecomputes) + " (plan: searched unless given)")
           ->type_name("MODE")
           ->capture_default_str();
-  sub.add_option("--recompute-modules", f.recompute_modules,
-                 "Megatron-Core's --recompute-modules under --recompute selective (which it implies), comma-separated: " +
-                     enum_help(kRecomputeModules) + " (default: core_attn)")
+  sub.add_option(
+         "--recompute-modules", f.recompute_modules,
+         "Megatron-Core's --recompute-modules under --recompute selective (which it implies), comma-separated: " +
+             enum_help(kRecomputeModules) + " (default: core_attn)")
       ->type_name("LIST");
   sub.add_option("--recompute-layers", t.recompute_layers,
                  "Megatron-LM's --recompute-method block --recompute-num-layers N: under full recompute only the "
@@ -138,6 +139,10 @@ void add_model_options(CLI::App& sub, ModelOptions& f, bool global_batch_require
                "Megatron-LM's --fp8-param-gather (Megatron-Bridge's FP8 presets set it): under --dtype fp8 the "
                "linear weights are kept as their FP8 copies alone, with no bf16 copy beside them (needs the "
                "distributed optimizer or ZeRO-2; plan: the FP8 precisions only)");
+  sub.add_flag("--grad-reduce-in-bf16", t.grad_reduce_bf16,
+               "Megatron-LM's option (Megatron-Bridge's recipes run it: ddp.grad_reduce_in_fp32 off): the gradients "
+               "accumulate and reduce over data parallelism in bf16, 2 bytes a parameter instead of fp32's 4 "
+               "(bf16 training, without FSDP; plan: --sharding params not searched)");
   sub.add_flag("--flash-attention,!--no-flash-attention", t.flash_attention,
                "Fused attention that keeps no s x s scores (default on)");
   t.overlap_grad_reduce = true;

@@ -54,13 +54,14 @@ struct Replicas {
   int count = 1;
   Sharding requested = Sharding::None;
   bool pipelined = false;
+  double gradient = 4;  ///< bytes of a gradient as it accumulates and is reduced (gradient_bytes)
 
   [[nodiscard]] Sharding sharding() const { return count > 1 ? requested : Sharding::None; }
   [[nodiscard]] double ring() const { return (count - 1.0) / count; }
 
   // Under Sharding::Gradients, each W's reduce-scatter of its fresh fp32 gradients.
   [[nodiscard]] double gradient_scatter_ms(double params, const LinkSpec& link) const {
-    return sharding() == Sharding::Gradients ? ms_for_collectives(1, ring() * params * 4, link) : 0.0;
+    return sharding() == Sharding::Gradients ? ms_for_collectives(1, ring() * params * gradient, link) : 0.0;
   }
 
   // The data-parallel collectives of `params` parameters after the last op: the gradients'
@@ -75,9 +76,9 @@ struct Replicas {
     const double weight_bytes = element_bytes(dtype);
     switch (sharding()) {
       case Sharding::None:
-        return {ms_for_collectives(1, 2 * ring() * params * 4, link), 0.0};
+        return {ms_for_collectives(1, 2 * ring() * params * gradient, link), 0.0};
       case Sharding::Optimizer:
-        return {ms_for_collectives(1, ring() * params * 4, link),
+        return {ms_for_collectives(1, ring() * params * gradient, link),
                 ms_for_collectives(1, ring() * params * weight_bytes, link)};
       case Sharding::Gradients:
         return {0.0, ms_for_collectives(1, ring() * params * weight_bytes, link)};
@@ -94,7 +95,7 @@ struct Replicas {
   // (what of them the overlaps leave exposed).
   Collectives add_to(DeviceCost& d, double& static_bytes, double params, DType dtype, const GpuSpec& gpu,
                      const Efficiency& e, const LinkSpec& link) const {
-    static_bytes += params * static_bytes_per_parameter(dtype, sharding(), count);
+    static_bytes += params * static_bytes_per_parameter(dtype, sharding(), count, gradient);
     if (sharding() == Sharding::Params) static_bytes += params * fsdp_unsharded_bytes_per_parameter(dtype, pipelined);
     // Adam reads the gradient, master weight and both moments and writes all but the gradient
     // back, plus the 16-bit weight copy: 28 bytes a parameter in fp32, 30 with 16-bit weights
@@ -154,10 +155,9 @@ int static_bytes_per_parameter(DType dtype) {
   return dtype == DType::FP32 ? 16 : 18;
 }
 
-double static_bytes_per_parameter(DType dtype, Sharding sharding, int data_parallel) {
+double static_bytes_per_parameter(DType dtype, Sharding sharding, int data_parallel, double gradient) {
   const double d = data_parallel;
   const double weight = element_bytes(dtype);
-  const double gradient = 4;
   const double states = dtype == DType::FP32 ? 8 : 12;
   switch (sharding) {
     case Sharding::None:
@@ -476,8 +476,8 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
   const LinkSpec dp_link = collective_link(gpu, grid, RankGroup::DataContext);
   const LinkSpec expert_dp_link = collective_link(gpu, grid, RankGroup::ExpertData);
   const bool pipelined = where.devices > 1;
-  const Replicas dense{where.data_parallel * tr.cp, tr.sharding, pipelined};
-  const Replicas experts{grid.expert_dp(), tr.sharding, pipelined};
+  const Replicas dense{where.data_parallel * tr.cp, tr.sharding, pipelined, gradient_bytes(tr)};
+  const Replicas experts{grid.expert_dp(), tr.sharding, pipelined, gradient_bytes(tr)};
   const auto unit_ms = [&](const PieceWork& w) {
     return fsdp_unit_ms(double(w.params - w.expert_params), tr.dtype, dense.count, dp_link) +
            fsdp_unit_ms(double(w.expert_params), tr.dtype, experts.count, expert_dp_link);

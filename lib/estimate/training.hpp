@@ -231,6 +231,10 @@ struct TrainingSettings {
   /// Megatron-LM's --overlap-param-gather (with the distributed optimizer): the stepped weights'
   /// all-gather runs under the next step's forward instead of before it.
   bool overlap_param_gather = false;
+  /// Megatron-LM's --grad-reduce-in-bf16 (Megatron-Bridge's ddp.grad_reduce_in_fp32 = False, which
+  /// its performance recipes set): the gradient buffers, their accumulation and the data-parallel
+  /// reduction in bf16, 2 bytes a parameter instead of fp32's 4 (16-bit training; not under FSDP).
+  bool grad_reduce_bf16 = false;
   /// Megatron-LM's --tp-comm-overlap: Transformer Engine's userbuffers run each tensor-parallel
   /// gather and scatter of a TE linear in chunks beside its GEMM (tp_overlap.hpp); off, each
   /// collective runs alone on the compute stream.
@@ -267,6 +271,11 @@ struct TrainingSettings {
 
   bool operator==(const TrainingSettings&) const = default;
 };
+
+/// Bytes of a gradient as the data-parallel buffers accumulate and reduce it.
+[[nodiscard]] constexpr double gradient_bytes(const TrainingSettings& tr) {
+  return tr.grad_reduce_bf16 ? 2.0 : 4.0;
+}
 
 /// Whether `tr` recomputes module `m`: under selective recompute, when its modules name it.
 [[nodiscard]] constexpr bool recomputes(const TrainingSettings& tr, RecomputeModule m) {

@@ -104,8 +104,8 @@ std::optional<std::string> recompute_modules_refusal(const ModelConfig& model, c
   if (tr.recompute != Recompute::Selective) return std::nullopt;
   const RecomputeModules set = tr.recompute_modules;
   const auto names = [](RecomputeModules s) { return "--recompute-modules " + recompute_modules_names(s); };
-  const RecomputeModules experts = unsigned(RecomputeModule::MoeAct) | unsigned(RecomputeModule::Moe) |
-                                   unsigned(RecomputeModule::SharedExperts);
+  const RecomputeModules experts =
+      unsigned(RecomputeModule::MoeAct) | unsigned(RecomputeModule::Moe) | unsigned(RecomputeModule::SharedExperts);
   if (has_module(set, RecomputeModule::MlaUpProj) && !model.latent.enabled()) {
     return names(unsigned(RecomputeModule::MlaUpProj)) + ": " + file +
            " has no latent attention (Megatron-Core: only with multi_latent_attention)";
@@ -181,6 +181,14 @@ ModelInput read_model_input(const ModelFlags& f) {
     throw FlagError("--fp8-params: the weights are FP8 only under FP8 training: needs --dtype fp8 (--dtype is " +
                     f.dtype + ")");
   }
+  if (f.training.grad_reduce_bf16) {
+    for (const Precision& p : precisions) {
+      if (p.dtype != DType::BF16) {
+        throw FlagError("--grad-reduce-in-bf16: Megatron-LM reduces bf16 training's gradients in bf16, and --dtype " +
+                        f.dtype + " trains in " + std::string(dtype_name(p.dtype)));
+      }
+    }
+  }
   in.training.dtype = precisions.front().dtype;
   in.training.fp8 = precisions.front().fp8;
   if (precisions.size() > 1) in.precisions = precisions;
@@ -212,6 +220,11 @@ ModelInput read_model_input(const ModelFlags& f) {
   if (!sharding) throw FlagError("--sharding: expected " + enum_choices(kShardings) + ", got '" + f.sharding + "'");
   in.training.sharding = *sharding;
   const bool sharding_given = f.given.sharding;
+  if (in.training.grad_reduce_bf16 && sharding_given && in.training.sharding == Sharding::Params) {
+    throw FlagError(
+        "--grad-reduce-in-bf16: FSDP's gradients are reduced in fp32 as pipeplan models them (torchtitan's "
+        "reduce_dtype); give --sharding none, optimizer or gradients");
+  }
   const bool gather_given = f.given.overlap_param_gather;
   if (in.training.overlap_param_gather && gather_given && in.training.sharding == Sharding::None && sharding_given) {
     throw FlagError(
@@ -351,6 +364,7 @@ std::string describe_input(const ModelInput& in, const SearchedSettings* searche
   if (t.offload_layers > 0)
     text += fmt::format(", the first {} layers' activations offloaded to the host", t.offload_layers);
   if (t.fp8_params) text += ", FP8 linear weights without a 16-bit copy";
+  if (t.grad_reduce_bf16) text += ", gradients reduced in bf16";
   if (t.moe_a2a_overlap) text += ", each backward's expert all-to-alls beside the next forward (and back)";
   if (t.moe_comm_sms != TrainingSettings{}.moe_comm_sms) {
     text += fmt::format(", the all-to-alls' kernels on {} SMs beside compute", t.moe_comm_sms);

@@ -218,6 +218,8 @@ constexpr std::array kMegatronArgs = {
                              ? kSwitch
                              : std::nullopt;
                 }},
+    MegatronArg{"--grad-reduce-in-bf16",
+                [](const MegatronInput& in) { return in.request.training.grad_reduce_bf16 ? kSwitch : std::nullopt; }},
     MegatronArg{"--bf16",
                 [](const MegatronInput& in) { return in.row.precision.dtype == DType::BF16 ? kSwitch : std::nullopt; }},
     MegatronArg{"--fp16",

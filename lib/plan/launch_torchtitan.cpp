@@ -330,6 +330,14 @@ LaunchPlan torchtitan_launch(const PlanRequest& request, const PlanRow& row, con
         "torchtitan does not overlap one micro-batch's expert all-to-alls with another's compute (Megatron-Core's "
         "--overlap-moe-expert-parallel-comm): it runs the row without --moe-a2a-overlap");
   }
+  // FSDP2's sharded gradients are fp32 (its MixedPrecisionPolicy keeps the parameters' dtype for
+  // them), whatever training.mixed_precision_reduce casts the reduce-scatter to.
+  if (request.training.grad_reduce_bf16) {
+    run_request.training.grad_reduce_bf16 = false;
+    launch.gaps.emplace_back(
+        "torchtitan keeps FSDP2's fp32 gradients, not Megatron-LM's bf16 gradient buffers: it runs the row "
+        "without --grad-reduce-in-bf16");
+  }
   // Its float8 converts each linear's bf16 weight as the GEMM runs (quantize.linear.float8): no
   // weights kept in FP8 alone.
   if (request.training.fp8_params && row.precision.fp8) {

@@ -79,6 +79,8 @@ const Table& model_keywords() {
       {"offload_layers", [](Settings& s, const py::handle& v) { s.model.training.offload_layers = v.cast<int>(); }},
       {"fp8_params", [](Settings& s, const py::handle& v) { s.model.training.fp8_params = v.cast<bool>(); }},
       {"moe_comm_sms", [](Settings& s, const py::handle& v) { s.model.training.moe_comm_sms = v.cast<int>(); }},
+      {"grad_reduce_in_bf16",
+       [](Settings& s, const py::handle& v) { s.model.training.grad_reduce_bf16 = v.cast<bool>(); }},
       {"moe_a2a_overlap", [](Settings& s, const py::handle& v) { s.model.training.moe_a2a_overlap = v.cast<bool>(); }},
       {"sequence_parallel",
        [](Settings& s, const py::handle& v) { s.model.training.sequence_parallel = v.cast<bool>(); }},
