@@ -51,7 +51,7 @@ Json row_to_json(const PlanRow& r, bool precisions) {
   j["micro_batch"] = r.micro_batch;
   j["recompute"] = recompute_name(r.recompute);
   if (r.recompute_layers > 0) j["recompute_layers"] = r.recompute_layers;  // schema_version 3
-  if (other_recompute_modules(r)) {  // schema_version 5
+  if (other_recompute_modules(r)) {                                        // schema_version 5
     Json& modules = j["recompute_modules"] = Json::array();
     for (const auto& m : kRecomputeModules) {
       if (has_module(r.recompute_modules, m.value)) modules.push_back(std::string(m.name));
