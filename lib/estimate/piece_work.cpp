@@ -160,9 +160,8 @@ void add_replicated(PieceWork& w, const ModelConfig& m, const TrainingSettings& 
 // the backward's work to make again what they dropped, added to `w`; returns the bytes a token's
 // forward no longer keeps. Transformer Engine fuses a dense layer's two norms and grouped-query
 // attention's into the linears after them, where the layernorm module finds none apart.
-double recompute_modules_in_block(PieceWork& w, const ModelConfig& m, const TrainingSettings& tr,
-                                  const LayerKind& kind, const Shape& x, const AttentionShape& a,
-                                  const std::vector<Linear>& mlp) {
+double recompute_modules_in_block(PieceWork& w, const ModelConfig& m, const TrainingSettings& tr, const LayerKind& kind,
+                                  const Shape& x, const AttentionShape& a, const std::vector<Linear>& mlp) {
   double dropped = 0;
   if (recomputes(tr, RecomputeModule::Layernorm)) {
     // Latent attention's input norm feeds two down projections, a mixture of experts' pre-MLP

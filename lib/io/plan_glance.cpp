@@ -273,8 +273,9 @@ std::string plan_glance_text(const PlanOutcome& outcome, std::size_t top, std::s
   const auto modules = std::find_if(outcome.rows.begin(), shown_end, [](const PlanRow& r) {
     return r.recompute == Recompute::Selective && r.recompute_modules != kDefaultRecomputeModules;
   });
-  const std::string selective =
-      modules == shown_end ? "the attention core" : "the modules " + recompute_modules_names(modules->recompute_modules);
+  const std::string selective = modules == shown_end
+                                    ? "the attention core"
+                                    : "the modules " + recompute_modules_names(modules->recompute_modules);
   std::string legend = "ranks: the order after tp; rc: recompute (sel: " + selective +
                        (ops ? "; ops: torchtitan's by op" : "") +
                        (block ? "; blkN: full, of each stage's first N layers only" : "") +
