@@ -29,6 +29,10 @@ TEST_CASE("FSDP's bytes a parameter: fp32 shards of weight, gradient and moments
   CHECK(fsdp_unsharded_bytes_per_parameter(DType::BF16, true) == 6.0);
   CHECK(fsdp_unsharded_bytes_per_parameter(DType::BF16, false) == 0.0);
   CHECK(fsdp_in_flight_bytes(1000, DType::BF16) == 12000.0);
+  // Megatron-FSDP's bf16 gradients (--grad-reduce-in-bf16): 2 bytes where fp32's were 4.
+  CHECK(fsdp_sharded_bytes_per_parameter(8, 2) == 14.0 / 8);
+  CHECK(fsdp_unsharded_bytes_per_parameter(DType::BF16, true, 2) == 4.0);
+  CHECK(fsdp_in_flight_bytes(1000, DType::BF16, 2) == 8000.0);
 }
 
 TEST_CASE("a unit's gather and reduce-scatter, and what of them its F and B wait for") {

@@ -142,7 +142,7 @@ void add_model_options(CLI::App& sub, ModelOptions& f, bool global_batch_require
   sub.add_flag("--grad-reduce-in-bf16", t.grad_reduce_bf16,
                "Megatron-LM's option (Megatron-Bridge's recipes run it: ddp.grad_reduce_in_fp32 off): the gradients "
                "accumulate and reduce over data parallelism in bf16, 2 bytes a parameter instead of fp32's 4 "
-               "(bf16 training, without FSDP; plan: --sharding params not searched)");
+               "(bf16 training; FSDP's too, as Megatron-FSDP runs it)");
   sub.add_flag("--flash-attention,!--no-flash-attention", t.flash_attention,
                "Fused attention that keeps no s x s scores (default on)");
   t.overlap_grad_reduce = true;

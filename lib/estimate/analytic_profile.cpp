@@ -84,7 +84,7 @@ struct Replicas {
         return {0.0, ms_for_collectives(1, ring() * params * weight_bytes, link)};
       case Sharding::Params: {
         if (!pipelined) return {};
-        const FsdpUnitMs u = fsdp_unit_ms(params, dtype, count, link);
+        const FsdpUnitMs u = fsdp_unit_ms(params, dtype, count, link, gradient);
         return {u.reduce_ms, u.gather_ms};
       }
     }
@@ -96,7 +96,9 @@ struct Replicas {
   Collectives add_to(DeviceCost& d, double& static_bytes, double params, DType dtype, const GpuSpec& gpu,
                      const Efficiency& e, const LinkSpec& link) const {
     static_bytes += params * static_bytes_per_parameter(dtype, sharding(), count, gradient);
-    if (sharding() == Sharding::Params) static_bytes += params * fsdp_unsharded_bytes_per_parameter(dtype, pipelined);
+    if (sharding() == Sharding::Params) {
+      static_bytes += params * fsdp_unsharded_bytes_per_parameter(dtype, pipelined, gradient);
+    }
     // Adam reads the gradient, master weight and both moments and writes all but the gradient
     // back, plus the 16-bit weight copy: 28 bytes a parameter in fp32, 30 with 16-bit weights
     // (FSDP's fp32 sharded parameter is its own master: 28); sharded, each rank steps its 1/d.
@@ -167,7 +169,7 @@ double static_bytes_per_parameter(DType dtype, Sharding sharding, int data_paral
     case Sharding::Gradients:
       return weight + (gradient + states) / d;
     case Sharding::Params:
-      return fsdp_sharded_bytes_per_parameter(data_parallel);
+      return fsdp_sharded_bytes_per_parameter(data_parallel, gradient);
   }
   return weight + gradient + states;
 }
@@ -479,8 +481,8 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
   const Replicas dense{where.data_parallel * tr.cp, tr.sharding, pipelined, gradient_bytes(tr)};
   const Replicas experts{grid.expert_dp(), tr.sharding, pipelined, gradient_bytes(tr)};
   const auto unit_ms = [&](const PieceWork& w) {
-    return fsdp_unit_ms(double(w.params - w.expert_params), tr.dtype, dense.count, dp_link) +
-           fsdp_unit_ms(double(w.expert_params), tr.dtype, experts.count, expert_dp_link);
+    return fsdp_unit_ms(double(w.params - w.expert_params), tr.dtype, dense.count, dp_link, gradient_bytes(tr)) +
+           fsdp_unit_ms(double(w.expert_params), tr.dtype, experts.count, expert_dp_link, gradient_bytes(tr));
   };
   const bool fsdp_units = dense.sharding() == Sharding::Params && !pipelined;
   check_fp8_params(tr, dense.sharding(), dense.count);
@@ -577,7 +579,7 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
     const auto params = [](const PieceWork& w) { return double(w.params); };
     double largest = std::max(params(embedding_work(model, tr)), params(head_work(model, tr)));
     for (const LayerKind& k : times.layers.kinds) largest = std::max(largest, params(layer_work(model, tr, k)));
-    in_flight = fsdp_in_flight_bytes(largest, tr.dtype);
+    in_flight = fsdp_in_flight_bytes(largest, tr.dtype, gradient_bytes(tr));
   }
   for (std::size_t device = 0; device < device_params.size(); ++device) {
     DeviceCost d;

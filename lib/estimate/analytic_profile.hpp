@@ -76,7 +76,7 @@ struct AnalyticProfile {
 /// the gradient (`gradient` bytes: 4 in fp32, 2 under --grad-reduce-in-bf16) is divided under
 /// Sharding::Gradients, the optimizer's states (12: fp32 master and two moments; 8 in fp32
 /// training, whose weight is its own master) under both (Megatron's table: 6 + 12/d for bf16
-/// with the distributed optimizer). FSDP's are fsdp.hpp's, its gradients fp32.
+/// with the distributed optimizer). FSDP's are fsdp.hpp's.
 [[nodiscard]] double static_bytes_per_parameter(DType dtype, Sharding sharding, int data_parallel, double gradient = 4);
 
 /// A piece's F, B and W times split into the lines of the step's error budget (time_parts.hpp).

@@ -4,22 +4,22 @@
 
 namespace pipeplan {
 
-double fsdp_sharded_bytes_per_parameter(int shards) {
-  return 16.0 / std::max(shards, 1);
+double fsdp_sharded_bytes_per_parameter(int shards, double gradient) {
+  return (12.0 + gradient) / std::max(shards, 1);
 }
 
-double fsdp_unsharded_bytes_per_parameter(DType dtype, bool pipelined) {
-  return pipelined ? element_bytes(dtype) + 4.0 : 0.0;
+double fsdp_unsharded_bytes_per_parameter(DType dtype, bool pipelined, double gradient) {
+  return pipelined ? element_bytes(dtype) + gradient : 0.0;
 }
 
-double fsdp_in_flight_bytes(double largest_unit_params, DType dtype) {
-  return 2 * largest_unit_params * (element_bytes(dtype) + 4.0);
+double fsdp_in_flight_bytes(double largest_unit_params, DType dtype, double gradient) {
+  return 2 * largest_unit_params * (element_bytes(dtype) + gradient);
 }
 
-FsdpUnitMs fsdp_unit_ms(double params, DType dtype, int shards, const LinkSpec& link) {
+FsdpUnitMs fsdp_unit_ms(double params, DType dtype, int shards, const LinkSpec& link, double gradient) {
   if (shards <= 1 || params <= 0) return {};
   const double ring = (shards - 1.0) / shards;
-  return {link.collective_ms(ring * params * element_bytes(dtype)), link.collective_ms(ring * params * 4)};
+  return {link.collective_ms(ring * params * element_bytes(dtype)), link.collective_ms(ring * params * gradient)};
 }
 
 FsdpExposedMs fsdp_exposed_per_unit(const FsdpUnitMs& unit, double f_ms, double b_ms, double w_ms) {

@@ -12,28 +12,33 @@
 
 namespace pipeplan {
 
+// `gradient` below is a gradient's bytes: fp32's 4 (torchtitan's FSDP2), or 2 where Megatron-FSDP
+// keeps and reduces them in bf16 (--grad-reduce-in-bf16, training.hpp's gradient_bytes).
+
 /// Bytes a parameter keeps between steps on each of `shards` ranks: its share of the fp32
-/// parameter (FSDP2 keeps the sharded parameter in fp32, which is Adam's master), of the fp32
-/// gradient and of Adam's two fp32 moments: 16 / shards, in bf16 and fp32 training alike.
-[[nodiscard]] double fsdp_sharded_bytes_per_parameter(int shards);
+/// parameter (FSDP2 keeps the sharded parameter in fp32, which is Adam's master), of the
+/// gradient and of Adam's two fp32 moments: 16 / shards with fp32 gradients, in bf16 and fp32
+/// training alike.
+[[nodiscard]] double fsdp_sharded_bytes_per_parameter(int shards, double gradient = 4);
 
 /// Beside pipeline parallelism, what a parameter of the device's stages holds all step besides:
-/// the gathered weight in the training dtype and the unsharded fp32 gradient the micro-batches
-/// accumulate into (e + 4 bytes). 0 without pipeline parallelism.
-[[nodiscard]] double fsdp_unsharded_bytes_per_parameter(DType dtype, bool pipelined);
+/// the gathered weight in the training dtype and the unsharded gradient the micro-batches
+/// accumulate into (e + gradient bytes). 0 without pipeline parallelism.
+[[nodiscard]] double fsdp_unsharded_bytes_per_parameter(DType dtype, bool pipelined, double gradient = 4);
 
 /// Without pipeline parallelism, the units in flight at once: the one computing and the one
 /// prefetched, each's gathered weights (e bytes a parameter) and its unsharded gradient before
-/// the fp32 reduce-scatter (4): 2·(e + 4) bytes a parameter of the largest unit.
-[[nodiscard]] double fsdp_in_flight_bytes(double largest_unit_params, DType dtype);
+/// the reduce-scatter: 2·(e + gradient) bytes a parameter of the largest unit.
+[[nodiscard]] double fsdp_in_flight_bytes(double largest_unit_params, DType dtype, double gradient = 4);
 
 /// One unit's collectives over `shards` ranks on `link`, as a ring moves them: the all-gather of
-/// its weights, (d-1)/d·e bytes a parameter, and the reduce-scatter of its fp32 gradients,
-/// (d-1)/d·4; each one latency. Zero for one shard.
+/// its weights, (d-1)/d·e bytes a parameter, and the reduce-scatter of its gradients,
+/// (d-1)/d·gradient; each one latency. Zero for one shard.
 struct FsdpUnitMs {
   double gather_ms = 0, reduce_ms = 0;
 };
-[[nodiscard]] FsdpUnitMs fsdp_unit_ms(double params, DType dtype, int shards, const LinkSpec& link);
+[[nodiscard]] FsdpUnitMs fsdp_unit_ms(double params, DType dtype, int shards, const LinkSpec& link,
+                                      double gradient = 4);
 
 /// Without pipeline parallelism, what of a unit's collectives its F and B wait for, one unit
 /// prefetched ahead, the neighbouring unit's compute taken as this one's (the layers are alike):

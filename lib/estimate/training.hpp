@@ -233,7 +233,7 @@ struct TrainingSettings {
   bool overlap_param_gather = false;
   /// Megatron-LM's --grad-reduce-in-bf16 (Megatron-Bridge's ddp.grad_reduce_in_fp32 = False, which
   /// its performance recipes set): the gradient buffers, their accumulation and the data-parallel
-  /// reduction in bf16, 2 bytes a parameter instead of fp32's 4 (16-bit training; not under FSDP).
+  /// reduction in bf16, 2 bytes a parameter instead of fp32's 4 (bf16 training; Megatron-FSDP's too).
   bool grad_reduce_bf16 = false;
   /// Megatron-LM's --tp-comm-overlap: Transformer Engine's userbuffers run each tensor-parallel
   /// gather and scatter of a TE linear in chunks beside its GEMM (tp_overlap.hpp); off, each

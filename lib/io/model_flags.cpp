@@ -220,11 +220,6 @@ ModelInput read_model_input(const ModelFlags& f) {
   if (!sharding) throw FlagError("--sharding: expected " + enum_choices(kShardings) + ", got '" + f.sharding + "'");
   in.training.sharding = *sharding;
   const bool sharding_given = f.given.sharding;
-  if (in.training.grad_reduce_bf16 && sharding_given && in.training.sharding == Sharding::Params) {
-    throw FlagError(
-        "--grad-reduce-in-bf16: FSDP's gradients are reduced in fp32 as pipeplan models them (torchtitan's "
-        "reduce_dtype); give --sharding none, optimizer or gradients");
-  }
   const bool gather_given = f.given.overlap_param_gather;
   if (in.training.overlap_param_gather && gather_given && in.training.sharding == Sharding::None && sharding_given) {
     throw FlagError(

@@ -67,10 +67,7 @@ std::vector<MemoryVariant> variants(const PlanRequest& r, int dp, int pp) {
   std::vector<Sharding> sharding{dp > 1 ? r.training.sharding : Sharding::None};
   if (r.search.sharding && dp > 1) sharding = {Sharding::Optimizer, Sharding::Gradients};
   // FP8 weights alone run with the distributed optimizer or ZeRO-2 here, not FSDP (check_fp8_params).
-  // FSDP keeps fp32 gradients (fsdp.hpp): not beside gradients reduced in bf16 (model_flags).
-  if (r.search.sharding && dp > 1 && pp == 1 && !r.training.fp8_params && !r.training.grad_reduce_bf16) {
-    sharding.push_back(Sharding::Params);
-  }
+  if (r.search.sharding && dp > 1 && pp == 1 && !r.training.fp8_params) sharding.push_back(Sharding::Params);
   std::vector<MemoryVariant> out;
   for (Recompute rc : recompute) {
     for (Sharding sh : sharding) out.push_back({rc, sh});

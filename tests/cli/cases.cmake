@@ -394,7 +394,7 @@ pipeplan_cli_test(plan_recompute_modules_unknown --exit 2 --err "--recompute-mod
 pipeplan_cli_test(plan_recompute_modules_no_latent --exit 1 --err "--recompute-modules mla_up_proj: .*tiny-llama.json has no latent attention"
                   -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16
                      --recompute-modules mla_up_proj)
-# --grad-reduce-in-bf16: said, written for Megatron, refused outside bf16 training and with FSDP.
+# --grad-reduce-in-bf16: said, written for Megatron, refused outside bf16 training.
 pipeplan_cli_test(plan_grad_reduce_bf16 --out "gradients *\n? *reduced in bf16"
                   -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16
                      --grad-reduce-in-bf16)
@@ -404,9 +404,6 @@ pipeplan_cli_test(plan_grad_reduce_bf16_launch --out "^--grad-reduce-in-bf16"
 pipeplan_cli_test(plan_grad_reduce_bf16_fp32 --exit 2 --err "--grad-reduce-in-bf16: .* --dtype fp32 trains in fp32"
                   -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16
                      --dtype fp32 --grad-reduce-in-bf16)
-pipeplan_cli_test(plan_grad_reduce_bf16_fsdp --exit 2 --err "--grad-reduce-in-bf16: FSDP's gradients"
-                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16
-                     --sharding params --grad-reduce-in-bf16)
 pipeplan_cli_test(profile_loss_te_said --out "the loss as te computes it"
                   -- profile --model tests/data/models/tiny-llama.json --gpu h100 --stages 2 --seq 256 --loss te)
 pipeplan_cli_test(profile_loss_unknown --exit 2 --err "--loss: fused not in"
