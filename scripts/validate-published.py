@@ -378,16 +378,28 @@ def recompute_flag(row, mapping):
 # recipe's full/uniform/1), but for LLAMA3_8B_H100_FP8_CS_BASE_CONFIG at v0.2.0 (25.11): full,
 # block, 5 layers, in a config without the FSDP its row prints, so that row is left searched.
 # DeepSeek-V3 and Kimi K2 recompute MLA's up-projections (recompute_modules [mla_up_proj], with
-# mlp on some), GPT-OSS on some cards [layernorm, moe_act]: modules pipeplan has no setting for.
+# mlp on some), GPT-OSS on some cards [layernorm, moe_act]: read per row, with the others'
+# (scripts/mbridge-recompute.json says how), and given as --recompute-modules.
 MBRIDGE_NO_RECOMPUTE_PREFIXES = ("LLAMA3", "Qwen3")
 MBRIDGE_RECOMPUTE_MODULES = {"DeepSeekV3": "[mla_up_proj] (with mlp on some cards)", "Kimi_K2": "[mla_up_proj]",
                              "GPT OSS 120B": "[layernorm, moe_act] on some cards, none on others"}
+MBRIDGE_RECOMPUTE = json.loads((pathlib.Path(__file__).parent / "mbridge-recompute.json").read_text())["rows"]
 
 
 def mbridge_recompute_flag(row, gpu, mapping):
     """The recompute Megatron-Bridge's config ran for a row that states none (above)."""
     if row["source"] != "mbridge":
         return []
+    read = MBRIDGE_RECOMPUTE.get(row["row_id"])
+    if read is not None:
+        if read["recompute"] == "none":
+            mapping.notes.append(f"its configuration ({read['config']} at {read['tag']}) recomputes nothing: "
+                                 "--recompute none")
+            return ["--recompute", "none"]
+        modules = ",".join(read["modules"])
+        mapping.notes.append(f"its configuration ({read['config']} at {read['tag']}) recomputes modules {modules}: "
+                             f"--recompute-modules {modules}")
+        return ["--recompute-modules", modules]
     model = row["model"]
     if model.startswith("LLAMA3_8B") and gpu == "h100" and "25.11" in (row.get("version") or ""):
         mapping.notes.append("its 25.11 config recomputes a block of 5 layers but runs no FSDP, which the row "
@@ -399,7 +411,7 @@ def mbridge_recompute_flag(row, gpu, mapping):
     family = next((k for k in MBRIDGE_RECOMPUTE_MODULES if model.startswith(k)), None)
     if family:
         mapping.notes.append(f"Megatron-Bridge's config recomputes modules {MBRIDGE_RECOMPUTE_MODULES[family]}, "
-                             "which pipeplan has no setting for: recompute searched")
+                             "not read for this row: recompute searched")
     return []
 
 
@@ -505,6 +517,17 @@ def sharding_flag(row, dp, mapping, cp=1):
         return []
     mapping.notes.append("Megatron's distributed optimizer, as NeMo and Megatron-Bridge run by default: optimizer")
     return ["--sharding", "optimizer"]
+
+
+def grad_reduce_flag(row, mapping):
+    """--grad-reduce-in-bf16 for Megatron-Bridge's rows: its performance configurations set
+    ddp.grad_reduce_in_fp32 = False for every family planned here, from 25.09 (v0.1.0rc3's
+    perf_matrix YAMLs) to 26.08 (v0.6.0's perf_recipes/_common.py::_benchmark_common), for its
+    Megatron-FSDP rows alike."""
+    if row["source"] != "mbridge":
+        return []
+    mapping.notes.append("Megatron-Bridge's performance configs reduce the gradients in bf16: --grad-reduce-in-bf16")
+    return ["--grad-reduce-in-bf16"]
 
 
 def elementwise_flag(row, mapping):
@@ -693,6 +716,7 @@ def map_row(row, models_dir, work):
     flags += cuda_graphs_flag(row, m)
     flags += a2a_overlap_flag(row, ep, m)
     flags += sharding_flag(row, dp, m, cp)
+    flags += grad_reduce_flag(row, m)
     recompute = recompute_flag(row, m)
     flags += recompute if recompute else mbridge_recompute_flag(row, gpu[0], m)
     flags += tp_overlap_flag(row, tp, m)
