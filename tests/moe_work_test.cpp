@@ -342,3 +342,23 @@ TEST_CASE("the experts' element-wise traffic: the routing's copies, and SwiGLU's
   // Autograd keeps SiLU's output beside its input and up: 2 more bytes an element.
   CHECK(eager.activation_bytes - fused.activation_bytes == 2 * 3584);
 }
+
+TEST_CASE("GPT-OSS's experts: the clamp before their activation and their weighted bias, op by op") {
+  ModelConfig m = read_model_config_file(PIPEPLAN_TEST_DATA "/../../profiles/models/gpt-oss-120b.json");
+  CHECK(m.moe.activation_clamp == 7.0);  // its config.json's swiglu_limit
+  CHECK(m.moe.biases);
+  TrainingSettings t;
+  t.seq = 4096;  // 4096 tokens, 4 of 128 experts each: 16384 routed copies, bf16
+  const PieceWork gpt_oss = moe_mlp_work(m, t);
+  ModelConfig plain = m;
+  plain.moe.activation_clamp = 0;
+  plain.moe.biases = false;
+  const PieceWork without = moe_mlp_work(plain, t);
+  // Per copy: the clamps and the join read and write the 2 x 2880-wide product output (4e an
+  // element) and back 5e; they keep it (e). The bias: 6e an element of the 2880-wide output
+  // each way (its product with the probability, the add, the join; e = 2).
+  const double routed = 4096.0 * 4;
+  CHECK(gpt_oss.f_bytes - without.f_bytes == doctest::Approx(routed * (8.0 * 5760 + 12.0 * 2880)));
+  CHECK(gpt_oss.b_bytes - without.b_bytes == doctest::Approx(routed * (10.0 * 5760 + 12.0 * 2880)));
+  CHECK(double(gpt_oss.activation_bytes - without.activation_bytes) == doctest::Approx(routed * 2.0 * 5760));
+}

@@ -17,6 +17,9 @@ struct ExpertShape {
   int shared_ffn = 0;        ///< the shared expert's width (shared_expert_intermediate_size); 0: none
   bool shared_gate = false;  ///< Qwen-MoE's sigmoid gate on the shared expert's output (an h x 1 weight)
   bool biases = false;       ///< GPT-OSS: the experts' projections and the router carry biases
+  /// GPT-OSS's swiglu_limit: the experts' gate clamped at most, and their linear half within
+  /// plus or minus, this value before the activation; 0: no clamp.
+  double activation_clamp = 0;
   /// DeepSeek's node-limited routing (n_group, topk_group): the experts fall into `groups`, and
   /// each token's experts into at most `groups_per_token` of them. 0: unlimited.
   int groups = 0, groups_per_token = 0;

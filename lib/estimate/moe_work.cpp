@@ -28,6 +28,36 @@ void check_divisions(const ModelConfig& m, const TrainingSettings& tr) {
 
 }  // namespace
 
+GptOssExpertOps gpt_oss_expert_ops(const ModelConfig& m, double e) {
+  GptOssExpertOps ops;
+  const double h = m.hidden, fe = m.moe.ffn;
+  if (m.moe.activation_clamp > 0) {
+    // weighted_bias_quick_geglu_impl (megatron/core/fusions/fused_bias_geglu.py, from 2e29a5e1e3,
+    // 2025-09-09, to d98e8a64): before its fused kernel, the 2f-wide input's gate half is clamped
+    // from above and its linear half both ways, and the halves joined again by torch.cat, op by
+    // op: each of the three reads and writes its elements (4e per element of the 2f). Back, each
+    // clamp's gradient reads the gradient and its input and writes one (3e), the chunk's joins
+    // them (2e). The clamps keep their input, the first product's 2f-wide output.
+    ops.clamp_forward = 4 * e * 2 * fe;
+    ops.clamp_kept = e * 2 * fe;
+    ops.forward += ops.clamp_forward;
+    ops.backward += 5 * e * 2 * fe;
+    ops.kept += ops.clamp_kept;
+  }
+  if (m.moe.biases) {
+    // TEGroupedMLP._apply_bias (megatron/core/transformer/moe/experts.py from a329dd6da5,
+    // 2025-09-22, the path the published runs took; d98e8a64 adds a packed one): the second
+    // product's bias weighted by the routing probability, added expert by expert op by op in the
+    // probabilities' dtype, the training's (the router's logits' dtype, moe_router_dtype unset
+    // by Megatron-Bridge's GPT-OSS configurations): b·p written (e), t + b·p reads both and
+    // writes (3e), torch.cat reads and writes (2e), per element of the h-wide output. Back: the
+    // gradient's products with p and with b each read it, write and reduce (3e each).
+    ops.forward += 6 * e * h;
+    ops.backward += 6 * e * h;
+  }
+  return ops;
+}
+
 PieceWork moe_mlp_work(const ModelConfig& m, const TrainingSettings& tr) {
   check_divisions(m, tr);
   check_context_parallel(tr);
@@ -68,6 +98,10 @@ PieceWork moe_mlp_work(const ModelConfig& m, const TrainingSettings& tr) {
   // input is kept by the layer's dense part.
   const double swiglu_kept = act.kept + e;
   double kept = tl * E * 4 + gathered * h * e + swiglu_kept * routed * fe + routed * 4 + swiglu_kept * tl * fs;
+  const GptOssExpertOps gpt_oss = gpt_oss_expert_ops(m, e);
+  w.f_bytes += gpt_oss.forward * routed;
+  w.b_bytes += gpt_oss.backward * routed;
+  kept += gpt_oss.kept * routed;
   // W needs each expert GEMM's input and output gradient: the first's gathered input and its
   // 2f-wide gradient, the second's f-wide input and its gathered h-wide gradient; the shared
   // expert's down input and gate/up gradients 3·tl·fs·e, and the router's logits' gradient.
@@ -85,9 +119,10 @@ PieceWork moe_mlp_work(const ModelConfig& m, const TrainingSettings& tr) {
     backward_all_to_alls += 2;
   } else {
     if (recomputes(tr, RecomputeModule::MoeAct)) {
-      // The experts' activation output, the second products' input, dropped and remade.
-      kept -= e * routed * fe;
-      w.b_bytes += act.forward * routed * fe;
+      // The experts' activation output, the second products' input, dropped and remade, with
+      // what a clamp before it kept (the checkpoint runs the function without autograd).
+      kept -= e * routed * fe + gpt_oss.clamp_kept * routed;
+      w.b_bytes += act.forward * routed * fe + gpt_oss.clamp_forward * routed;
     }
     if (recomputes(tr, RecomputeModule::SharedExperts) && fs > 0) {
       // The shared expert keeps its input (the norm's output, kept already): its products and

@@ -12,6 +12,18 @@
 
 namespace pipeplan {
 
+/// What GPT-OSS's experts add, per routed token, to the element-wise kernels: the clamp of the
+/// first product's output before the activation (ExpertShape::activation_clamp) and the second
+/// product's bias weighted by the routing probability (ExpertShape::biases), both op by op as
+/// Megatron-Core runs them (docs/costs.md, "Mixture of experts"). Bytes moved forward and
+/// backward, and kept for the backward; `clamp_*` are the clamp's alone (moe_act's recompute
+/// drops its kept input and runs it again).
+struct GptOssExpertOps {
+  double forward = 0, backward = 0, kept = 0;
+  double clamp_forward = 0, clamp_kept = 0;
+};
+[[nodiscard]] GptOssExpertOps gpt_oss_expert_ops(const ModelConfig& model, double element_bytes);
+
 /// The MLP block of one MoE layer for one micro-batch on one rank: the router, the routed
 /// experts this rank holds (experts / ep of them, each etp-way tensor-parallel) and the tokens
 /// they get (the rank's s·b/(tp·cp), gathered over etp), the shared expert, the permutation's

@@ -219,6 +219,14 @@ void read_gpt_oss(const Json& d, const JsonPath& root, ModelConfig& m) {
   m.moe.per_token = experts_per_token(d, root, e);
   m.moe.ffn = m.ffn;
   m.moe.biases = true;
+  // GptOssConfig's default swiglu_limit is 7.0 (transformers' configuration_gpt_oss.py).
+  m.moe.activation_clamp = 7.0;
+  if (const Json* limit = optional_member(d, "swiglu_limit", root); limit != nullptr && !limit->is_null()) {
+    if (!limit->is_number() || !finite_within(limit->get<double>(), 0.0, 1e9)) {
+      fail_field(root.key("swiglu_limit"), "a clamp of 0 or more (0: none)", *limit);
+    }
+    m.moe.activation_clamp = limit->get<double>();
+  }
   if (const Json* types = optional_member(d, "layer_types", root); types != nullptr && !types->is_null()) {
     m.local.layers = local_layers(*types, root.key("layer_types"), m.layers, "sliding_attention", "full_attention");
     m.local.window = required_key(d, {"sliding_window"}, root, 1, 1 << 30);
@@ -226,6 +234,7 @@ void read_gpt_oss(const Json& d, const JsonPath& root, ModelConfig& m) {
 }
 void write_gpt_oss(const ModelConfig& m, Json& j) {
   j["attention_bias"] = m.attention_biases;
+  j["swiglu_limit"] = m.moe.activation_clamp;
   j["num_local_experts"] = m.moe.experts;
   j["num_experts_per_tok"] = m.moe.per_token;
   if (m.local.window > 0) {
