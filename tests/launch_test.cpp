@@ -497,3 +497,35 @@ TEST_CASE("--moe-a2a-overlap is Megatron-Core's switch, which over several stage
   CHECK(setting(megatron_launch(r, tiny_row("1f1b", 1, "E,t*4|t*4,H")), "--overlap-moe-expert-parallel-comm") ==
         nullptr);
 }
+
+TEST_CASE("--recompute-modules is Megatron's list, one argument a module; torchtitan runs full instead") {
+  PlanRequest r = tiny_request();
+  PlanRow row = tiny_row("1f1b", 1, "E,t*4|t*4,H");
+  row.recompute = Recompute::Selective;
+  row.recompute_modules = unsigned(RecomputeModule::Mlp) | unsigned(RecomputeModule::Layernorm);
+  const LaunchPlan m = megatron_launch(r, row);
+  REQUIRE(setting(m, "--recompute-modules") != nullptr);
+  CHECK(setting(m, "--recompute-modules")->value == "layernorm mlp");
+  CHECK(setting(m, "--recompute-modules")->words);
+  CHECK(setting(m, "--recompute-granularity")->value == "selective");
+  // The attention core alone is Megatron's default list: not written.
+  row.recompute_modules = kDefaultRecomputeModules;
+  CHECK(setting(megatron_launch(r, row), "--recompute-modules") == nullptr);
+  row.recompute_modules = unsigned(RecomputeModule::Mlp);
+  const LaunchPlan t = torchtitan_launch(titan_request(), row, {});
+  REQUIRE(t.gaps.size() == 1);
+  CHECK(t.gaps[0].find("recompute of modules (mlp)") != std::string::npos);
+}
+
+TEST_CASE("--grad-reduce-in-bf16 is Megatron-LM's own flag; torchtitan keeps FSDP2's fp32 gradients") {
+  PlanRequest r = tiny_request();
+  const PlanRow row = tiny_row("1f1b", 1, "E,t*4|t*4,H");
+  CHECK(setting(megatron_launch(r, row), "--grad-reduce-in-bf16") == nullptr);
+  r.training.grad_reduce_bf16 = true;
+  CHECK(setting(megatron_launch(r, row), "--grad-reduce-in-bf16") != nullptr);
+  PlanRequest titan = titan_request();
+  titan.training.grad_reduce_bf16 = true;
+  const LaunchPlan t = torchtitan_launch(titan, row, {});
+  REQUIRE(t.gaps.size() == 1);
+  CHECK(t.gaps[0].find("without --grad-reduce-in-bf16") != std::string::npos);
+}
