@@ -498,7 +498,7 @@ TEST_CASE("--moe-a2a-overlap is Megatron-Core's switch, which over several stage
         nullptr);
 }
 
-TEST_CASE("--recompute-modules is Megatron's list, one argument a module; torchtitan runs full instead") {
+TEST_CASE("--recompute-modules is Megatron's list, one argument a module, torchtitan runs full instead") {
   PlanRequest r = tiny_request();
   PlanRow row = tiny_row("1f1b", 1, "E,t*4|t*4,H");
   row.recompute = Recompute::Selective;
@@ -517,7 +517,7 @@ TEST_CASE("--recompute-modules is Megatron's list, one argument a module; torcht
   CHECK(t.gaps[0].find("recompute of modules (mlp)") != std::string::npos);
 }
 
-TEST_CASE("--grad-reduce-in-bf16 is Megatron-LM's own flag; torchtitan keeps FSDP2's fp32 gradients") {
+TEST_CASE("--grad-reduce-in-bf16 is Megatron-LM's own flag, torchtitan keeps FSDP2's fp32 gradients") {
   PlanRequest r = tiny_request();
   const PlanRow row = tiny_row("1f1b", 1, "E,t*4|t*4,H");
   CHECK(setting(megatron_launch(r, row), "--grad-reduce-in-bf16") == nullptr);

@@ -6,6 +6,7 @@
 
 #include "estimate/layer_kinds.hpp"
 #include "estimate/moe_work.hpp"
+#include "estimate/piece_gemms.hpp"
 #include "estimate/piece_work.hpp"
 #include "estimate/recompute_modules.hpp"
 #include "io/model_config_json.hpp"
@@ -158,4 +159,27 @@ TEST_CASE("--recompute-modules: implies selective, and is refused where it has n
   CHECK_THROWS_WITH_AS((void)read_model_input(f), doctest::Contains("has no experts"), Error);
   f.recompute_modules = "layernorm,nothing";
   CHECK_THROWS_WITH_AS((void)read_model_input(f), doctest::Contains("'nothing'"), FlagError);
+}
+
+TEST_CASE("the recomputed products are priced as products: B lists them again, at their shapes") {
+  const auto added_flops = [](const ModelConfig& m, RecomputeModules modules) {
+    const LayerKind kind = layer_kind(m, 0);
+    const PhaseGemms none = layer_linear_gemms(m, keep_all(), kind);
+    const PhaseGemms again = layer_linear_gemms(m, with_modules(modules), kind);
+    double flops = 0;
+    for (std::size_t i = none.b.size(); i < again.b.size(); ++i) flops += again.b[i].flops();
+    CHECK(again.w.size() == none.w.size());  // W stays apart
+    return flops;
+  };
+  // Each module's products, as its recompute FLOPs count them (the cases above).
+  const ModelConfig llama = hub("llama-3-8b.json"), ds = hub("deepseek-v3.json"), qwen = hub("qwen3-30b-a3b.json");
+  CHECK(added_flops(llama, bit(RecomputeModule::Mlp)) ==
+        doctest::Approx(layer_work(llama, with_modules(bit(RecomputeModule::Mlp))).recompute_flops));
+  CHECK(added_flops(ds, bit(RecomputeModule::MlaUpProj)) ==
+        doctest::Approx(2.0 * 4096 * (1536.0 * 24576 + 512.0 * 32768)));
+  // The whole block: the experts' products (the router's logits stay a large product's FLOPs).
+  const double router = 2.0 * 4096 * 2048 * 128;
+  CHECK(added_flops(qwen, bit(RecomputeModule::Moe)) + router ==
+        doctest::Approx(moe_mlp_work(qwen, with_modules(bit(RecomputeModule::Moe))).recompute_flops));
+  CHECK(added_flops(llama, kDefaultRecomputeModules) == 0);
 }

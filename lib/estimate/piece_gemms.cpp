@@ -119,6 +119,28 @@ void add_block(PhaseGemms& out, const std::vector<Linear>& linears, std::int64_t
   }
 }
 
+// Megatron-Core's modules of selective recompute (recompute_modules.hpp) run these forward
+// products again in B, before its own: latent attention's up projections (its column-parallel
+// linears), a dense layer's MLP, the shared expert, or a mixture of experts' whole block. W
+// stays apart. Their FLOPs are piece_work's and moe_work's recompute_flops.
+void add_module_recompute(PhaseGemms& g, const ModelConfig& m, const TrainingSettings& tr, const LayerKind& kind) {
+  if (tr.recompute != Recompute::Selective) return;
+  const std::int64_t tokens = context_tokens(tr), t = tr.tp;
+  PhaseGemms again;
+  if (recomputes(tr, RecomputeModule::MlaUpProj) && m.latent.enabled()) {
+    for (const Linear& l : attention_shape(m).linears) {
+      if (l.split == Linear::Split::Columns) add(again, l, tokens, t, false);
+    }
+  }
+  const bool experts_again = kind.experts && recomputes(tr, RecomputeModule::Moe);
+  const bool dense_again = !kind.experts && recomputes(tr, RecomputeModule::Mlp);
+  if (dense_again || experts_again || (kind.experts && recomputes(tr, RecomputeModule::SharedExperts))) {
+    for (const Linear& l : mlp_linears(m, kind.experts ? m.moe.shared_ffn : m.ffn)) add(again, l, tokens, t, false);
+  }
+  if (experts_again) add_routed_experts(again, m, tr);
+  g.b.insert(g.b.end(), again.f.begin(), again.f.end());
+}
+
 }  // namespace
 
 PhaseGemms layer_linear_gemms(const ModelConfig& m, const TrainingSettings& tr, const LayerKind& kind) {
@@ -130,6 +152,7 @@ PhaseGemms layer_linear_gemms(const ModelConfig& m, const TrainingSettings& tr, 
   // logits stay priced from moe_work's FLOPs as a large product).
   add_block(g, mlp_linears(m, kind.experts ? m.moe.shared_ffn : m.ffn), tokens, t, false, !kind.experts);
   if (kind.experts) add_routed_experts(g, m, tr);
+  add_module_recompute(g, m, tr, kind);
   fold_for_full_recompute(g, tr, true);
   if (tr.recompute == Recompute::Ops) fold_for_op_recompute(g, m, tr, kind.experts ? m.moe.shared_ffn : m.ffn);
   return g;
