@@ -481,10 +481,11 @@ TEST_CASE("with activation offloading the search keeps to one stage and no recom
 TEST_CASE("a lighter recompute that fits only with tilted stages does not rule out a heavier one at balanced stages") {
   // DeepSeek-V3 on 256 B300 (Megatron-Bridge's configuration: pp 8, ep 8, micro-batch 2, 1F1B,
   // MXFP8): without recompute 1F1B's eight micro-batches in flight on stage 0 fit only with
-  // lighter first stages (E,t*7|t*7|t*7|t*8|...), so full recompute at balanced stages is still
-  // simulated beside it: which is faster depends on the imbalance against the recompute (before
-  // Megatron-Core's combine stopped keeping the experts' outputs, stage 0 fit only at
-  // E,t*5|t*5|..., and full recompute won).
+  // lighter first stages (E,t*7|t*7|t*7|t*8|...), so a heavier recompute at balanced stages (the
+  // MLA up-projections' and the experts' activation's, or full) is still simulated beside it:
+  // which is faster depends on the imbalance against the recompute (before Megatron-Core's
+  // combine stopped keeping the experts' outputs, stage 0 fit only at E,t*5|t*5|..., and full
+  // recompute won).
   PlanRequest r = model_on("deepseek-v3.json", "b300", 256, 4096);
   r.training.dtype = DType::BF16;
   r.training.fp8 = Fp8Recipe::Mxfp8;
@@ -500,12 +501,17 @@ TEST_CASE("a lighter recompute that fits only with tilted stages does not rule o
   r.schedules = {"1f1b"};
   const PlanOutcome out = plan(r);
   REQUIRE(out.rows.size() >= 2);
-  const auto with = [&](Recompute wanted) {
-    return std::find_if(out.rows.begin(), out.rows.end(), [&](const PlanRow& row) { return row.recompute == wanted; });
-  };
-  const auto tilted = with(Recompute::None), balanced = with(Recompute::Full);
+  const auto tilted = std::find_if(out.rows.begin(), out.rows.end(),
+                                   [](const PlanRow& row) { return row.recompute == Recompute::None; });
+  const auto balanced = std::find_if(out.rows.begin(), out.rows.end(),
+                                     [](const PlanRow& row) { return row.recompute != Recompute::None; });
   REQUIRE(tilted != out.rows.end());
   REQUIRE(balanced != out.rows.end());
   CHECK(tilted->layout.starts_with("E,t*7|"));
   CHECK(tilted->layout != balanced->layout);
+  // The heavier one is the lightest recompute between none and full that DeepSeek-V3 has: its
+  // MLA up-projections, norms apart and experts' activation (recompute_modules.hpp).
+  CHECK(balanced->recompute == Recompute::Selective);
+  CHECK(balanced->recompute_modules == (unsigned(RecomputeModule::Layernorm) | unsigned(RecomputeModule::MlaUpProj) |
+                                        unsigned(RecomputeModule::MoeAct)));
 }

@@ -183,3 +183,11 @@ TEST_CASE("the recomputed products are priced as products: B lists them again, a
         doctest::Approx(moe_mlp_work(qwen, with_modules(bit(RecomputeModule::Moe))).recompute_flops));
   CHECK(added_flops(llama, kDefaultRecomputeModules) == 0);
 }
+
+TEST_CASE("plan's light set between none and full: the output-discarding modules the model has") {
+  CHECK(light_recompute_modules(hub("llama-3-8b.json")) == 0);  // grouped-query and dense: none apart
+  CHECK(light_recompute_modules(hub("qwen3-30b-a3b.json")) ==
+        (bit(RecomputeModule::Layernorm) | bit(RecomputeModule::MoeAct)));
+  CHECK(light_recompute_modules(hub("deepseek-v3.json")) ==
+        (bit(RecomputeModule::Layernorm) | bit(RecomputeModule::MlaUpProj) | bit(RecomputeModule::MoeAct)));
+}

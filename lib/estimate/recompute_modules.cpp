@@ -21,6 +21,13 @@ std::optional<RecomputeModules> recompute_modules_named(std::string_view list, s
   return set;
 }
 
+RecomputeModules light_recompute_modules(const ModelConfig& m) {
+  RecomputeModules set = 0;
+  if (m.is_moe()) set |= unsigned(RecomputeModule::MoeAct) | unsigned(RecomputeModule::Layernorm);
+  if (m.latent.enabled()) set |= unsigned(RecomputeModule::MlaUpProj) | unsigned(RecomputeModule::Layernorm);
+  return set;
+}
+
 std::string recompute_modules_names(RecomputeModules set, std::string_view separator) {
   std::string out;
   for (const auto& row : kRecomputeModules) {

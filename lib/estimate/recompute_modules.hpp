@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "estimate/model_config.hpp"
 #include "model/enum_table.hpp"
 
 namespace pipeplan {
@@ -46,6 +47,14 @@ inline constexpr EnumTable<RecomputeModule, 7> kRecomputeModules = {{
 /// "layernorm,moe_act" (Megatron's spelling, comma-separated, any case and order, each once)
 /// to a set; nullopt names the first word that is none of kRecomputeModules in `bad`.
 [[nodiscard]] std::optional<RecomputeModules> recompute_modules_named(std::string_view list, std::string& bad);
+
+/// The modules whose recompute costs the least and that `model` has: those Megatron-Core
+/// checkpoints by dropping their output alone (transformer_config.py: "moe_act", "layernorm" and
+/// "mla_up_proj" use output-discarding checkpointing): the experts' activation and the norms
+/// that run apart from a linear in a mixture of experts, latent attention's up projections and
+/// its input norm. 0 for a dense model of grouped-query attention, which has none of them. What
+/// `plan` tries between no recompute and full.
+[[nodiscard]] RecomputeModules light_recompute_modules(const ModelConfig& model);
 
 /// The set's names in kRecomputeModules' order, joined by `separator`.
 [[nodiscard]] std::string recompute_modules_names(RecomputeModules set, std::string_view separator = ",");

@@ -55,12 +55,19 @@ std::vector<int> micro_batch_choices(const PlanRequest& r, long per_replica) {
 // keeps the stage's weights gathered and its gradients whole all step (fsdp.hpp): more memory
 // than the distributed optimizer for the same collectives, so it is not tried there.
 std::vector<MemoryVariant> variants(const PlanRequest& r, int dp, int pp) {
-  std::vector<Recompute> recompute{r.training.recompute};
+  std::vector<std::pair<Recompute, RecomputeModules>> recompute{{r.training.recompute, r.training.recompute_modules}};
   if (r.search.recompute && r.training.offload_layers > 0) {
-    recompute = {Recompute::None};  // offloading takes recompute's place (activation_offload.hpp)
+    recompute = {{Recompute::None, kDefaultRecomputeModules}};  // offloading takes recompute's place
   } else if (r.search.recompute) {
-    recompute = {Recompute::None, Recompute::Full};
-    if (!r.training.flash_attention) recompute.insert(recompute.begin() + 1, Recompute::Selective);
+    recompute = {{Recompute::None, kDefaultRecomputeModules}, {Recompute::Full, kDefaultRecomputeModules}};
+    // Between them: the attention core without flash attention, with it the modules that drop
+    // their output alone (recompute_modules.hpp), where the model has them.
+    const RecomputeModules light = light_recompute_modules(r.model);
+    if (!r.training.flash_attention) {
+      recompute.insert(recompute.begin() + 1, {Recompute::Selective, kDefaultRecomputeModules});
+    } else if (light != 0) {
+      recompute.insert(recompute.begin() + 1, {Recompute::Selective, light});
+    }
     // Megatron-Core refuses full recompute beside the expert all-to-alls' overlap (model_flags).
     if (r.training.moe_a2a_overlap) recompute.pop_back();  // full, the last
   }
@@ -69,8 +76,8 @@ std::vector<MemoryVariant> variants(const PlanRequest& r, int dp, int pp) {
   // FP8 weights alone run with the distributed optimizer or ZeRO-2 here, not FSDP (check_fp8_params).
   if (r.search.sharding && dp > 1 && pp == 1 && !r.training.fp8_params) sharding.push_back(Sharding::Params);
   std::vector<MemoryVariant> out;
-  for (Recompute rc : recompute) {
-    for (Sharding sh : sharding) out.push_back({rc, sh});
+  for (const auto& [rc, modules] : recompute) {
+    for (Sharding sh : sharding) out.push_back({rc, sh, modules});
   }
   // Every variant after all it dominates: by the sum of the settings' ranks.
   std::stable_sort(out.begin(), out.end(), [](const MemoryVariant& a, const MemoryVariant& b) {
@@ -137,6 +144,7 @@ TrainingSettings job_training(const PlanRequest& r, const PlanJob& job, const Me
   t.ep = job.ep;
   t.micro_batch = job.micro_batch;
   t.recompute = v.recompute;
+  t.recompute_modules = v.modules;
   t.recompute_layers = v.recompute == Recompute::Full ? r.training.recompute_layers : 0;  // the block is full's
   t.sharding = v.sharding;
   return t;
@@ -146,7 +154,9 @@ std::string job_title(const PlanJob& j, const MemoryVariant& v) {
   return fmt::format(
       "{}, pp {} x {} chunks, dp {}, tp {}{}{}, micro-batch {}, recompute {}, sharding {}, {} micro-batches{}",
       j.generator->name, j.pp, j.chunks, j.dp, j.tp, j.cp > 1 ? fmt::format(", cp {}", j.cp) : "",
-      j.ep > 1 ? fmt::format(", ep {}", j.ep) : "", j.micro_batch, recompute_name(v.recompute),
+      j.ep > 1 ? fmt::format(", ep {}", j.ep) : "", j.micro_batch,
+      v.recompute == Recompute::Selective ? fmt::format("selective ({})", recompute_modules_names(v.modules, ", "))
+                                          : std::string(recompute_name(v.recompute)),
       sharding_name(v.sharding), j.microbatches,
       j.precision.fp8 ? fmt::format(", fp8 ({})", fp8_recipe_name(*j.precision.fp8)) : "");
 }
@@ -260,6 +270,7 @@ std::vector<PlanJob> plan_jobs(const PlanRequest& r, std::map<std::string, int>&
             lightest.ep = ep;
             lightest.micro_batch = b;
             lightest.recompute = vs.front().recompute;
+            lightest.recompute_modules = vs.front().modules;
             const GroupLinks links = group_links(
                 *r.gpu, {tp, pp, dp, ep, r.node_gpus(), r.rank_order.value_or(RankOrder::TpDpPp), cp, r.training.etp});
             const PieceTotals t =

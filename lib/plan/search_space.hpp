@@ -26,6 +26,7 @@ inline constexpr int kMaxSearchedMicrobatches = 4096;
 struct MemoryVariant {
   Recompute recompute = Recompute::None;
   Sharding sharding = Sharding::None;
+  RecomputeModules modules = kDefaultRecomputeModules;  ///< selective recompute's
   /// No slower than `other` and no lighter on memory: each setting at or below other's.
   [[nodiscard]] bool at_most(const MemoryVariant& other) const {
     return recompute <= other.recompute && sharding <= other.sharding;

@@ -1088,7 +1088,7 @@ pipeplan_cli_test(plan_host_launches_breakdown --out "host kernel launches, expo
                      --ep 2 --breakdown)
 pipeplan_cli_test(plan_host_launches_json --out "\"host_ms\": [0-9]" --out "\"schema_version\": 4,"
                   -- plan --model tests/data/models/tiny-qwen-moe.json --gpu gb200 --gpus 4 --global-batch 16 --seq 256
-                     --ep 2 --breakdown --json)
+                     --ep 2 --recompute none --breakdown --json)
 pipeplan_cli_test(plan_host_launches_full_graph --then "! grep -q 'host kernel launches' stdout"
                   --out "replayed from a CUDA graph"
                   -- plan --model tests/data/models/tiny-qwen-moe.json --gpu gb200 --gpus 4 --global-batch 16 --seq 256
