@@ -112,12 +112,17 @@ struct Replicas {
 // What of the data-parallel collectives the step waits for. Without the overlaps, all of them,
 // after the device's last op. With --overlap-grad-reduce the reduction runs under the last
 // micro-batch's backward on the device (its stages' B and W: `backward_ms`), only what outlasts
-// it showing; with --overlap-param-gather the all-gather runs under the next step's forward
-// (its first bucket's share, small, is not counted).
-double exposed_ms(double reduce_ms, double gather_ms, double backward_ms, const TrainingSettings& tr) {
+// it showing. With --overlap-param-gather the all-gather runs under the next step's first
+// forward on the device (its stages' F: `forward_ms`): Megatron-Core's forward pre-hook waits for
+// each module's bucket before the module runs (distributed_data_parallel.py at d98e8a64,
+// _make_forward_pre_hook), the buckets gathered one after another, so what outlasts that forward
+// shows, as FSDP's gather does (fsdp_step_exposed_ms).
+double exposed_ms(double reduce_ms, double gather_ms, double forward_ms, double backward_ms,
+                  const TrainingSettings& tr) {
   if (tr.sharding == Sharding::Params) return 0;  // fsdp_step_exposed_ms: FSDP has rules of its own
   const double reduce = tr.overlap_grad_reduce ? std::max(0.0, reduce_ms - backward_ms) : reduce_ms;
-  return reduce + (tr.overlap_param_gather ? 0.0 : gather_ms);
+  const double gather = tr.overlap_param_gather ? std::max(0.0, gather_ms - forward_ms) : gather_ms;
+  return reduce + gather;
 }
 
 // DualPipe runs each forward beside the backward of the device's other stage, one's
@@ -594,7 +599,7 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
     const double adam_ms = d.optimizer_ms;
     d.optimizer_ms += dense.sharding() == Sharding::Params
                           ? fsdp_step_exposed_ms({c.gather_ms, c.reduce_ms}, forward_ms[device])
-                          : exposed_ms(c.reduce_ms, c.gather_ms, backward_ms[device], tr);
+                          : exposed_ms(c.reduce_ms, c.gather_ms, forward_ms[device], backward_ms[device], tr);
     out.breakdown.data_parallel_ms.push_back(d.optimizer_ms - adam_ms);
     if (tr.fp8) {
       // The FP8 weight copies beside the BF16 weights, made once a step from the stepped weights.
