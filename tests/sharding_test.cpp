@@ -72,7 +72,8 @@ TEST_CASE("the sharded profile: memory, optimizer step and the gradients' traffi
 }
 
 TEST_CASE(
-    "Megatron's overlaps: the gradient reduction under the last backward, the all-gather under the next first forward") {
+    "Megatron's overlaps: the gradient reduction under the last backward, the all-gather under the next first "
+    "forward") {
   // The setting of the test above, sharding the optimizer over 4 replicas. Without overlaps the
   // step waits for Adam, the reduce-scatter R and the all-gather G. --overlap-param-gather hides
   // G (under the next step's forward); --overlap-grad-reduce hides R up to one micro-batch's
