@@ -195,15 +195,16 @@ ModelInput read_model_input(const ModelFlags& f) {
   auto recompute = recompute_named(f.recompute);
   if (!recompute) throw FlagError("--recompute: expected " + enum_choices(kRecomputes) + ", got '" + f.recompute + "'");
   in.training.recompute = *recompute;
-  if (!f.recompute_modules.empty()) {
+  if (f.recompute_modules) {
+    const std::string& list = *f.recompute_modules;
     std::string bad;
-    const std::optional<RecomputeModules> modules = recompute_modules_named(f.recompute_modules, bad);
+    const std::optional<RecomputeModules> modules = recompute_modules_named(list, bad);
     if (!modules) {
-      throw FlagError("--recompute-modules " + f.recompute_modules + ": '" + bad + "' is not one of " +
-                      enum_choices(kRecomputeModules) + ", or is named twice");
+      throw FlagError("--recompute-modules " + list + ": '" + bad + "' is not one of " +
+                      enum_choices(kRecomputeModules) + ", or is named twice (a comma-separated list)");
     }
     if (f.given.recompute && in.training.recompute != Recompute::Selective) {
-      throw FlagError("--recompute-modules " + f.recompute_modules +
+      throw FlagError("--recompute-modules " + list +
                       ": the modules of selective recompute, and --recompute is " + f.recompute +
                       "; give --recompute selective or leave it out");
     }
@@ -308,7 +309,7 @@ std::string parameter_count(std::int64_t n) {
 
 SearchedSettings searched_settings(const ModelFlags& f) {
   const ModelGiven& g = f.given;
-  return {!g.tp, !g.micro_batch, !g.recompute && f.recompute_modules.empty(), !g.sharding, !g.ep, !g.cp};
+  return {!g.tp, !g.micro_batch, !g.recompute && !f.recompute_modules, !g.sharding, !g.ep, !g.cp};
 }
 
 std::string describe_input(const ModelInput& in, const SearchedSettings* searched) {

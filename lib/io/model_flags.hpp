@@ -3,6 +3,7 @@
 // --gpu, --dtype, --recompute, ... of `plan` and `profile`, and the Python package's pipeplan.plan
 // keywords. The names are resolved and the values checked here alone, so both refuse the same
 // values with the same messages.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,7 +54,8 @@ struct ModelFlags {
   std::string dtype = "bf16";
   std::string fp8_recipe;  ///< "" for the card's default under --dtype fp8
   std::string recompute = "none";
-  std::string recompute_modules;  ///< --recompute-modules' list; "": not given (selective recomputes core_attn)
+  /// --recompute-modules' list; not given: selective recomputes core_attn (an empty list is refused).
+  std::optional<std::string> recompute_modules;
   std::string sharding = "none";
   TrainingSettings training;  ///< seq, micro-batch, global batch, tp, ep, cp, etp, ... as given
   Efficiency efficiency;

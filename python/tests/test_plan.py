@@ -41,6 +41,7 @@ def test_recompute_modules_are_the_clis(cli):
 
 @pytest.mark.parametrize("fixed, names", [
     (dict(recompute_modules="mlp,attn"), ["--recompute-modules", "'attn'"]),
+    (dict(recompute_modules=""), ["--recompute-modules", "'' is not one of"]),
     (dict(tp=3), ["--gpus 8", "--tp 3"]),
     (dict(recompute="most"), ["--recompute", "most"]),
     (dict(schedules=["zbh"]), ["unknown schedule 'zbh'"]),
