@@ -204,9 +204,8 @@ ModelInput read_model_input(const ModelFlags& f) {
                       enum_choices(kRecomputeModules) + ", or is named twice (a comma-separated list)");
     }
     if (f.given.recompute && in.training.recompute != Recompute::Selective) {
-      throw FlagError("--recompute-modules " + list +
-                      ": the modules of selective recompute, and --recompute is " + f.recompute +
-                      "; give --recompute selective or leave it out");
+      throw FlagError("--recompute-modules " + list + ": the modules of selective recompute, and --recompute is " +
+                      f.recompute + "; give --recompute selective or leave it out");
     }
     in.training.recompute = Recompute::Selective;
     in.training.recompute_modules = *modules;
