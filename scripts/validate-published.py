@@ -354,8 +354,17 @@ def recompute_flag(row, mapping):
     if not text:
         return []
     if "selective layer" in text:
-        mapping.notes.append("torchtitan's per-layer selective checkpointing has no flag: recompute searched")
-        return []
+        # torchtitan's selective checkpointing by layer with its default selective_ac_option "2"
+        # (config_manager.py at 3faaa1a0d, the 2024 tables' commit: "2 = checkpoint every other
+        # layer"): every second block wholly recomputed, L/2 of the L layers, which is what
+        # full recompute's block of L/2 layers keeps and runs on one stage.
+        layers = int((row.get("hf_like_config") or {}).get("num_layers") or 0)
+        if layers < 2:
+            mapping.notes.append("torchtitan's per-layer selective checkpointing, its layer count not given: searched")
+            return []
+        mapping.notes.append(f"torchtitan's selective checkpointing of every second layer: --recompute full "
+                             f"--recompute-layers {layers // 2} (of {layers})")
+        return ["--recompute", "full", "--recompute-layers", str(layers // 2)]
     if row["source"].startswith("torchtitan") and "selective" in text:
         # torchtitan's selective checkpointing by op: named so in its 2024 tables, and what its
         # train_configs at 9dec370 (the 2412 tables' commit) set, selective_ac_option = 'op'.
