@@ -18,6 +18,12 @@ std::string_view recompute_name(Recompute recompute) {
   return enum_name(kRecomputes, recompute);
 }
 
+std::string recompute_text(Recompute recompute, RecomputeModules modules) {
+  std::string text(recompute_name(recompute));
+  if (recompute == Recompute::Selective) text += " (" + recompute_modules_names(modules, ", ") + ")";
+  return text;
+}
+
 std::optional<Sharding> sharding_named(std::string_view name) {
   return enum_named(kShardings, name);
 }

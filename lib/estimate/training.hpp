@@ -163,6 +163,9 @@ inline constexpr EnumTable<Fp8Recipe, 4> kFp8Recipes = {{
 [[nodiscard]] std::string_view dtype_name(DType dtype);
 [[nodiscard]] std::optional<Recompute> recompute_named(std::string_view name);
 [[nodiscard]] std::string_view recompute_name(Recompute recompute);
+/// The recompute as reports say it: its name, and under selective recompute its modules,
+/// "selective (layernorm, moe_act)".
+[[nodiscard]] std::string recompute_text(Recompute recompute, RecomputeModules modules);
 [[nodiscard]] std::optional<Sharding> sharding_named(std::string_view name);
 [[nodiscard]] std::string_view sharding_name(Sharding sharding);
 /// "vocab-parallel", "torch", and back; nullopt for other names.

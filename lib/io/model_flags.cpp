@@ -342,10 +342,7 @@ std::string describe_input(const ModelInput& in, const SearchedSettings* searche
                   in.gpu->name, dtype, t.seq, value(s.micro_batch, std::to_string(t.micro_batch)),
                   value(s.tp, std::to_string(t.tp)), value(s.cp, std::to_string(t.cp)), ep,
                   // Offloading takes recompute's place: the planner tries none alone (search_space.cpp).
-                  value(s.recompute && t.offload_layers == 0, std::string(recompute_name(t.recompute))));
-  if (!s.recompute && t.recompute == Recompute::Selective) {
-    text += " (" + recompute_modules_names(t.recompute_modules, ", ") + ")";
-  }
+                  value(s.recompute && t.offload_layers == 0, recompute_text(t.recompute, t.recompute_modules)));
   if (searched != nullptr || t.sharding != Sharding::None)
     text += ", sharding " + value(s.sharding, std::string(sharding_name(t.sharding)));
   text += t.flash_attention ? ", flash attention" : ", no flash attention";

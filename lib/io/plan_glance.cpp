@@ -270,9 +270,8 @@ std::string plan_glance_text(const PlanOutcome& outcome, std::size_t top, std::s
   const bool block =
       std::any_of(outcome.rows.begin(), shown_end, [](const PlanRow& r) { return r.recompute_layers > 0; });
   // Selective recompute's modules are the request's, one set for every row.
-  const auto modules = std::find_if(outcome.rows.begin(), shown_end, [](const PlanRow& r) {
-    return r.recompute == Recompute::Selective && r.recompute_modules != kDefaultRecomputeModules;
-  });
+  const auto modules =
+      std::find_if(outcome.rows.begin(), shown_end, [](const PlanRow& r) { return r.names_recompute_modules(); });
   const std::string selective = modules == shown_end
                                     ? "the attention core"
                                     : "the modules " + recompute_modules_names(modules->recompute_modules);

@@ -8,11 +8,6 @@ namespace pipeplan {
 
 namespace {
 
-// Selective recompute of modules other than the attention core alone (recompute_modules.hpp).
-bool other_recompute_modules(const PlanRow& r) {
-  return r.recompute == Recompute::Selective && r.recompute_modules != kDefaultRecomputeModules;
-}
-
 // The error budget's lines in milliseconds (docs/formats.md, "Plan"), summing to step_ms.
 Json breakdown_to_json(const StepBreakdown& b) {
   Json j;
@@ -51,7 +46,7 @@ Json row_to_json(const PlanRow& r, bool precisions) {
   j["micro_batch"] = r.micro_batch;
   j["recompute"] = recompute_name(r.recompute);
   if (r.recompute_layers > 0) j["recompute_layers"] = r.recompute_layers;  // schema_version 3
-  if (other_recompute_modules(r)) {                                        // schema_version 5
+  if (r.names_recompute_modules()) {                                       // schema_version 5
     Json& modules = j["recompute_modules"] = Json::array();
     for (const auto& m : kRecomputeModules) {
       if (has_module(r.recompute_modules, m.value)) modules.push_back(std::string(m.name));
@@ -88,7 +83,7 @@ int plan_schema_version(const PlanOutcome& outcome) {
     return std::any_of(outcome.rows.begin(), outcome.rows.end(), needs) ||
            std::any_of(outcome.over_memory.begin(), outcome.over_memory.end(), needs);
   };
-  if (any(other_recompute_modules)) return 5;
+  if (any([](const PlanRow& r) { return r.names_recompute_modules(); })) return 5;
   if (any([](const PlanRow& r) { return r.breakdown && r.breakdown->layers.host > 0; })) return 4;
   if (any([](const PlanRow& r) { return r.recompute_layers > 0; })) return 3;
   return any([](const PlanRow& r) { return r.cp > 1 || r.etp != r.tp; }) ? 2 : 1;

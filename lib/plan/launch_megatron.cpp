@@ -169,9 +169,7 @@ constexpr std::array kMegatronArgs = {
     // Other modules than its default core_attn, by Megatron-Core's names (recompute_modules.hpp).
     MegatronArg{"--recompute-modules",
                 [](const MegatronInput& in) {
-                  return when(
-                      in.row.recompute == Recompute::Selective && in.row.recompute_modules != kDefaultRecomputeModules,
-                      recompute_modules_names(in.row.recompute_modules, " "));
+                  return when(in.row.names_recompute_modules(), recompute_modules_names(in.row.recompute_modules, " "));
                 },
                 true},
     MegatronArg{"--recompute-method",

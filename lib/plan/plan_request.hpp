@@ -109,6 +109,11 @@ struct PlanRow {
   /// Where the step goes (step_breakdown.hpp); absent for a row estimated without simulation.
   std::optional<StepBreakdown> breakdown;
   [[nodiscard]] Bytes max_peak() const;
+  /// Selective recompute of modules other than Megatron-Core's default, the attention core alone:
+  /// what the JSON, the table's legend and Megatron's launch spell out.
+  [[nodiscard]] bool names_recompute_modules() const {
+    return recompute == Recompute::Selective && recompute_modules != kDefaultRecomputeModules;
+  }
   /// The row's settings: the request's, with this row's tp, cp, ep, micro-batch, recompute and sharding.
   [[nodiscard]] TrainingSettings training(const TrainingSettings& base) const;
 };

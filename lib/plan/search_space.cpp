@@ -154,9 +154,7 @@ std::string job_title(const PlanJob& j, const MemoryVariant& v) {
   return fmt::format(
       "{}, pp {} x {} chunks, dp {}, tp {}{}{}, micro-batch {}, recompute {}, sharding {}, {} micro-batches{}",
       j.generator->name, j.pp, j.chunks, j.dp, j.tp, j.cp > 1 ? fmt::format(", cp {}", j.cp) : "",
-      j.ep > 1 ? fmt::format(", ep {}", j.ep) : "", j.micro_batch,
-      v.recompute == Recompute::Selective ? fmt::format("selective ({})", recompute_modules_names(v.modules, ", "))
-                                          : std::string(recompute_name(v.recompute)),
+      j.ep > 1 ? fmt::format(", ep {}", j.ep) : "", j.micro_batch, recompute_text(v.recompute, v.modules),
       sharding_name(v.sharding), j.microbatches,
       j.precision.fp8 ? fmt::format(", fp8 ({})", fp8_recipe_name(*j.precision.fp8)) : "");
 }
