@@ -28,12 +28,19 @@ RecomputeModules light_recompute_modules(const ModelConfig& m) {
   return set;
 }
 
+std::vector<std::string_view> recompute_modules_list(RecomputeModules set) {
+  std::vector<std::string_view> names;
+  for (const auto& row : kRecomputeModules) {
+    if (has_module(set, row.value)) names.push_back(row.name);
+  }
+  return names;
+}
+
 std::string recompute_modules_names(RecomputeModules set, std::string_view separator) {
   std::string out;
-  for (const auto& row : kRecomputeModules) {
-    if (!has_module(set, row.value)) continue;
+  for (std::string_view name : recompute_modules_list(set)) {
     if (!out.empty()) out += separator;
-    out += row.name;
+    out += name;
   }
   return out;
 }

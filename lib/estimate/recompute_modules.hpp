@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "estimate/model_config.hpp"
 #include "model/enum_table.hpp"
@@ -56,7 +57,8 @@ inline constexpr EnumTable<RecomputeModule, 7> kRecomputeModules = {{
 /// `plan` tries between no recompute and full.
 [[nodiscard]] RecomputeModules light_recompute_modules(const ModelConfig& model);
 
-/// The set's names in kRecomputeModules' order, joined by `separator`.
+/// The set's names in kRecomputeModules' order; joined by `separator`.
+[[nodiscard]] std::vector<std::string_view> recompute_modules_list(RecomputeModules set);
 [[nodiscard]] std::string recompute_modules_names(RecomputeModules set, std::string_view separator = ",");
 
 }  // namespace pipeplan

@@ -48,9 +48,7 @@ Json row_to_json(const PlanRow& r, bool precisions) {
   if (r.recompute_layers > 0) j["recompute_layers"] = r.recompute_layers;  // schema_version 3
   if (r.names_recompute_modules()) {                                       // schema_version 5
     Json& modules = j["recompute_modules"] = Json::array();
-    for (const auto& m : kRecomputeModules) {
-      if (has_module(r.recompute_modules, m.value)) modules.push_back(std::string(m.name));
-    }
+    for (std::string_view name : recompute_modules_list(r.recompute_modules)) modules.push_back(std::string(name));
   }
   j["sharding"] = sharding_name(r.sharding);
   j["layout"] = r.layout;
