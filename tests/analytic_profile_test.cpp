@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "estimate/analytic_profile.hpp"
+#include "estimate/data_parallel_replicas.hpp"
 #include "io/model_config_json.hpp"
 #include "model/placement.hpp"
 #include "test_support.hpp"

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "estimate/analytic_profile.hpp"
+#include "estimate/data_parallel_replicas.hpp"
 #include "estimate/fsdp.hpp"
 #include "estimate/piece_gemms.hpp"
 #include "io/model_config_json.hpp"

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "estimate/analytic_profile.hpp"
+#include "estimate/data_parallel_replicas.hpp"
 #include "io/model_config_json.hpp"
 #include "model/placement.hpp"
 

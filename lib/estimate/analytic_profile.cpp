@@ -5,6 +5,7 @@
 #include "estimate/activation_offload.hpp"
 #include "estimate/collective_link.hpp"
 #include "estimate/context_parallel.hpp"
+#include "estimate/data_parallel_replicas.hpp"
 #include "estimate/fp8_recipe.hpp"
 #include "estimate/fsdp.hpp"
 #include "estimate/layer_kinds.hpp"
@@ -45,86 +46,6 @@ const LinkSpec& link_for(bool within_node, const GpuSpec& gpu) {
   return within_node ? gpu.intra_node : gpu.inter_node;
 }
 
-// Weights kept by `count` data-parallel ranks (dp·cp for the dense weights, edp for the
-// experts'), which shard them as `requested` says when there are several: their static memory,
-// Adam's step on the rank's shard, and the collectives that keep the ranks equal (docs/costs.md,
-// "Devices, optimizer and transfers" and "FSDP"). `pipelined`: beside pipeline parallelism, where
-// FSDP gathers once a step (fsdp.hpp).
-struct Replicas {
-  int count = 1;
-  Sharding requested = Sharding::None;
-  bool pipelined = false;
-  double gradient = 4;  ///< bytes of a gradient as it accumulates and is reduced (gradient_bytes)
-
-  [[nodiscard]] Sharding sharding() const { return count > 1 ? requested : Sharding::None; }
-  [[nodiscard]] double ring() const { return (count - 1.0) / count; }
-
-  // Under Sharding::Gradients, each W's reduce-scatter of its fresh fp32 gradients.
-  [[nodiscard]] double gradient_scatter_ms(double params, const LinkSpec& link) const {
-    return sharding() == Sharding::Gradients ? ms_for_collectives(1, ring() * params * gradient, link) : 0.0;
-  }
-
-  // The data-parallel collectives of `params` parameters after the last op: the gradients'
-  // reduction (an all-reduce, or a reduce-scatter under the distributed optimizer; under
-  // Sharding::Gradients each W did it) and the stepped weights' all-gather. FSDP beside pipeline
-  // parallelism: its one reduce-scatter and gather a step; alone, its units did theirs.
-  struct Collectives {
-    double reduce_ms = 0, gather_ms = 0;
-  };
-  [[nodiscard]] Collectives collectives(double params, DType dtype, const LinkSpec& link) const {
-    if (count <= 1) return {};
-    const double weight_bytes = element_bytes(dtype);
-    switch (sharding()) {
-      case Sharding::None:
-        return {ms_for_collectives(1, 2 * ring() * params * gradient, link), 0.0};
-      case Sharding::Optimizer:
-        return {ms_for_collectives(1, ring() * params * gradient, link),
-                ms_for_collectives(1, ring() * params * weight_bytes, link)};
-      case Sharding::Gradients:
-        return {0.0, ms_for_collectives(1, ring() * params * weight_bytes, link)};
-      case Sharding::Params: {
-        if (!pipelined) return {};
-        const FsdpUnitMs u = fsdp_unit_ms(params, dtype, count, link, gradient);
-        return {u.reduce_ms, u.gather_ms};
-      }
-    }
-    return {};
-  }
-
-  // Adam's step on the rank's share; returns the collectives, which add_to's caller charges
-  // (what of them the overlaps leave exposed).
-  Collectives add_to(DeviceCost& d, double& static_bytes, double params, DType dtype, const GpuSpec& gpu,
-                     const Efficiency& e, const LinkSpec& link) const {
-    static_bytes += params * static_bytes_per_parameter(dtype, sharding(), count, gradient);
-    if (sharding() == Sharding::Params) {
-      static_bytes += params * fsdp_unsharded_bytes_per_parameter(dtype, pipelined, gradient);
-    }
-    // Adam reads the gradient, master weight and both moments and writes all but the gradient
-    // back, plus the 16-bit weight copy: 28 bytes a parameter in fp32, 30 with 16-bit weights
-    // (FSDP's fp32 sharded parameter is its own master: 28); sharded, each rank steps its 1/d.
-    const double shard = sharding() == Sharding::None ? 1.0 : count;
-    const double adam = dtype == DType::FP32 || sharding() == Sharding::Params ? 28 : 30;
-    d.optimizer_ms += ms_for_bytes(params * adam / shard, gpu.memory_gb_per_s, e.memory);
-    return collectives(params, dtype, link);
-  }
-};
-
-// What of the data-parallel collectives the step waits for. Without the overlaps, all of them,
-// after the device's last op. With --overlap-grad-reduce the reduction runs under the last
-// micro-batch's backward on the device (its stages' B and W: `backward_ms`), only what outlasts
-// it showing. With --overlap-param-gather the all-gather runs under the next step's first
-// forward on the device (its stages' F: `forward_ms`): Megatron-Core's forward pre-hook waits for
-// each module's bucket before the module runs (distributed_data_parallel.py at d98e8a64,
-// _make_forward_pre_hook), the buckets gathered one after another, so what outlasts that forward
-// shows, as FSDP's gather does (fsdp_step_exposed_ms).
-double exposed_ms(double reduce_ms, double gather_ms, double forward_ms, double backward_ms,
-                  const TrainingSettings& tr) {
-  if (tr.sharding == Sharding::Params) return 0;  // fsdp_step_exposed_ms: FSDP has rules of its own
-  const double reduce = tr.overlap_grad_reduce ? std::max(0.0, reduce_ms - backward_ms) : reduce_ms;
-  const double gather = tr.overlap_param_gather ? std::max(0.0, gather_ms - forward_ms) : gather_ms;
-  return reduce + gather;
-}
-
 // DualPipe runs each forward beside the backward of the device's other stage, one's
 // all-to-alls under the other's compute (moe_work.hpp): every stage's FB op, when each device
 // holds two stages (the V) and the model has all-to-alls to hide. Megatron-Core's overlap
@@ -157,27 +78,6 @@ void overlap_all_to_alls(CostModel& costs, const std::vector<PieceWork>& work, c
 }
 
 }  // namespace
-
-int static_bytes_per_parameter(DType dtype) {
-  return dtype == DType::FP32 ? 16 : 18;
-}
-
-double static_bytes_per_parameter(DType dtype, Sharding sharding, int data_parallel, double gradient) {
-  const double d = data_parallel;
-  const double weight = element_bytes(dtype);
-  const double states = dtype == DType::FP32 ? 8 : 12;
-  switch (sharding) {
-    case Sharding::None:
-      return weight + gradient + states;
-    case Sharding::Optimizer:
-      return weight + gradient + states / d;
-    case Sharding::Gradients:
-      return weight + (gradient + states) / d;
-    case Sharding::Params:
-      return fsdp_sharded_bytes_per_parameter(data_parallel, gradient);
-  }
-  return weight + gradient + states;
-}
 
 GroupLinks group_links(const GpuSpec& gpu, const RankGrid& grid) {
   const bool experts_inside = within_node(grid, RankGroup::Expert);
@@ -589,17 +489,22 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
   for (std::size_t device = 0; device < device_params.size(); ++device) {
     DeviceCost d;
     double static_bytes = in_flight;
-    Replicas::Collectives c = dense.add_to(d, static_bytes, double(device_params[device]), tr.dtype, gpu, e, dp_link);
-    if (device_expert_params[device] > 0) {
-      const Replicas::Collectives x =
-          experts.add_to(d, static_bytes, double(device_expert_params[device]), tr.dtype, gpu, e, expert_dp_link);
-      c.reduce_ms += x.reduce_ms;
-      c.gather_ms += x.gather_ms;
-    }
+    // Adam's step on the rank's shard of each kind of weights, then the collectives that keep the
+    // replicas equal, as much of them as the overlaps leave exposed.
+    DataParallelMs c;
+    const auto add = [&](const ReplicaStep& s) {
+      static_bytes += s.static_bytes;
+      d.optimizer_ms += ms_for_bytes(s.adam_bytes, gpu.memory_gb_per_s, e.memory);
+      c.reduce_ms += s.collectives.reduce_ms;
+      c.gather_ms += s.collectives.gather_ms;
+    };
+    add(dense.step(double(device_params[device]), tr.dtype, dp_link));
+    if (device_expert_params[device] > 0)
+      add(experts.step(double(device_expert_params[device]), tr.dtype, expert_dp_link));
     const double adam_ms = d.optimizer_ms;
     d.optimizer_ms += dense.sharding() == Sharding::Params
                           ? fsdp_step_exposed_ms({c.gather_ms, c.reduce_ms}, forward_ms[device])
-                          : exposed_ms(c.reduce_ms, c.gather_ms, forward_ms[device], backward_ms[device], tr);
+                          : data_parallel_exposed_ms(c, forward_ms[device], backward_ms[device], tr);
     out.breakdown.data_parallel_ms.push_back(d.optimizer_ms - adam_ms);
     if (tr.fp8) {
       // The FP8 weight copies beside the BF16 weights, made once a step from the stepped weights.

@@ -67,18 +67,6 @@ struct AnalyticProfile {
   ProfileBreakdown breakdown;
 };
 
-/// Bytes per parameter for weights, gradients and Adam's states: 16-bit weights with fp32
-/// gradients, fp32 master weights and two fp32 moments take 18; fp32 training takes 16
-/// (Megatron-LM's distributed-optimizer documentation).
-[[nodiscard]] int static_bytes_per_parameter(DType dtype);
-
-/// The same with `sharding` over `data_parallel` replicas: the weight (2 or 4 bytes) stays whole,
-/// the gradient (`gradient` bytes: 4 in fp32, 2 under --grad-reduce-in-bf16) is divided under
-/// Sharding::Gradients, the optimizer's states (12: fp32 master and two moments; 8 in fp32
-/// training, whose weight is its own master) under both (Megatron's table: 6 + 12/d for bf16
-/// with the distributed optimizer). FSDP's are fsdp.hpp's.
-[[nodiscard]] double static_bytes_per_parameter(DType dtype, Sharding sharding, int data_parallel, double gradient = 4);
-
 /// A piece's F, B and W times split into the lines of the step's error budget (time_parts.hpp).
 struct PieceParts {
   TimeParts f, b, w;
