@@ -749,8 +749,8 @@ def map_row(row, models_dir, work):
         # 322 of the H100's 989 TFLOP/s forward and backward at head dimension 128 (Shah et al.
         # 2024, FlashAttention-3, figures 5 and 6), where pipeplan's default is cuDNN's 539 and
         # 516 (docs/costs.md, "Work per piece").
-        flags += ["--attention-efficiency", "0.339,0.326"]
-        m.notes.append("torchtitan's SDPA on H100 is FlashAttention-2: --attention-efficiency 0.339,0.326")
+        flags += ["--attention-kernel", "fa2"]
+        m.notes.append("torchtitan's SDPA on H100 is FlashAttention-2: --attention-kernel fa2")
     if dp is None:
         m.notes.append(f"tp {tp} x pp {pp} x cp {cp} does not divide the {gpus} GPUs printed")
     elif row.get("dp") and int(row["dp"]) != dp:

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "estimate/activation_offload.hpp"
+#include "estimate/attention_kernel.hpp"
 #include "estimate/collective_link.hpp"
 #include "estimate/context_parallel.hpp"
 #include "estimate/data_parallel_replicas.hpp"
@@ -29,7 +30,8 @@ double ms_for_flops(double flops, const GpuSpec& gpu, const Efficiency& e, DType
 double attention_ms(double forward, double backward, const GpuSpec& gpu, const Efficiency& e,
                     const TrainingSettings& tr) {
   if (!tr.flash_attention) return ms_for_flops(forward + backward, gpu, e, tr.dtype);
-  return (forward / e.attention_forward + backward / e.attention_backward) / gpu.peak_flops(tr.dtype) * 1e3;
+  return (forward / attention_fraction(e, gpu, true) + backward / attention_fraction(e, gpu, false)) /
+         gpu.peak_flops(tr.dtype) * 1e3;
 }
 
 double ms_for_bytes(double bytes, double gb_per_s, double efficiency) {

@@ -78,6 +78,11 @@ struct GpuSpec {
   /// its measurement; docs/costs.md, "GEMM rate"); 0: none cited (sustained_gemm.hpp).
   double sustained_gemm = 0;
   double sustained_gemm_fp8 = 0;
+  /// The fraction of the 16-bit dense peak the best-shaped GEMM reaches in a short run, at the
+  /// boost clock before power and heat settle it (MAMF, a mean of 100 runs after 50 warm-ups,
+  /// measured on this card's chip); 0: none cited. Beside `sustained_gemm` it says how much a
+  /// rate measured in a short benchmark overstates a training step's (sustained_gemm.hpp).
+  double burst_gemm = 0;
   /// The card's word in the name CUDA reports (cudaDeviceProp::name), by which `pipeplan-gpu
   /// calibrate` finds the row: "H100" in "NVIDIA H100 80GB HBM3", "GB200" in "NVIDIA GB200".
   /// Rows sharing it are told apart by their memory (lib/calibrate/card_match).

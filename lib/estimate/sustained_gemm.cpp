@@ -17,4 +17,8 @@ std::string gemm_efficiency_text(const Efficiency& efficiency, const GpuSpec& gp
   return text + (gpu.sustained_gemm > 0 ? " measured on the card" : " (none measured for the card)");
 }
 
+double sustained_share_of_burst(const GpuSpec& gpu) {
+  return gpu.sustained_gemm > 0 && gpu.burst_gemm > 0 ? gpu.sustained_gemm / gpu.burst_gemm : 1.0;
+}
+
 }  // namespace pipeplan

@@ -20,4 +20,9 @@ inline constexpr double kUnmeasuredGemmFraction = 0.7;
 /// "0.706 (FP8 0.651) measured on the card", or the given fraction: for a profile's source line.
 [[nodiscard]] std::string gemm_efficiency_text(const Efficiency& efficiency, const GpuSpec& gpu);
 
+/// What a tensor-core rate measured in a short benchmark keeps in a training step: the card's
+/// sustained GEMM fraction over its burst one (GpuSpec::sustained_gemm, burst_gemm), both 16-bit
+/// and measured on its chip; 1 where either is not cited. H100: 698.6 / 794.5 = 0.879.
+[[nodiscard]] double sustained_share_of_burst(const GpuSpec& gpu);
+
 }  // namespace pipeplan

@@ -56,6 +56,14 @@ std::string_view cuda_graphs_name(CudaGraphs graphs) {
   return enum_name(kCudaGraphs, graphs);
 }
 
+std::optional<AttentionKernel> attention_kernel_named(std::string_view name) {
+  return enum_named(kAttentionKernels, name);
+}
+
+std::string_view attention_kernel_name(AttentionKernel kernel) {
+  return enum_name(kAttentionKernels, kernel);
+}
+
 std::optional<Elementwise> elementwise_named(std::string_view name) {
   return enum_named(kElementwises, name);
 }

@@ -90,6 +90,14 @@ enum class Elementwise : unsigned char {
   EagerFusedNorm,
 };
 
+/// The fused attention kernel the framework runs, whose measured rate prices the core
+/// (attention_kernel.hpp).
+enum class AttentionKernel : unsigned char {
+  Cudnn,            ///< cuDNN's fused attention, through Transformer Engine
+  FlashAttention2,  ///< FlashAttention-2, what PyTorch's scaled_dot_product_attention runs on Hopper
+  FlashAttention3,  ///< FlashAttention-3, Hopper's warp-specialised kernel
+};
+
 inline constexpr EnumTable<DType, 3> kDTypes = {{
     {"bf16", DType::BF16, "bfloat16"},
     {"fp16", DType::FP16, "IEEE half precision"},
@@ -150,6 +158,14 @@ inline constexpr EnumTable<Elementwise, 3> kElementwises = {{
      "op by op but for the norms, one kernel each (torchtitan uncompiled with its Triton fused_rmsnorm)"},
 }};
 
+inline constexpr EnumTable<AttentionKernel, 3> kAttentionKernels = {{
+    {"cudnn", AttentionKernel::Cudnn,
+     "cuDNN's fused attention, as Transformer Engine runs it (Megatron-LM, NeMo, Megatron-Bridge)"},
+    {"fa2", AttentionKernel::FlashAttention2,
+     "FlashAttention-2, what PyTorch's scaled_dot_product_attention runs on Hopper (torchtitan)"},
+    {"fa3", AttentionKernel::FlashAttention3, "FlashAttention-3"},
+}};
+
 inline constexpr EnumTable<Fp8Recipe, 4> kFp8Recipes = {{
     {"tensorwise", Fp8Recipe::Tensorwise, "one scale per tensor from its current amax (TE Float8CurrentScaling)"},
     {"delayed", Fp8Recipe::Delayed, "one scale per tensor from an amax history (TE DelayedScaling)"},
@@ -180,6 +196,9 @@ inline constexpr EnumTable<Fp8Recipe, 4> kFp8Recipes = {{
 /// "fused", "eager", "eager-fused-norm", and back; nullopt for other names.
 [[nodiscard]] std::optional<Elementwise> elementwise_named(std::string_view name);
 [[nodiscard]] std::string_view elementwise_name(Elementwise elementwise);
+/// "cudnn", "fa2", "fa3", and back; nullopt for other names.
+[[nodiscard]] std::optional<AttentionKernel> attention_kernel_named(std::string_view name);
+[[nodiscard]] std::string_view attention_kernel_name(AttentionKernel kernel);
 /// "tensorwise", "delayed", "blockwise", "mxfp8", and back; nullopt for other names.
 [[nodiscard]] std::optional<Fp8Recipe> fp8_recipe_named(std::string_view name);
 [[nodiscard]] std::string_view fp8_recipe_name(Fp8Recipe recipe);
@@ -292,12 +311,13 @@ struct Efficiency {
   /// measured rate for the product's precision, 0.7 where none is measured (sustained_gemm.hpp).
   double gemm = 0;
   double memory = 0.7;
-  /// Fractions of the dense peak the fused (flash) attention kernel reaches, forward and
-  /// backward: cuDNN's at hdim 128 and 16k tokens on an H100 SXM5, 539 and 516 of 989 TFLOP/s
-  /// (Shah et al. 2024, FlashAttention-3, figures 5 and 6; docs/costs.md, "Attention core").
-  /// Without flash attention the core is cuBLAS's batched products, at `gemm`.
-  double attention_forward = 0.54;
-  double attention_backward = 0.52;
+  /// Fractions of the dense peak the fused (flash) attention kernel reaches in training, forward
+  /// and backward; 0: `attention_kernel`'s measured ones at the card's sustained clock
+  /// (attention_kernel.hpp). Without flash attention the core is cuBLAS's batched products, at
+  /// `gemm`.
+  double attention_forward = 0;
+  double attention_backward = 0;
+  AttentionKernel attention_kernel = AttentionKernel::Cudnn;
 };
 
 }  // namespace pipeplan

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "estimate/analytic_profile.hpp"
+#include "estimate/attention_kernel.hpp"
 #include "estimate/layout.hpp"
 #include "estimate/megatron_layout.hpp"
 #include "estimate/moe_work.hpp"
@@ -84,9 +85,9 @@ Json analytic_profile_document(const ModelInput& in, const ModelFlags& model, co
                                        rank_order_name(in.rank_order), per_node, layout_string(layout));
   const std::string source = fmt::format(
       "pipeplan profile: analytic estimate (docs/costs.md), GEMM efficiency {}, memory efficiency {}, attention "
-      "efficiency {},{}; not measured",
-      gemm_efficiency_text(in.efficiency, *in.gpu), in.efficiency.memory, in.efficiency.attention_forward,
-      in.efficiency.attention_backward);
+      "efficiency {}; not measured",
+      gemm_efficiency_text(in.efficiency, *in.gpu), in.efficiency.memory,
+      attention_efficiency_text(in.efficiency, *in.gpu));
   return analytic_profile_to_json(profile.costs, name, source);
 }
 

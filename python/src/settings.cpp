@@ -87,6 +87,7 @@ const Table& model_keywords() {
       {"tp_comm_overlap", [](Settings& s, const py::handle& v) { s.model.training.tp_comm_overlap = v.cast<bool>(); }},
       {"gemm_efficiency", [](Settings& s, const py::handle& v) { s.model.efficiency.gemm = v.cast<double>(); }},
       {"memory_efficiency", [](Settings& s, const py::handle& v) { s.model.efficiency.memory = v.cast<double>(); }},
+      {"attention_kernel", [](Settings& s, const py::handle& v) { s.model.attention_kernel = v.cast<std::string>(); }},
       {"attention_efficiency",
        [](Settings& s, const py::handle& v) { s.model.attention_efficiency = v.cast<std::string>(); }},
       {"gpus_per_node", [](Settings& s, const py::handle& v) { s.model.gpus_per_node = v.cast<int>(); }},

@@ -21,6 +21,7 @@ MOE = ROOT / "tests" / "data" / "models" / "tiny-qwen-moe.json"
     (dict(seq=256, layout="even", chunks=2, gemm_efficiency=0.5, attention_efficiency="0.4,0.3", dtype="fp8"),
      ["--seq", 256, "--layout", "even", "--chunks", 2, "--gemm-efficiency", 0.5, "--attention-efficiency", "0.4,0.3",
       "--dtype", "fp8"]),
+    (dict(seq=256, attention_kernel="fa2"), ["--seq", 256, "--attention-kernel", "fa2"]),
     (dict(seq=256, elementwise="eager-fused-norm", recompute="full"),
      ["--seq", 256, "--elementwise", "eager-fused-norm", "--recompute", "full"]),
     (dict(seq=256, recompute="full", recompute_layers=2),
