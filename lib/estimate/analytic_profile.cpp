@@ -4,6 +4,7 @@
 
 #include "estimate/activation_offload.hpp"
 #include "estimate/attention_kernel.hpp"
+#include "estimate/collective_contention.hpp"
 #include "estimate/collective_link.hpp"
 #include "estimate/context_parallel.hpp"
 #include "estimate/data_parallel_replicas.hpp"
@@ -304,11 +305,12 @@ TransferCost transfer_over(const LinkSpec& link, const ModelConfig& model, const
 
 // FSDP without pipeline parallelism: every micro-batch each unit (a layer, the embedding, the
 // head) gathers its weights before F and B and reduce-scatters its gradients after, what
-// outlasts the neighbouring unit's compute added to the unit's F and B (fsdp.hpp).
-void add_fsdp_unit_exposure(StageCost& c, const FsdpUnitMs& unit) {
+// outlasts the neighbouring unit's compute added to the unit's F and B (fsdp.hpp), with what the
+// rest takes from the compute it hides under (collective_contention.hpp).
+void add_fsdp_unit_exposure(StageCost& c, const FsdpUnitMs& unit, const GpuSpec& gpu) {
   const FsdpExposedMs x = fsdp_exposed_per_unit(unit, c.f_ms, c.b_ms, c.w_ms);
-  c.f_ms += x.f_ms;
-  c.b_ms += x.b_ms;
+  c.f_ms += x.f_ms + hidden_collective_ms(unit.gather_ms, x.f_ms, gpu);
+  c.b_ms += x.b_ms + hidden_collective_ms(unit.gather_ms + unit.reduce_ms, x.b_ms, gpu);
 }
 
 FsdpUnitMs operator+(const FsdpUnitMs& a, const FsdpUnitMs& b) {
@@ -398,14 +400,14 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
     const auto expose = [&](std::vector<StageCost>& kinds, std::vector<TimeParts>& parts) {
       for (std::size_t k = 0; k < kinds.size(); ++k) {
         const double before = kinds[k].f_ms + kinds[k].b_ms;
-        add_fsdp_unit_exposure(kinds[k], unit_ms(layer_work(model, tr, times.layers.kinds[k])));
+        add_fsdp_unit_exposure(kinds[k], unit_ms(layer_work(model, tr, times.layers.kinds[k])), gpu);
         if (k < parts.size()) parts[k].sharding_comm += kinds[k].f_ms + kinds[k].b_ms - before;
       }
     };
     expose(times.kinds, times.kind_parts);
     expose(times.kept_kinds, times.kept_kind_parts);
-    add_fsdp_unit_exposure(times.embedding, unit_ms(embedding_work(model, tr)));
-    add_fsdp_unit_exposure(times.head, unit_ms(head_work(model, tr)));
+    add_fsdp_unit_exposure(times.embedding, unit_ms(embedding_work(model, tr)), gpu);
+    add_fsdp_unit_exposure(times.head, unit_ms(head_work(model, tr)), gpu);
   }
   // Routed experts' weights are replicated over edp ranks only (the ep ranks of an
   // expert-parallel group hold different experts): their gradients are reduced, and their
@@ -504,9 +506,11 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
     if (device_expert_params[device] > 0)
       add(experts.step(double(device_expert_params[device]), tr.dtype, expert_dp_link));
     const double adam_ms = d.optimizer_ms;
-    d.optimizer_ms += dense.sharding() == Sharding::Params
-                          ? fsdp_step_exposed_ms({c.gather_ms, c.reduce_ms}, forward_ms[device])
-                          : data_parallel_exposed_ms(c, forward_ms[device], backward_ms[device], tr);
+    // What the step waits for, and what the rest takes from the compute it hides under.
+    const double exposed = dense.sharding() == Sharding::Params
+                               ? fsdp_step_exposed_ms({c.gather_ms, c.reduce_ms}, forward_ms[device])
+                               : data_parallel_exposed_ms(c, forward_ms[device], backward_ms[device], tr);
+    d.optimizer_ms += exposed + hidden_collective_ms(c.reduce_ms + c.gather_ms, exposed, gpu);
     out.breakdown.data_parallel_ms.push_back(d.optimizer_ms - adam_ms);
     if (tr.fp8) {
       // The FP8 weight copies beside the BF16 weights, made once a step from the stepped weights.
