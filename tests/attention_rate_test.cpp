@@ -1,7 +1,7 @@
 // The attention core's rate (docs/costs.md, "Work per piece", attention core): flash attention's
-// fused kernel at its measured fractions of the peak, forward and backward, kept at the card's
-// sustained share of the benchmark's clock; a recomputed forward at the forward's; unfused,
-// cuBLAS's products at the GEMM efficiency.
+// fused kernel at its measured fractions of the peak, forward and backward, by head dimension and
+// sequence length, kept at the card's sustained share of the benchmark's clock; a recomputed
+// forward at the forward's; unfused, cuBLAS's products at the GEMM efficiency.
 #include <doctest/doctest.h>
 
 #include "estimate/analytic_profile.hpp"
@@ -24,11 +24,13 @@ ModelConfig llama70b() {
 // flash attention computes 17/32 (16 blocks of 128 on a side: 136 of 256 on or below the diagonal).
 constexpr double kCore = 4.0 * 2048 * 2048 * 8192 * 17 / 32;
 constexpr double kPeak = 989.4e12;  // the h100 row's bf16 peak
-// cuDNN's fractions, measured in a benchmark's short runs, at the H100's sustained share of them:
-// its power-saturated GEMM rate over its burst one, 698.6 / 794.5 TFLOP/s (gpu_catalog.cpp).
+// cuDNN at Llama-3-70B's head dimension 128 and 2k tokens: 484 TFLOP/s causal forward and 465
+// backward of the H100's 989 (FlashAttention-3, figures 5 and 6), at the H100's sustained share
+// of the benchmark's rate: its power-saturated GEMM rate over its burst one, 698.6 / 794.5
+// TFLOP/s (gpu_catalog.cpp).
 constexpr double kSustained = 698.6 / 794.5;
-constexpr double kForward = 539.0 / 989 * kSustained;
-constexpr double kBackward = 516.0 / 989 * kSustained;
+constexpr double kForward = 484.0 / 989 * kSustained;
+constexpr double kBackward = 465.0 / 989 * kSustained;
 
 PieceParts parts(Recompute recompute, bool flash, const Efficiency& e = {}) {
   TrainingSettings t;
@@ -38,30 +40,80 @@ PieceParts parts(Recompute recompute, bool flash, const Efficiency& e = {}) {
   return piece_parts(layer_work(llama70b(), t), PhaseGemms{}, gpu_named("h100"), e, t);
 }
 
+double forward_tflops(AttentionKernel k, double head_dim, double span) {
+  return benchmark_attention_fractions(k, {head_dim, span}).forward * 989;
+}
+
+double backward_tflops(AttentionKernel k, double head_dim, double span) {
+  return benchmark_attention_fractions(k, {head_dim, span}).backward * 989;
+}
+
 }  // namespace
 
 TEST_CASE(
-    "flash attention's core: the forward at cuDNN's 539 of 989 TFLOP/s, the backward (2.5 times the FLOPs) at 516, "
-    "each at the card's sustained share") {
+    "flash attention's core: cuDNN's forward and backward (2.5 times the FLOPs) at head dimension 128 and 2k "
+    "tokens, each at the card's sustained share") {
   const PieceParts p = parts(Recompute::None, true);
-  CHECK(p.f.attention == doctest::Approx(kCore / (kPeak * kForward) * 1e3));  // 0.15400 ms
-  CHECK(p.f.attention == doctest::Approx(0.15400).epsilon(1e-3));
+  CHECK(p.f.attention == doctest::Approx(kCore / (kPeak * kForward) * 1e3));  // 0.17150 ms
+  CHECK(p.f.attention == doctest::Approx(0.17150).epsilon(1e-3));
   CHECK(p.b.attention == doctest::Approx(2.5 * kCore / (kPeak * kBackward) * 1e3));
   CHECK(p.w.attention == 0.0);
-  // The benchmark's fractions are cuDNN's 539 and 516 of 989 TFLOP/s (FlashAttention-3, figures 5
-  // and 6), FlashAttention-2's 335 and 322, FlashAttention-3's 616 and 561.
-  CHECK(benchmark_attention_fractions(AttentionKernel::Cudnn).forward == doctest::Approx(539.0 / 989));
-  CHECK(benchmark_attention_fractions(AttentionKernel::Cudnn).backward == doctest::Approx(516.0 / 989));
-  CHECK(benchmark_attention_fractions(AttentionKernel::FlashAttention2).forward == doctest::Approx(335.0 / 989));
-  CHECK(benchmark_attention_fractions(AttentionKernel::FlashAttention2).backward == doctest::Approx(322.0 / 989));
-  CHECK(benchmark_attention_fractions(AttentionKernel::FlashAttention3).forward == doctest::Approx(616.0 / 989));
-  CHECK(benchmark_attention_fractions(AttentionKernel::FlashAttention3).backward == doctest::Approx(561.0 / 989));
+}
+
+TEST_CASE("the kernels' measured rates: the FA3 paper's points, between them by log length and head dimension") {
+  using K = AttentionKernel;
+  // At the measured points: figure 5's causal forward, figure 6's backward (TFLOP/s, H100).
+  CHECK(forward_tflops(K::Cudnn, 128, 16384) == doctest::Approx(539));
+  CHECK(backward_tflops(K::Cudnn, 128, 16384) == doctest::Approx(516));
+  CHECK(forward_tflops(K::Cudnn, 64, 4096) == doctest::Approx(363));
+  CHECK(backward_tflops(K::Cudnn, 64, 4096) == doctest::Approx(417));
+  CHECK(forward_tflops(K::FlashAttention2, 128, 16384) == doctest::Approx(335));
+  CHECK(backward_tflops(K::FlashAttention2, 128, 16384) == doctest::Approx(322));
+  CHECK(forward_tflops(K::FlashAttention3, 128, 16384) == doctest::Approx(616));
+  CHECK(backward_tflops(K::FlashAttention3, 128, 16384) == doctest::Approx(561));
+  CHECK(forward_tflops(K::Cudnn, 256, 512) == doctest::Approx(308));
+  // Between lengths, linear in log2: 3000 tokens is 0.5507 of the way from 2k (484) to 4k (518).
+  CHECK(forward_tflops(K::Cudnn, 128, 3000) == doctest::Approx(484 + 34 * 0.55075).epsilon(1e-4));
+  // Between head dimensions, linear: 96 halfway from 64 to 128 at 4k, (363 + 518) / 2.
+  CHECK(forward_tflops(K::Cudnn, 96, 4096) == doctest::Approx(440.5));
+  CHECK(backward_tflops(K::Cudnn, 96, 4096) == doctest::Approx((417 + 499) / 2.0));
+  // DeepSeek-V3's 192 (128 + 64 rotary): halfway to 256 forward, (518 + 483) / 2; the backward,
+  // measured to 128 only, held there.
+  CHECK(forward_tflops(K::Cudnn, 192, 4096) == doctest::Approx(500.5));
+  CHECK(backward_tflops(K::Cudnn, 192, 4096) == doctest::Approx(499));
+  // Outside the measured range, held at its ends: GPT-OSS's 128-token window at 512's, a
+  // million-token sequence at 16k's, a head of 32 at 64's.
+  CHECK(forward_tflops(K::Cudnn, 64, 128) == doctest::Approx(225));
+  CHECK(forward_tflops(K::Cudnn, 128, 1 << 20) == doctest::Approx(539));
+  CHECK(forward_tflops(K::Cudnn, 32, 16384) == doctest::Approx(388));
+}
+
+TEST_CASE("a layer's kernel call: its head dimension, and the keys a query reaches") {
+  TrainingSettings t;
+  t.seq = 8192;
+  const ModelConfig llama = llama70b();
+  CHECK(layer_work(llama, t).core_call.head_dim == 128);
+  CHECK(layer_work(llama, t).core_call.span == 8192);
+  // Context parallelism: each ring step attends to a rank's chunk, 8192 / 4.
+  t.cp = 4;
+  CHECK(layer_work(llama, t).core_call.span == 2048);
+  // GPT-OSS: head dimension 64, its sliding-window layers reach 128 keys, the others the sequence.
+  t.cp = 1;
+  const ModelConfig oss = read_model_config_file(PIPEPLAN_TEST_DATA "/../../profiles/models/gpt-oss-120b.json");
+  const LayerKinds kinds = layer_kinds(oss);
+  REQUIRE(kinds.kinds.size() == 2);
+  for (const LayerKind& k : kinds.kinds) {
+    const AttentionCall call = layer_work(oss, t, k).core_call;
+    CHECK(call.head_dim == 64);
+    CHECK(call.span == (k.local ? 128 : 8192));
+  }
 }
 
 TEST_CASE("--attention-kernel fa2 prices the core at FlashAttention-2's rate, kept at the sustained share") {
   const PieceParts fa2 = parts(Recompute::None, true, {.attention_kernel = AttentionKernel::FlashAttention2});
-  CHECK(fa2.f.attention == doctest::Approx(kCore / (kPeak * 335 / 989 * kSustained) * 1e3));
-  CHECK(fa2.b.attention == doctest::Approx(2.5 * kCore / (kPeak * 322 / 989 * kSustained) * 1e3));
+  // FlashAttention-2 at head dimension 128 and 2k tokens: 298 forward, 291 backward.
+  CHECK(fa2.f.attention == doctest::Approx(kCore / (kPeak * 298 / 989 * kSustained) * 1e3));
+  CHECK(fa2.b.attention == doctest::Approx(2.5 * kCore / (kPeak * 291 / 989 * kSustained) * 1e3));
   // Given fractions replace the kernel's.
   const PieceParts given = parts(
       Recompute::None, true,
@@ -79,10 +131,13 @@ TEST_CASE("the sustained share is the card's power-saturated GEMM rate over its 
   // No sustained rate cited (B300, GB300, the GeForce cards): nothing to keep a share of.
   CHECK(sustained_share_of_burst(gpu_named("b300")) == 1.0);
   CHECK(sustained_share_of_burst(gpu_named("rtx3090")) == 1.0);
-  // Given fractions are taken as they are, in the profile's source line too.
+  // Given fractions are taken as they are, in the profile's source line too; the default line
+  // names the kernel and its fractions at head dimension 128 and 16k tokens (539 and 516).
   CHECK(attention_fraction({.attention_forward = 0.5}, gpu_named("h100"), true) == 0.5);
-  CHECK(attention_fraction({.attention_forward = 0.5}, gpu_named("h100"), false) == doctest::Approx(kBackward));
-  CHECK(attention_efficiency_text({}, gpu_named("h100")) == "0.479,0.459 (cudnn's at the card's sustained clock)");
+  CHECK(attention_fraction({.attention_forward = 0.5}, gpu_named("h100"), false) ==
+        doctest::Approx(516.0 / 989 * kSustained));
+  CHECK(attention_efficiency_text({}, gpu_named("h100")) ==
+        "cudnn's by head dimension and length at the card's sustained clock (0.479,0.459 at 128 and 16k)");
   CHECK(attention_efficiency_text({.attention_forward = 0.3, .attention_backward = 0.2}, gpu_named("h100")) ==
         "0.3,0.2");
 }

@@ -29,9 +29,9 @@ double ms_for_flops(double flops, const GpuSpec& gpu, const Efficiency& e, DType
 // flash attention's fused kernel at the fractions of the peak it is measured to reach each way
 // (Efficiency); unfused, cuBLAS's batched products at the large-product rate.
 double attention_ms(double forward, double backward, const GpuSpec& gpu, const Efficiency& e,
-                    const TrainingSettings& tr) {
+                    const TrainingSettings& tr, const AttentionCall& call) {
   if (!tr.flash_attention) return ms_for_flops(forward + backward, gpu, e, tr.dtype);
-  return (forward / attention_fraction(e, gpu, true) + backward / attention_fraction(e, gpu, false)) /
+  return (forward / attention_fraction(e, gpu, true, call) + backward / attention_fraction(e, gpu, false, call)) /
          gpu.peak_flops(tr.dtype) * 1e3;
 }
 
@@ -119,15 +119,15 @@ PieceParts piece_parts(const PieceWork& w, const PhaseGemms& gemms, const GpuSpe
     flops = std::max(flops, 0.0);
     const double in_core = std::min(core, flops);
     const double forward = core > 0 ? in_core * core_forward / core : 0.0;
-    p.attention += attention_ms(forward, in_core - forward, gpu, e, tr);
+    p.attention += attention_ms(forward, in_core - forward, gpu, e, tr, w.core_call);
     p.products += ms_for_flops(flops - in_core, gpu, e, tr.dtype);
   };
   // A mixture of experts' dispatch and combine, each with its expert-tensor-parallel gather.
   const AllToAllMs a2a = all_to_all_ms(w, link.experts, &link.expert_tensor, link.expert_domains);
   // Context parallelism's ring: what of its K and V transfers the attention core does not hide,
   // the core at the attention rate as above.
-  const RingMs ring = ring_exposed_ms(w.ring, attention_ms(w.ring.f_core_flops, 0.0, gpu, e, tr),
-                                      attention_ms(0.0, w.ring.b_core_flops, gpu, e, tr), link.context);
+  const RingMs ring = ring_exposed_ms(w.ring, attention_ms(w.ring.f_core_flops, 0.0, gpu, e, tr, w.core_call),
+                                      attention_ms(0.0, w.ring.b_core_flops, gpu, e, tr, w.core_call), link.context);
   // Tensor parallelism's collectives: each alone on the stream, or under --tp-comm-overlap
   // beside the products it pairs with (tp_overlap.hpp), whose cutting into chunks the products'
   // line takes.

@@ -1,28 +1,82 @@
 #include "estimate/attention_kernel.hpp"
 
+#include <algorithm>
+#include <array>
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "estimate/sustained_gemm.hpp"
 
 namespace pipeplan {
 
-AttentionFractions benchmark_attention_fractions(AttentionKernel kernel) {
-  constexpr double kH100 = 989.0;
+namespace {
+
+// Shah et al. 2024 (FlashAttention-3, arXiv:2407.08608), TFLOP/s on an H100 SXM5 in bf16 at
+// 512, 1k, 2k, 4k, 8k and 16k tokens a sequence (16k tokens a batch, 2048 wide): figure 5's
+// causal forward at head dimensions 64, 128 and 256, figure 6's backward at 64 and 128.
+constexpr double kBenchmarkPeak = 989.0;
+constexpr std::array<double, 6> kSpans = {512, 1024, 2048, 4096, 8192, 16384};
+constexpr std::array<double, 3> kHeadDims = {64, 128, 256};
+using Row = std::array<double, 6>;
+
+struct KernelRates {
+  std::array<Row, 3> forward;   ///< by kHeadDims
+  std::array<Row, 2> backward;  ///< at 64 and 128
+};
+
+constexpr KernelRates kCudnn = {
+    {{{225, 288, 334, 363, 379, 388}, {315, 410, 484, 518, 529, 539}, {308, 391, 450, 483, 497, 509}}},
+    {{{266, 348, 395, 417, 432, 433}, {305, 408, 465, 499, 518, 516}}}};
+constexpr KernelRates kFlash2 = {
+    {{{180, 229, 262, 284, 295, 299}, {191, 260, 298, 319, 333, 335}, {208, 251, 278, 293, 297, 298}}},
+    {{{198, 238, 264, 279, 287, 291}, {214, 260, 291, 310, 318, 322}}}};
+constexpr KernelRates kFlash3 = {
+    {{{197, 265, 371, 420, 460, 473}, {292, 423, 521, 579, 602, 616}, {286, 427, 537, 612, 628, 642}}},
+    {{{272, 363, 422, 453, 472, 474}, {316, 424, 501, 542, 559, 561}}}};
+
+const KernelRates& rates_of(AttentionKernel kernel) {
   switch (kernel) {
     case AttentionKernel::FlashAttention2:
-      return {335 / kH100, 322 / kH100};
+      return kFlash2;
     case AttentionKernel::FlashAttention3:
-      return {616 / kH100, 561 / kH100};
+      return kFlash3;
     case AttentionKernel::Cudnn:
       break;
   }
-  return {539 / kH100, 516 / kH100};
+  return kCudnn;
 }
 
-double attention_fraction(const Efficiency& efficiency, const GpuSpec& gpu, bool forward) {
+// Linear interpolation in the logarithm of the span, held at the ends.
+double along_spans(const Row& row, double span) {
+  const double x = std::log2(std::clamp(span, kSpans.front(), kSpans.back()) / kSpans.front());
+  const auto i = std::min(static_cast<std::size_t>(x), kSpans.size() - 2);
+  const double t = x - double(i);
+  return row[i] + (row[i + 1] - row[i]) * t;
+}
+
+// Linear interpolation in the head dimension over `rows` (at kHeadDims' first rows), held at
+// the ends.
+template <std::size_t N>
+double along_head_dims(const std::array<Row, N>& rows, const AttentionCall& call) {
+  const double d = std::clamp(call.head_dim, kHeadDims.front(), kHeadDims[N - 1]);
+  std::size_t i = 0;
+  while (i + 2 < N && d > kHeadDims[i + 1]) ++i;
+  const double t = (d - kHeadDims[i]) / (kHeadDims[i + 1] - kHeadDims[i]);
+  return along_spans(rows[i], call.span) * (1 - t) + along_spans(rows[i + 1], call.span) * t;
+}
+
+}  // namespace
+
+AttentionFractions benchmark_attention_fractions(AttentionKernel kernel, const AttentionCall& call) {
+  const KernelRates& r = rates_of(kernel);
+  return {along_head_dims(r.forward, call) / kBenchmarkPeak, along_head_dims(r.backward, call) / kBenchmarkPeak};
+}
+
+double attention_fraction(const Efficiency& efficiency, const GpuSpec& gpu, bool forward, const AttentionCall& call) {
   const double given = forward ? efficiency.attention_forward : efficiency.attention_backward;
   if (given > 0) return given;
-  const AttentionFractions measured = benchmark_attention_fractions(efficiency.attention_kernel);
+  const AttentionFractions measured = benchmark_attention_fractions(efficiency.attention_kernel, call);
   return (forward ? measured.forward : measured.backward) * sustained_share_of_burst(gpu);
 }
 
@@ -34,9 +88,9 @@ std::string attention_efficiency_text(const Efficiency& efficiency, const GpuSpe
   }
   const std::string pair = fmt::format("{:.3f},{:.3f}", forward, backward);
   if (efficiency.attention_forward > 0 || efficiency.attention_backward > 0) return pair;
-  return pair + fmt::format(" ({}'s ", attention_kernel_name(efficiency.attention_kernel)) +
-         (sustained_share_of_burst(gpu) < 1 ? "at the card's sustained clock)"
-                                            : "benchmark rate; none sustained measured for the card)");
+  return fmt::format("{}'s by head dimension and length ", attention_kernel_name(efficiency.attention_kernel)) +
+         (sustained_share_of_burst(gpu) < 1 ? "at the card's sustained clock" : "as benchmarked") + " (" + pair +
+         " at 128 and 16k)";
 }
 
 }  // namespace pipeplan

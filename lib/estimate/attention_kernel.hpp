@@ -1,8 +1,8 @@
 #pragma once
 // The attention core's rate (docs/costs.md, "Work per piece", attention core): the fused kernel's
-// measured fractions of the dense peak, forward and backward, each from a benchmark's short runs
-// and so kept at the card's sustained share of them (sustained_gemm.hpp), as a training step
-// holds every GPU of a node at its power limit.
+// measured fractions of the dense peak, forward and backward, by head dimension and sequence
+// length, each from a benchmark's short runs and so kept at the card's sustained share of them
+// (sustained_gemm.hpp), as a training step holds every GPU of a node at its power limit.
 #include <string>
 
 #include "estimate/gpu_catalog.hpp"
@@ -10,25 +10,35 @@
 
 namespace pipeplan {
 
+/// What one call of the fused kernel works on: a head's query-key width and the keys a query
+/// block reaches (the sequence, a local window, a context-parallel rank's chunk).
+struct AttentionCall {
+  double head_dim = 128;
+  double span = 16384;
+};
+
 /// Fractions of the dense peak, forward and backward.
 struct AttentionFractions {
   double forward = 0;
   double backward = 0;
 };
 
-/// What `kernel` reaches causal, at head dimension 128 and 16k tokens on an H100 SXM5, of its
-/// 989 TFLOP/s (Shah et al. 2024, FlashAttention-3, figures 5 and 6): cuDNN 539 and 516,
-/// FlashAttention-2 335 and 322, FlashAttention-3 616 and 561. The same fractions are taken on
-/// every card: no comparable measurement of another card's kernels is on record here.
-[[nodiscard]] AttentionFractions benchmark_attention_fractions(AttentionKernel kernel);
+/// What `kernel` reaches on an H100 SXM5, of its 989 TFLOP/s (Shah et al. 2024, FlashAttention-3,
+/// figure 5's causal forward at head dimensions 64, 128 and 256 and figure 6's backward at 64 and
+/// 128, over sequences of 512 to 16k tokens; bf16): interpolated in the head dimension and in the
+/// logarithm of the span, each held at the measured range's ends (the backward at 256 as at 128).
+/// The same fractions are taken on every card: no comparable measurement of another card's
+/// kernels is on record here.
+[[nodiscard]] AttentionFractions benchmark_attention_fractions(AttentionKernel kernel, const AttentionCall& call);
 
-/// The fraction of the dense peak the core's forward (or backward) reaches: the given
+/// The fraction of the dense peak the core's forward (or backward) reaches for `call`: the given
 /// `efficiency.attention_forward` (`attention_backward`) when above 0, else
 /// `efficiency.attention_kernel`'s benchmark fraction at the card's sustained share of it.
-[[nodiscard]] double attention_fraction(const Efficiency& efficiency, const GpuSpec& gpu, bool forward);
+[[nodiscard]] double attention_fraction(const Efficiency& efficiency, const GpuSpec& gpu, bool forward,
+                                        const AttentionCall& call = {});
 
-/// "0.475,0.457 (cudnn's at the card's sustained clock)", or the given pair as given: for a
-/// profile's source line.
+/// For a profile's source line: the given pair as given, or the kernel's, "cudnn's by head
+/// dimension and length at the card's sustained clock (0.479,0.459 at 128 and 16k)".
 [[nodiscard]] std::string attention_efficiency_text(const Efficiency& efficiency, const GpuSpec& gpu);
 
 }  // namespace pipeplan

@@ -113,6 +113,16 @@ double attention_block_share(const ModelConfig& m, const LayerKind& kind, int se
   return computed / (n * n);
 }
 
+// What one call of the core's kernel works on (attention_kernel.hpp): a head's query-key width,
+// and the keys a query reaches: the sequence, a local window or chunk, and under context
+// parallelism the rank's chunk of the sequence, which each of the ring's steps attends to.
+AttentionCall attention_call(const ModelConfig& m, const LayerKind& kind, const TrainingSettings& tr,
+                             const AttentionShape& a) {
+  double span = double(tr.seq) / std::max(tr.cp, 1);
+  if (kind.local && m.local.window > 0) span = std::min(span, double(m.local.window));
+  return {a.score_width / std::max(m.heads, 1), span};
+}
+
 // The query and key heads' norms (Qwen3's), per token: the widths they normalise.
 double qk_norm_width(const ModelConfig& m) {
   return m.qk_norm ? double(m.q_hidden() + m.kv_hidden()) : 0.0;
@@ -199,6 +209,8 @@ double recompute_modules_in_block(PieceWork& w, const ModelConfig& m, const Trai
 }  // namespace
 
 PieceWork& PieceWork::operator+=(const PieceWork& o) {
+  // The core's call is the one piece's that has a core (a layer's block; its experts add none).
+  if (f_core_flops <= 0) core_call = o.core_call;
   f_flops += o.f_flops;
   b_flops += o.b_flops;
   w_flops += o.w_flops;
@@ -256,6 +268,7 @@ PieceWork block_work(const ModelConfig& m, const TrainingSettings& tr, const Lay
   w.b_flops = gemm + backward_core;
   w.f_core_flops = core;
   w.b_core_flops = backward_core;
+  w.core_call = attention_call(m, kind, tr, a);
   w.ring = context_ring(tr, a.score_width, a.kv_width, core / x.t, backward_core / x.t);
   w.w_flops = gemm;
 

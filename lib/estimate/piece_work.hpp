@@ -4,6 +4,7 @@
 // parallelism adds, its parameters and the activations it keeps (docs/costs.md, "Work per piece").
 #include <cstdint>
 
+#include "estimate/attention_kernel.hpp"
 #include "estimate/context_parallel.hpp"
 #include "estimate/host_launch.hpp"
 #include "estimate/layer_kinds.hpp"
@@ -40,8 +41,9 @@ struct PieceWork {
   /// Held only while F, and B, run (StageCost's): one piece's at a time, so a stage's is its
   /// pieces' largest, not their sum.
   Bytes f_workspace_bytes = 0, b_workspace_bytes = 0;
-  ContextRing ring;  ///< context parallelism's K and V exchange (one layer's; context_parallel.hpp)
-  HostCalls host;    ///< what its forward asks of the host (host_launch.hpp)
+  AttentionCall core_call;  ///< what the attention core's kernel works on (attention_kernel.hpp)
+  ContextRing ring;         ///< context parallelism's K and V exchange (one layer's; context_parallel.hpp)
+  HostCalls host;           ///< what its forward asks of the host (host_launch.hpp)
 
   PieceWork& operator+=(const PieceWork& other);
   /// The model FLOPs of F, B and W together: the work without recompute.
