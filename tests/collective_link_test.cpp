@@ -10,14 +10,16 @@ using namespace pipeplan;
 TEST_CASE("a collective across nodes crosses on one card per member a node, up to the node's link") {
   const GpuSpec& h100 = gpu_named("h100");
   // tp 8, dp 4 on 8-GPU nodes: each data-parallel group {t, t + 8, t + 16, t + 24} has one
-  // member a node: one NDR card, 50 GB/s nominal, its latency.
+  // member a node: one NDR card, 50 GB/s nominal (47 reached, gpu_catalog.cpp), its latency.
   const RankGrid tp8{8, 1, 4, 1, 8, RankOrder::TpDpPp};
   const LinkSpec one = collective_link(h100, tp8, RankGroup::Data);
   CHECK(one.bandwidth_gb_per_s == doctest::Approx(50.0));
+  CHECK(one.collective_ms(47e9) == doctest::Approx(one.latency_ms + 1e3));
   CHECK(one.latency_ms == h100.inter_node.latency_ms);
-  // tp 2, dp 16: 4 members a node, 4 cards, 200 GB/s (under NVLink 4's 367.6 GB/s ring busbw).
+  // tp 2, dp 16: 4 members a node, 4 cards, 4 x 47 = 188 GB/s (under NVLink 4's 367.6 GB/s ring
+  // busbw).
   const RankGrid tp2{2, 1, 16, 1, 8, RankOrder::TpDpPp};
-  CHECK(collective_link(h100, tp2, RankGroup::Data).bandwidth_gb_per_s == doctest::Approx(200.0));
+  CHECK(collective_link(h100, tp2, RankGroup::Data).bandwidth_gb_per_s == doctest::Approx(188.0));
   // tp 1, dp 32: 8 cards, 400 GB/s, but the node's ring moves 367.6 GB/s: that bounds it.
   const RankGrid tp1{1, 1, 32, 1, 8, RankOrder::TpDpPp};
   const LinkSpec eight = collective_link(h100, tp1, RankGroup::Data);

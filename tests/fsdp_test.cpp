@@ -62,7 +62,7 @@ TEST_CASE("FSDP alone (pp 1): static memory, exposed gathers in F and B, no step
   // The device's times alone: launched from the host, the tiny layers would last as long as
   // their launches (host_launch.hpp) and hide the gathers this checks.
   t.cuda_graphs = CudaGraphs::Full;
-  const GpuSpec& h100 = gpu_named("h100");  // network 50 GB/s, 0.02 ms
+  const GpuSpec& h100 = gpu_named("h100");  // network 47 GB/s reached of 50, 0.02 ms
   const Layout layout = parse_layout("E,t*8,H", 8, "x");
   const std::vector<int> one{0};
   // dp 4 on 1-GPU nodes: the data-parallel group spans the network.
@@ -80,8 +80,8 @@ TEST_CASE("FSDP alone (pp 1): static memory, exposed gathers in F and B, no step
   const StageCost layer = piece_cost(layer_work(m, t), layer_linear_gemms(m, t), h100, {}, t, &links);
   const StageCost head = piece_cost(head_work(m, t), head_linear_gemms(m, t), h100, {}, t, &links);
   const StageCost embedding = piece_cost(embedding_work(m, t), h100, {}, t, &links);
-  const auto gather = [](double params) { return 0.02 + 0.75 * params * 2 / 50e6; };
-  const auto reduce = [](double params) { return 0.02 + 0.75 * params * 4 / 50e6; };
+  const auto gather = [](double params) { return 0.02 + 0.75 * params * 2 / 47e6; };
+  const auto reduce = [](double params) { return 0.02 + 0.75 * params * 4 / 47e6; };
   // What the compute hides of each still takes the 16 SMs NCCL holds from its 132
   // (collective_contention.hpp): the hidden part times 16/132 more compute.
   const double share = 16.0 / 132;
@@ -125,7 +125,7 @@ TEST_CASE("FSDP beside pipeline parallelism: gathered weights and whole gradient
   // micro-batch's forward on the device; the units' F and B carry nothing. What that forward
   // hides of the gather takes 16 of the H100's 132 SMs from it (collective_contention.hpp).
   CHECK(fsdp.costs.stages[0].f_ms == doctest::Approx(zero1.costs.stages[0].f_ms));
-  const double reduce = 0.02 + 0.75 * p0 * 4 / 50e6, gather = 0.02 + 0.75 * p0 * 2 / 50e6;
+  const double reduce = 0.02 + 0.75 * p0 * 4 / 47e6, gather = 0.02 + 0.75 * p0 * 2 / 47e6;
   const double adam = p0 * 28 / 4 / (3350e9 * 0.7) * 1e3;
   const double exposed_gather = std::max(0.0, gather - fsdp.costs.stages[0].f_ms);
   CHECK(exposed_gather < gather);  // some of it hides, and so slows the forward

@@ -190,10 +190,10 @@ TEST_CASE("DeepSeek's node-limited routing: across 8 domains a token goes once t
   const double token = 4096.0 * 7168 * 2;
   CHECK(w.all_to_all_bytes == doctest::Approx(token * 8 * 63 / 64));
   const LinkSpec& ib = h800.inter_node;
-  const double limited = ib.latency_ms + token * 4 * 7 / 8 / (ib.bandwidth_gb_per_s * 1e9) * 1e3;
+  const double limited = ib.latency_ms + token * 4 * 7 / 8 / (ib.bandwidth_gb_per_s * ib.send_efficiency * 1e9) * 1e3;
   CHECK(all_to_all_ms(w, ib, nullptr, 8).f_ms == doctest::Approx(2 * limited));
   // Within one domain the limit changes nothing.
-  const double whole = ib.latency_ms + token * 8 * 63 / 64 / (ib.bandwidth_gb_per_s * 1e9) * 1e3;
+  const double whole = ib.latency_ms + token * 8 * 63 / 64 / (ib.bandwidth_gb_per_s * ib.send_efficiency * 1e9) * 1e3;
   CHECK(all_to_all_ms(w, ib, nullptr, 1).f_ms == doctest::Approx(2 * whole));
 }
 

@@ -188,7 +188,7 @@ TEST_CASE("Mixtral pp 8 x ep 8 on 64 H100: the pipeline or the experts pay the n
   TrainingSettings t;
   t.seq = 4096;
   t.ep = 8;
-  const GpuSpec& h100 = gpu_named("h100");  // NVLink 450 GB/s, 0.01 ms; network 50 GB/s, 0.02 ms
+  const GpuSpec& h100 = gpu_named("h100");  // NVLink 450 GB/s, 0.01 ms; network 47 of 50 GB/s, 0.02 ms
   const std::vector<int> placement = loop_placement(8, 1);
   const Layout layout = parse_layout("E,t*4|t*4|t*4|t*4|t*4|t*4|t*4|t*4,H", 32, "test");
   // tp 1, dp 8, 8-GPU nodes. tp-dp-pp: rank = d + 8p, each expert group {8p .. 8p + 7} is a node
@@ -196,22 +196,22 @@ TEST_CASE("Mixtral pp 8 x ep 8 on 64 H100: the pipeline or the experts pay the n
   // every expert group {p, p + 8, ..., p + 56} spans all eight.
   const AnalyticProfile megatron = analytic_profile(m, t, h100, {}, layout, {placement, 8, 8, 8});
   const AnalyticProfile stages = analytic_profile(m, t, h100, {}, layout, {placement, 8, 8, 8, RankOrder::TpPpDp});
-  CHECK(megatron.costs.transfer.bandwidth_gb_per_s == 50.0);
+  CHECK(megatron.costs.transfer.bandwidth_gb_per_s == doctest::Approx(47.0));
   CHECK(stages.costs.transfer.bandwidth_gb_per_s == 450.0);
   CHECK(megatron.costs.boundaries.empty());  // all 7 alike
   CHECK(stages.costs.boundaries.empty());
-  // A transfer: s·h·e = 4096 · 4096 · 2 = 33.6 MB, 0.02 + 0.671 ms across against 0.01 + 0.075
-  // ms inside: 0.606 ms saved per boundary, micro-batch and direction under tp-pp-dp.
+  // A transfer: s·h·e = 4096 · 4096 · 2 = 33.6 MB, 0.02 + 0.714 ms across against 0.01 + 0.075
+  // ms inside: 0.649 ms saved per boundary, micro-batch and direction under tp-pp-dp.
   const double saved = megatron.costs.transfer.ms() - stages.costs.transfer.ms();
-  CHECK(saved == doctest::Approx(0.02 + 33554432 / 50e6 - 0.01 - 33554432 / 450e6));
+  CHECK(saved == doctest::Approx(0.02 + 33554432 / 47e6 - 0.01 - 33554432 / 450e6));
   // An all-to-all: T·k·h·e·(ep-1)/ep = 4096 · 2 · 4096 · 2 · 7/8 = 58.7 MB, two in F per layer:
-  // 2 · (0.02 + 1.174) ms across against 2 · (0.01 + 0.130) ms inside. A stage of 4 layers pays
-  // 4 · 2.088 = 8.35 ms more in F under tp-pp-dp, and as much in B: the experts' network costs
+  // 2 · (0.02 + 1.249) ms across against 2 · (0.01 + 0.130) ms inside. A stage of 4 layers pays
+  // 4 · 2.258 = 9.03 ms more in F under tp-pp-dp, and as much in B: the experts' network costs
   // fourteen times what the pipeline's saves, so Megatron's order is the one to keep here.
   const PieceWork layer = layer_work(m, t);
   CHECK(layer.all_to_all_bytes == doctest::Approx(4096.0 * 2 * 4096 * 2 * 7 / 8));
   const double per_layer = all_to_all_ms(layer, h100.inter_node).f_ms - all_to_all_ms(layer, h100.intra_node).f_ms;
-  CHECK(per_layer == doctest::Approx(2 * (0.02 + 58720256 / 50e6 - 0.01 - 58720256 / 450e6)));
+  CHECK(per_layer == doctest::Approx(2 * (0.02 + 58720256 / 47e6 - 0.01 - 58720256 / 450e6)));
   for (std::size_t s = 1; s < 7; ++s) {  // the middle stages, 4 layers each
     CHECK(stages.costs.stages[s].f_ms - megatron.costs.stages[s].f_ms == doctest::Approx(4 * per_layer));
     CHECK(stages.costs.stages[s].b_ms - megatron.costs.stages[s].b_ms == doctest::Approx(4 * per_layer));

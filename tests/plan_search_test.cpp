@@ -339,7 +339,8 @@ TEST_CASE("a row rebuilt for --emit-schedule carries its order's boundaries") {
   REQUIRE(row != out.rows.end());
   const PlannedRun run = rebuild_row(r, *row);
   REQUIRE(run.profile.costs.boundaries.size() == 3);
-  const double nvlink = r.gpu->intra_node.bandwidth_gb_per_s, network = r.gpu->inter_node.bandwidth_gb_per_s;
+  const double nvlink = r.gpu->intra_node.bandwidth_gb_per_s,
+               network = r.gpu->inter_node.bandwidth_gb_per_s * r.gpu->inter_node.send_efficiency;
   CHECK(run.profile.costs.boundaries[0].bandwidth_gb_per_s == nvlink);
   CHECK(run.profile.costs.boundaries[1].bandwidth_gb_per_s == network);
   CHECK(run.profile.costs.boundaries[2].bandwidth_gb_per_s == nvlink);

@@ -298,7 +298,7 @@ PieceTimes piece_times(const ModelConfig& model, const TrainingSettings& tr, con
 TransferCost transfer_over(const LinkSpec& link, const ModelConfig& model, const TrainingSettings& tr) {
   TransferCost t;
   t.latency_ms = link.latency_ms;
-  t.bandwidth_gb_per_s = link.bandwidth_gb_per_s;
+  t.bandwidth_gb_per_s = link.bandwidth_gb_per_s * link.send_efficiency;
   t.bytes = static_cast<Bytes>(context_tokens(tr) * model.hidden * element_bytes(tr.dtype) / tr.tp);
   return t;
 }

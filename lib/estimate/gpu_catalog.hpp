@@ -20,8 +20,11 @@ struct LinkSpec {
   /// `bandwidth_gb_per_s`: nccl-tests' busbw at gigabyte messages over the nominal rate
   /// (docs/costs.md, "Collectives"). 1 where no measurement is cited.
   double collective_efficiency = 1.0;
+  /// What a point-to-point send reaches of `bandwidth_gb_per_s` (docs/costs.md, "Collectives"): 1
+  /// where no measurement is cited.
+  double send_efficiency = 1.0;
 
-  /// A point-to-point send of `bytes`: one latency, then the bytes at the nominal rate.
+  /// A point-to-point send of `bytes`: one latency, then the bytes at the achievable rate.
   [[nodiscard]] double send_ms(double bytes) const;
   /// One ring collective in which each rank sends `bytes` (a reduce-scatter or all-gather moves
   /// (d-1)/d of the data, an all-reduce twice that): one latency, then the bytes at the
