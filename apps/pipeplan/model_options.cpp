@@ -178,15 +178,14 @@ void add_model_options(CLI::App& sub, ModelOptions& f, bool global_batch_require
       ->capture_default_str();
   sub.add_option("--attention-efficiency", f.attention_efficiency,
                  "Fractions of the peak FLOP rate flash attention's kernel reaches, forward and backward, as F,B "
-                 "(or one for both), taken as given; default --attention-kernel's benchmark fractions at the card's "
-                 "sustained clock (docs/costs.md)")
+                 "(or one for both), taken as given; default --attention-kernel's measured rates by head dimension "
+                 "and length at the card's sustained clock (docs/costs.md)")
       ->type_name("F,B");
-  sub.add_option(
-         "--attention-kernel", f.attention_kernel,
-         "The fused attention kernel whose measured rate prices the attention core: " + enum_help(kAttentionKernels))
+  sub.add_option("--attention-kernel", f.attention_kernel,
+                 "The fused attention kernel whose measured rates price the attention core (default cudnn): " +
+                     enum_help(kAttentionKernels))
       ->type_name("KERNEL")
-      ->transform(enum_choices_of(kAttentionKernels))
-      ->capture_default_str();
+      ->transform(enum_choices_of(kAttentionKernels));
   sub.add_option("--gpus-per-node", f.gpus_per_node,
                  "GPUs of one NVLink domain that a job's consecutive ranks fill, which link directly; beyond them the "
                  "network (default: the GPU table's: 8 on HGX boards, 64 of a GB200/GB300 NVL72 rack's 72)")

@@ -27,7 +27,7 @@ double ms_for_flops(double flops, const GpuSpec& gpu, const Efficiency& e, DType
 
 // The attention core, of which `forward` FLOPs run its forward and `backward` its backward:
 // flash attention's fused kernel at the fractions of the peak it is measured to reach each way
-// (Efficiency); unfused, cuBLAS's batched products at the large-product rate.
+// for the layer's call (attention_kernel.hpp); unfused, cuBLAS's batched products at the large-product rate.
 double attention_ms(double forward, double backward, const GpuSpec& gpu, const Efficiency& e,
                     const TrainingSettings& tr, const AttentionCall& call) {
   if (!tr.flash_attention) return ms_for_flops(forward + backward, gpu, e, tr.dtype);

@@ -239,12 +239,19 @@ ModelInput read_model_input(const ModelFlags& f) {
   const std::optional<Loss> loss = loss_named(f.loss);
   if (!loss) throw FlagError("--loss: expected " + enum_choices(kLosses) + ", got '" + f.loss + "'");
   in.training.loss = *loss;
-  const std::optional<AttentionKernel> kernel = attention_kernel_named(f.attention_kernel);
-  if (!kernel) {
-    throw FlagError("--attention-kernel: expected " + enum_choices(kAttentionKernels) + ", got '" + f.attention_kernel +
-                    "'");
+  if (f.attention_kernel) {
+    const std::optional<AttentionKernel> kernel = attention_kernel_named(*f.attention_kernel);
+    if (!kernel) {
+      throw FlagError("--attention-kernel: expected " + enum_choices(kAttentionKernels) + ", got '" +
+                      *f.attention_kernel + "'");
+    }
+    if (!f.attention_efficiency.empty()) {
+      throw FlagError("--attention-kernel " + *f.attention_kernel + " with --attention-efficiency " +
+                      f.attention_efficiency +
+                      ": the given fractions replace the kernel's measured rates; give one of the two");
+    }
+    in.efficiency.attention_kernel = *kernel;
   }
-  in.efficiency.attention_kernel = *kernel;
   const std::optional<Elementwise> elementwise = elementwise_named(f.elementwise);
   if (!elementwise) {
     throw FlagError("--elementwise: expected " + enum_choices(kElementwises) + ", got '" + f.elementwise + "'");

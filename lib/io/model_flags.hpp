@@ -60,7 +60,8 @@ struct ModelFlags {
   TrainingSettings training;  ///< seq, micro-batch, global batch, tp, ep, cp, etp, ... as given
   Efficiency efficiency;
   std::string attention_efficiency;  ///< --attention-efficiency F,B; "" for Efficiency's defaults
-  std::string attention_kernel = std::string(attention_kernel_name(AttentionKernel::Cudnn));
+  /// --attention-kernel; not given: cuDNN's (refused beside --attention-efficiency, which replaces it).
+  std::optional<std::string> attention_kernel;
   int gpus_per_node = 0;  ///< 0: the card's NVLink domain
   std::string rank_order = std::string(rank_order_name(RankOrder::TpDpPp));
   std::string loss = std::string(loss_name(Loss::VocabParallel));

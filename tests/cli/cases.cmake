@@ -809,6 +809,10 @@ pipeplan_cli_test(profile_attention_efficiency --out "attention efficiency 0\\.3
 pipeplan_cli_test(profile_attention_kernel_fa2
                   --out "attention efficiency fa2's by head dimension and length at the card's sustained clock \\(0\\.298,0\\.286 at 128 and 16k\\)"
                   -- profile --model tests/data/models/tiny-llama.json --gpu h100 --stages 2 --attention-kernel fa2)
+pipeplan_cli_test(profile_attention_kernel_beside_efficiency --exit 2
+                  --err "--attention-kernel fa2 with --attention-efficiency 0.3,0.2: the given fractions replace the kernel's measured rates"
+                  -- profile --model tests/data/models/tiny-llama.json --gpu h100 --stages 2 --attention-kernel fa2
+                     --attention-efficiency 0.3,0.2)
 pipeplan_cli_test(profile_attention_kernel_unknown --exit 2 --err "--attention-kernel: .*cudnn"
                   -- profile --model tests/data/models/tiny-llama.json --gpu h100 --stages 2 --attention-kernel fa4)
 pipeplan_cli_test(profile_attention_efficiency_nan --exit 2
