@@ -128,8 +128,9 @@ TEST_CASE("the sustained share is the card's power-saturated GEMM rate over its 
   CHECK(sustained_share_of_burst(gpu_named("b200")) == doctest::Approx(1426.4 / 1745.0));
   // The GB200's bf16 rate is the B200's fraction of its own peak; its burst is its own, 1822.
   CHECK(sustained_share_of_burst(gpu_named("gb200")) == doctest::Approx((1426.4 / 2250) / (1822.0 / 2500)));
-  // No sustained rate cited (B300, GB300, the GeForce cards): nothing to keep a share of.
-  CHECK(sustained_share_of_burst(gpu_named("b300")) == 1.0);
+  // Blackwell Ultra takes its sibling's pair; no sustained rate cited (the GeForce cards):
+  // nothing to keep a share of.
+  CHECK(sustained_share_of_burst(gpu_named("b300")) == doctest::Approx(1426.4 / 1745.0));
   CHECK(sustained_share_of_burst(gpu_named("rtx3090")) == 1.0);
   // Given fractions are taken as they are, in the profile's source line too; the default line
   // names the kernel and its fractions at head dimension 128 and 16k tokens (539 and 516).

@@ -20,8 +20,12 @@ TEST_CASE("a card's GEMMs run at its measured sustained rate, per precision") {
   // The GB200 has its own FP8 measurement and takes the B200's bf16 fraction.
   CHECK(gemm_fraction(card, gpu_named("gb200"), false) == doctest::Approx(1426.4 / 2250));
   CHECK(gemm_fraction(card, gpu_named("gb200"), true) == doctest::Approx(2906.9 / 5000));
+  // Blackwell Ultra takes its Blackwell sibling's measurements.
+  CHECK(gemm_fraction(card, gpu_named("b300"), false) == doctest::Approx(1426.4 / 2250));
+  CHECK(gemm_fraction(card, gpu_named("b300"), true) == doctest::Approx(2795.7 / 4500));
+  CHECK(gemm_fraction(card, gpu_named("gb300"), true) == doctest::Approx(2906.9 / 5000));
   // No measurement cited: the default.
-  CHECK(gemm_fraction(card, gpu_named("gb300"), false) == kUnmeasuredGemmFraction);
+  CHECK(gemm_fraction(card, gpu_named("rtx4090"), false) == kUnmeasuredGemmFraction);
   CHECK(gemm_fraction(card, gpu_named("a100-80gb"), true) == kUnmeasuredGemmFraction);
   // Given, it replaces the card's in every precision.
   CHECK(gemm_fraction({.gemm = 0.5}, gpu_named("h100"), false) == 0.5);

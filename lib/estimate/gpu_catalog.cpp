@@ -60,7 +60,10 @@ constexpr LinkSpec kC2cHost{"NVLink-C2C to the Grace CPU (900 GB/s both ways)", 
 // - GB200 FP8 cuBLASLt at 16384^3 after 10,000 warm-ups: 2906.9 of 5000 (Azure, ND_GB200_v6
 //   results). It has no bf16 measurement: the B200's chip at a higher power, it takes the B200's
 //   fraction.
-// Blackwell Ultra (B300, GB300) and the GeForce cards have none cited.
+// Blackwell Ultra (B300, GB300) has none of its own: it takes the B200's and the GB200's rates,
+// whose bf16 and FP8 peaks it shares (NVIDIA's HGX B300 and GB300 NVL72 data sheets) and whose
+// short-run maximum the B300 matches (MAMF bf16 1769.0 against the B200's 1745.0). The GeForce
+// cards have none cited.
 // Burst rates, bf16, the best shape's mean of 100 runs after 50 warm-ups (MAMF; stas00/ml-
 // engineering, compute/accelerator/README.md, "Maximum Achievable Matmul FLOPS comparison
 // table"): A100 SXM 271.2, H100 SXM 794.5 ("H200 is the same"), B200 SXM 1745.0, GB200 1822.0.
@@ -250,6 +253,9 @@ const std::array<GpuSpec, 12> kGpus = {{
      .tflops_fp4 = 13500.0,
      .architecture = Architecture::Blackwell,
      .gpus_per_board = 8,
+     .sustained_gemm = kBlackwellSustained,
+     .sustained_gemm_fp8 = kB200SustainedFp8,
+     .burst_gemm = kB200Burst,
      .cuda_name = "B300",
      .host_link = kPcie5Host},
     {.name = "gb300",
@@ -268,6 +274,9 @@ const std::array<GpuSpec, 12> kGpus = {{
      .architecture = Architecture::Blackwell,
      .gpus_per_board = 4,
      .job_segment = 64,
+     .sustained_gemm = kBlackwellSustained,
+     .sustained_gemm_fp8 = kGb200SustainedFp8,
+     .burst_gemm = kGb200Burst,
      .cuda_name = "GB300",
      .host_link = kC2cHost,
      .host_cpu = HostCpu::Grace},
