@@ -50,6 +50,11 @@ assert rows["fixture-0001"]["outcome"] == "over_memory", rows["fixture-0001"]
 fp8 = rows["nemo_2407-0010"]  # FP8 with cp 2: refused in pipeplan's words until both are modelled
 assert fp8["outcome"] in ("planned", "over_memory") or "pipeplan: error" not in fp8["reason"], fp8
 assert "--dtype" in fp8["command"] and "fp8" in fp8["command"] and "--cp" in fp8["command"], fp8["command"]
+# torchtitan on H100 runs PyTorch's SDPA, FlashAttention-2 there: the kernel is named, the flag
+# after it is the kernel's (docs/validation.md, the mapping).
+titan = rows["torchtitan_2412-0581"]["command"]
+assert titan[titan.index("--attention-kernel") + 1] == "fa2", titan
+assert "--attention-kernel" not in dense["command"], dense["command"]
 PY
 # At least 1 of 4 is planned (the Megatron-LM row): 0.25 passes.
 python3 scripts/validate-published.py --pipeplan "$pipeplan" --runs "$runs" --rows "$ids" -o "$tmp/r3.md" \
