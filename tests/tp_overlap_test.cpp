@@ -45,6 +45,23 @@ TEST_CASE("an overlapped collective shows what its products do not cover: t - 1 
   CHECK(tp_overlap_ms(0, g, spans, products, gpu, e, DType::BF16, 4).exposed == 0.0);
 }
 
+TEST_CASE("a bulk overlap's kernels hold Transformer Engine's 16 SMs under the products they hide beside") {
+  // On the H100's 132 SMs a collective of half the product's time hides whole in bulk and takes
+  // 16/132 of itself from the product; in a ring exchange (one SM, on the copy engines) nothing.
+  const GpuSpec& gpu = gpu_named("h100");
+  const Efficiency e;
+  const std::vector<GemmShape> products = {{8192, 8192, 8192, 1, false, false}};
+  const double g = gemm_ms(products[0], gpu, e, DType::BF16);
+  const TpOverlapMs bulk = tp_overlap_ms(1, g / 2, {{0, 1, false}}, products, gpu, e, DType::BF16, 4);
+  CHECK(bulk.exposed == doctest::Approx(g / 2 * 16 / 132));
+  CHECK(kBulkOverlapSms == 16);
+  // Half again over the product's time: the excess shows, and the hidden rest (g) holds its SMs.
+  const TpOverlapMs longer = tp_overlap_ms(1, 1.5 * g, {{0, 1, false}}, products, gpu, e, DType::BF16, 4);
+  CHECK(longer.exposed == doctest::Approx(0.5 * g + g * 16 / 132));
+  const TpOverlapMs ring = tp_overlap_ms(1, g / 8, {{0, 1, true}}, products, gpu, e, DType::BF16, 4);
+  CHECK(ring.exposed == 0.0);
+}
+
 TEST_CASE("a ring exchange's chunks fill fewer tiles: what they add is the chunked products' time over the whole's") {
   // On an H100's 132 SMs: 1024 x 2304 is 8 x 18 = 144 tiles, two waves (1 and 0.09), 55% full;
   // cut into 4 chunks of 256 rows, each 2 x 18 = 36 tiles, one wave of 27% (gemm_efficiency's).

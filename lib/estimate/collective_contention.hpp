@@ -12,8 +12,9 @@ namespace pipeplan {
 inline constexpr int kCollectiveSms = 16;
 
 /// The compute time a collective of `collective_ms`, `exposed_ms` of it shown on the stream,
-/// takes from the compute it hides under: the hidden part times the SMs it holds over the card's
-/// (16 / 132 = 0.121 on an H100). 0 where the card's SM count is not known.
-[[nodiscard]] double hidden_collective_ms(double collective_ms, double exposed_ms, const GpuSpec& gpu);
+/// takes from the compute it hides under: the hidden part times the `sms` it holds over the
+/// card's (16 / 132 = 0.121 on an H100). 0 where the card's SM count is not known.
+[[nodiscard]] double hidden_collective_ms(double collective_ms, double exposed_ms, const GpuSpec& gpu,
+                                          int sms = kCollectiveSms);
 
 }  // namespace pipeplan

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "estimate/collective_contention.hpp"
+
 namespace pipeplan {
 
 TpOverlapMs tp_overlap_ms(int collectives, double collective_ms, const std::vector<OverlapSpan>& spans,
@@ -24,7 +26,8 @@ TpOverlapMs tp_overlap_ms(int collectives, double collective_ms, const std::vect
       out.chunked_extra += std::max(0.0, chunks - whole);
       out.exposed += std::max(0.0, collective_ms - chunks * (tp - 1) / tp);
     } else {
-      out.exposed += std::max(0.0, collective_ms - whole);
+      const double shown = std::max(0.0, collective_ms - whole);
+      out.exposed += shown + hidden_collective_ms(collective_ms, shown, gpu, kBulkOverlapSms);
     }
   }
   return out;

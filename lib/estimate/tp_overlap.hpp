@@ -6,8 +6,9 @@
 // own; a scatter's last send follows its last chunk), so of the collective's c ms what the other
 // t - 1 chunks' g ms do not cover shows: max(0, c - g (t - 1) / t), where g prices the chunks at
 // their own shapes (a chunk of m / t rows fills fewer tiles). A bulk overlap runs the collective
-// beside the whole products: max(0, c - g). The sends run on the copy engines (TE's ring
-// exchange takes one SM), so the products keep the card's rate.
+// beside the whole products: max(0, c - g), and its kernels hold kBulkOverlapSms of the card's SMs
+// while the products run beside them (collective_contention.hpp). A ring exchange's sends run on
+// the copy engines (TE's ring exchange takes one SM), so its products keep the card's rate.
 #include <vector>
 
 #include "estimate/gpu_catalog.hpp"
@@ -15,8 +16,13 @@
 
 namespace pipeplan {
 
+/// The SMs a userbuffers bulk overlap's kernels hold: Transformer Engine's default for every
+/// overlap but the ring exchange (`initialize_ub`'s `"num_sm": 1 if method == "ring_exchange" else
+/// 16`, transformer_engine/pytorch/module/base.py).
+inline constexpr int kBulkOverlapSms = 16;
+
 struct TpOverlapMs {
-  double exposed = 0;        ///< the collectives' milliseconds the products do not cover
+  double exposed = 0;  ///< the collectives' milliseconds the products do not cover, and what bulk ones take from them
   double chunked_extra = 0;  ///< what cutting the ring exchanges' products into chunks adds to them
 };
 
