@@ -182,8 +182,9 @@ void add_model_options(CLI::App& sub, ModelOptions& f, bool global_batch_require
                  "and length at the card's sustained clock (docs/costs.md)")
       ->type_name("F,B");
   sub.add_option("--attention-kernel", f.attention_kernel,
-                 "The fused attention kernel whose measured rates price the attention core (default cudnn): " +
-                     enum_help(kAttentionKernels))
+                 "The fused attention kernel whose measured rates price the attention core (default " +
+                     std::string(attention_kernel_name(Efficiency{}.attention_kernel)) +
+                     "): " + enum_help(kAttentionKernels))
       ->type_name("KERNEL")
       ->transform(enum_choices_of(kAttentionKernels));
   sub.add_option("--gpus-per-node", f.gpus_per_node,

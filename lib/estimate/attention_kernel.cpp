@@ -81,16 +81,17 @@ double attention_fraction(const Efficiency& efficiency, const GpuSpec& gpu, bool
 }
 
 std::string attention_efficiency_text(const Efficiency& efficiency, const GpuSpec& gpu) {
-  const double forward = attention_fraction(efficiency, gpu, true);
-  const double backward = attention_fraction(efficiency, gpu, false);
-  if (efficiency.attention_forward > 0 && efficiency.attention_backward > 0) {
+  const AttentionCall reference;
+  const double forward = attention_fraction(efficiency, gpu, true, reference);
+  const double backward = attention_fraction(efficiency, gpu, false, reference);
+  // The flag gives both fractions at once (model_flags.cpp).
+  if (efficiency.attention_forward > 0 || efficiency.attention_backward > 0) {
     return fmt::format("{},{}", forward, backward);
   }
-  const std::string pair = fmt::format("{:.3f},{:.3f}", forward, backward);
-  if (efficiency.attention_forward > 0 || efficiency.attention_backward > 0) return pair;
-  return fmt::format("{}'s by head dimension and length ", attention_kernel_name(efficiency.attention_kernel)) +
-         (sustained_share_of_burst(gpu) < 1 ? "at the card's sustained clock" : "as benchmarked") + " (" + pair +
-         " at 128 and 16k)";
+  return fmt::format("{}'s by head dimension and length {} ({:.3f},{:.3f} at {} and {}k)",
+                     attention_kernel_name(efficiency.attention_kernel),
+                     sustained_share_of_burst(gpu) < 1 ? "at the card's sustained clock" : "as benchmarked", forward,
+                     backward, reference.head_dim, reference.span / 1024);
 }
 
 }  // namespace pipeplan

@@ -11,7 +11,8 @@
 namespace pipeplan {
 
 /// What one call of the fused kernel works on: a head's query-key width and the keys a query
-/// block reaches (the sequence, a local window, a context-parallel rank's chunk).
+/// block reaches (the sequence, a local window, a context-parallel rank's chunk). The defaults are
+/// the point the fractions are quoted at (a profile's source line): head dimension 128, 16k keys.
 struct AttentionCall {
   double head_dim = 128;
   double span = 16384;
