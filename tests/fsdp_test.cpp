@@ -91,7 +91,7 @@ TEST_CASE("FSDP alone (pp 1): static memory, exposed gathers in F and B, no step
   };
   const double f_exposed = 8 * std::max(0.0, gather(36992) - layer.f_ms) +
                            std::max(0.0, gather(6400) - embedding.f_ms) + std::max(0.0, gather(6464) - head.f_ms);
-  CHECK(f_exposed > 8 * 0.02);  // the tiny layers' compute hides little of the latency
+  CHECK(f_exposed > 8 * 0.01);  // the tiny layers' compute hides under half of the latency
   CHECK(p.costs.stages[0].f_ms ==
         doctest::Approx(8 * layer.f_ms + embedding.f_ms + head.f_ms + 8 * f_cost(36992, layer) +
                         f_cost(6400, embedding) + f_cost(6464, head)));

@@ -70,13 +70,14 @@ TEST_CASE("the listed products are priced by shape, the rest of a phase at the l
       "round", "test card", 100.0, 100.0, 10.0, Bytes{1} << 34, 1000.0, 8, {"link", 50.0, 0.01}, {"net", 10.0, 0.05},
       4};
   PieceWork w;
-  w.f_flops = 2.0 * 128 * 640 * 4096 + 1e9;  // one product of 5 tiles, and 1e9 FLOPs of attention core
+  // One product of 5 tiles over the measured K, and 1e9 FLOPs of attention core.
+  w.f_flops = 2.0 * 128 * 640 * kMeasuredK + 1e9;
   PhaseGemms g;
-  g.f.push_back({128, 640, 4096});
+  g.f.push_back({128, 640, kMeasuredK});
   const StageCost c = piece_cost(w, g, gpu, {0.5, 0.5}, TrainingSettings{});
-  // The product takes 2 waves on 4 SMs (gemm_efficiency_test): 2 * 4 * 2 * 128^2 * 4096 / 5e13 s;
-  // the core 1e9 / 5e13 s.
-  CHECK(c.f_ms == doctest::Approx((2 * 4 * 2.0 * 128 * 128 * 4096 + 1e9) / 5e13 * 1e3));
+  // The product takes 2 waves on 4 SMs (gemm_efficiency_test): 2 * 4 * 2 * 128^2 * 16384 / 5e13
+  // s; the core 1e9 / 5e13 s.
+  CHECK(c.f_ms == doctest::Approx((2 * 4 * 2.0 * 128 * 128 * 16384 + 1e9) / 5e13 * 1e3));
   CHECK(piece_cost(w, gpu, {0.5, 0.5}, TrainingSettings{}).f_ms == doctest::Approx(w.f_flops / 5e13 * 1e3));
 }
 

@@ -49,8 +49,18 @@ double quantisation_efficiency(const GemmShape& g, int sms) {
   return double(g.m) * double(g.n) * double(g.batch) / (waves * sms * double(kTileM * kTileN));
 }
 
+double k_loop_efficiency(const GemmShape& g, const GpuSpec& gpu, DType dtype) {
+  if (gpu.sms <= 0 || g.k <= 0) return 1.0;
+  // The K a tile covers in kTileFixedUs: its SM's share of the peak over a tile's 2·128·128
+  // FLOPs per unit of K.
+  const double k0 = kTileFixedUs * 1e-6 * peak_of(g, gpu, dtype) / gpu.sms / (2.0 * double(kTileM * kTileN));
+  const auto share = [k0](double k) { return k / (k + k0); };
+  return std::min(1.0, share(double(g.k)) / share(double(kMeasuredK)));
+}
+
 double gemm_ms(const GemmShape& g, const GpuSpec& gpu, const Efficiency& e, DType dtype) {
-  const double compute = large_gemm_ms(g, gpu, e, dtype) / quantisation_efficiency(g, gpu.sms);
+  const double compute = large_gemm_ms(g, gpu, e, dtype) / quantisation_efficiency(g, gpu.sms) /
+                         k_loop_efficiency(g, gpu, dtype);
   const double memory = g.bytes(dtype) / (gpu.memory_gb_per_s * 1e9 * e.memory) * 1e3;
   return std::max(compute, memory);
 }

@@ -2,8 +2,9 @@
 // How fast one matrix product runs for its shape (docs/costs.md, "GEMM shapes"): the output is
 // computed in tiles, the tiles run in waves of one per SM, and the partial tiles and the last
 // partial wave do work that is thrown away; a product too small to reuse its operands runs at
-// the memory bandwidth instead (the roofline). `--gemm-efficiency` is what a large, well-shaped
-// product reaches; this file says how much of it a given shape keeps.
+// the memory bandwidth instead (the roofline); and each tile pays a fixed time beside its K loop,
+// which a short K does not amortise. `--gemm-efficiency` is what a large, well-shaped product
+// reaches; this file says how much of it a given shape keeps.
 #include <cstdint>
 
 #include "estimate/gpu_catalog.hpp"
@@ -40,12 +41,27 @@ inline constexpr std::int64_t kTileN = 128;
 /// tiles; 1 when `sms` is 0 (a card without the count: no quantisation modelled).
 [[nodiscard]] double quantisation_efficiency(const GemmShape& gemm, int sms);
 
+/// A tile's time beside its K loop (filling the operand pipeline, writing its C), in
+/// microseconds: OpenXLA's measured bf16 matmul table (matmul_interpolator_data.h) fits
+/// rate(K) ∝ K / (K + K0) with K0 = 230 on Hopper and 476 on Blackwell (docs/costs.md, "GEMM
+/// shapes"), both 1.0 us of a tile's K loop at the card's peak per SM (989/132, 2250/148 TFLOP/s).
+inline constexpr double kTileFixedUs = 1.0;
+/// The K of the products the sustained rates were measured on (Azure's 16384³, sustained_gemm.hpp),
+/// where the K loop's share is taken as 1.
+inline constexpr std::int64_t kMeasuredK = 16384;
+
+/// The K loop's share of a tile's time, K / (K + K0), over the same at kMeasuredK, at most 1:
+/// K0 is the K a tile's SM covers in kTileFixedUs at the product's peak (the FP8 one for an fp8
+/// product, so twice the elements). 1 when `sms` is 0 (no per-SM rate) or K is 0.
+[[nodiscard]] double k_loop_efficiency(const GemmShape& gemm, const GpuSpec& gpu, DType dtype);
+
 /// The product's time in milliseconds: its FLOPs at the peak (the FP8 one for an fp8 product)
-/// times `gemm` efficiency times its quantisation, or its bytes at the bandwidth times `memory`
-/// efficiency, whichever is longer. Throws Error for an fp8 product on a card without FP8.
+/// times `gemm` efficiency times its quantisation and its K loop's share, or its bytes at the
+/// bandwidth times `memory` efficiency, whichever is longer. Throws Error for an fp8 product on a
+/// card without FP8.
 [[nodiscard]] double gemm_ms(const GemmShape& gemm, const GpuSpec& gpu, const Efficiency& efficiency, DType dtype);
 
-/// The fraction of `efficiency.gemm` the shape keeps, min(quantisation, roofline): the time a
+/// The fraction of `efficiency.gemm` the shape keeps, min(quantisation · K loop, roofline): the time a
 /// large, well-shaped product of the same FLOPs would take over gemm_ms.
 [[nodiscard]] double shape_efficiency(const GemmShape& gemm, const GpuSpec& gpu, const Efficiency& efficiency,
                                       DType dtype);
