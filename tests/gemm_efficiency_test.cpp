@@ -88,6 +88,10 @@ TEST_CASE("a tile's fixed time is what a short K loop does not amortise") {
   fp8.fp8 = true;
   const double k0_fp8 = 1978.9e12 / 132 * 1e-6 / 32768;
   CHECK(k_loop_efficiency(fp8, h100, DType::BF16) == doctest::Approx(share(2048, k0_fp8) / share(16384, k0_fp8)));
+  // A recipe whose loop runs slower (GemmShape::fp8_rate) covers less of K in the same fixed time.
+  fp8.fp8_rate = 0.5;
+  CHECK(k_loop_efficiency(fp8, h100, DType::BF16) ==
+        doctest::Approx(share(2048, k0_fp8 / 2) / share(16384, k0_fp8 / 2)));
   // At or past the measured K nothing is lost; without an SM count nothing is modelled.
   CHECK(k_loop_efficiency({4096, 4096, 32768}, h100, DType::BF16) == 1.0);
   CHECK(k_loop_efficiency({4096, 4096, 2048}, no_sm_gpu(), DType::BF16) == 1.0);

@@ -52,8 +52,9 @@ double quantisation_efficiency(const GemmShape& g, int sms) {
 double k_loop_efficiency(const GemmShape& g, const GpuSpec& gpu, DType dtype) {
   if (gpu.sms <= 0 || g.k <= 0) return 1.0;
   // The K a tile covers in kTileFixedUs: its SM's share of the peak over a tile's 2·128·128
-  // FLOPs per unit of K.
-  const double k0 = kTileFixedUs * 1e-6 * peak_of(g, gpu, dtype) / gpu.sms / (2.0 * double(kTileM * kTileN));
+  // FLOPs per unit of K, at its recipe's rate (a block-scaled loop is slower, its fixed time not).
+  const double rate = peak_of(g, gpu, dtype) * (g.fp8 ? g.fp8_rate : 1.0);
+  const double k0 = kTileFixedUs * 1e-6 * rate / gpu.sms / (2.0 * double(kTileM * kTileN));
   const auto share = [k0](double k) { return k / (k + k0); };
   return std::min(1.0, share(double(g.k)) / share(double(kMeasuredK)));
 }

@@ -52,7 +52,8 @@ inline constexpr std::int64_t kMeasuredK = 16384;
 
 /// The K loop's share of a tile's time, K / (K + K0), over the same at kMeasuredK, at most 1:
 /// K0 is the K a tile's SM covers in kTileFixedUs at the product's peak (the FP8 one for an fp8
-/// product, so twice the elements). 1 when `sms` is 0 (no per-SM rate) or K is 0.
+/// product, so twice the elements) times its recipe's rate (GemmShape::fp8_rate). 1 when `sms`
+/// is 0 (no per-SM rate) or K is 0.
 [[nodiscard]] double k_loop_efficiency(const GemmShape& gemm, const GpuSpec& gpu, DType dtype);
 
 /// The product's time in milliseconds: its FLOPs at the peak (the FP8 one for an fp8 product)
