@@ -39,8 +39,7 @@ TEST_CASE("one tile more than a wave costs two waves") {
   // 2 * 4 * 2 * 128 * 128 * 16384 / 5e13 s. Useful share 128 * 640 / (8 * 128 * 128) = 0.625.
   const GemmShape g{128, 640, kMeasuredK};
   CHECK(quantisation_efficiency(g, 4) == 0.625);
-  CHECK(gemm_ms(g, four_sm_gpu(), kHalf, DType::BF16) ==
-        doctest::Approx(2 * 4 * 2.0 * 128 * 128 * 16384 / 5e13 * 1e3));
+  CHECK(gemm_ms(g, four_sm_gpu(), kHalf, DType::BF16) == doctest::Approx(2 * 4 * 2.0 * 128 * 128 * 16384 / 5e13 * 1e3));
   // A whole wave's worth of rows or columns more is free: 4 tiles still fill one wave.
   CHECK(quantisation_efficiency({128, 512, 4096}, 4) == 1.0);
 }

@@ -60,8 +60,8 @@ double k_loop_efficiency(const GemmShape& g, const GpuSpec& gpu, DType dtype) {
 }
 
 double gemm_ms(const GemmShape& g, const GpuSpec& gpu, const Efficiency& e, DType dtype) {
-  const double compute = large_gemm_ms(g, gpu, e, dtype) / quantisation_efficiency(g, gpu.sms) /
-                         k_loop_efficiency(g, gpu, dtype);
+  const double compute =
+      large_gemm_ms(g, gpu, e, dtype) / quantisation_efficiency(g, gpu.sms) / k_loop_efficiency(g, gpu, dtype);
   const double memory = g.bytes(dtype) / (gpu.memory_gb_per_s * 1e9 * e.memory) * 1e3;
   return std::max(compute, memory);
 }
