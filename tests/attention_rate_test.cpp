@@ -165,3 +165,25 @@ TEST_CASE("without flash attention the core is cuBLAS's batched products, at the
   const PieceParts given = parts(Recompute::None, false, {.gemm = 0.5});
   CHECK(given.f.attention == doctest::Approx(whole / (kPeak * 0.5) * 1e3));
 }
+
+TEST_CASE("Blackwell Ultra's attention runs at its measured ratio to Blackwell's, the rest alike") {
+  // cuDNN's SDPA training benchmark, one cuDNN on a GB300 and a GB200 (gpu_catalog.cpp): Llama
+  // 3.1's heads at 16k tokens ran 1915 against 1708 TFLOP/s forward and 1507 against 1328
+  // backward; the catalog takes the geometric means over three models and 2k to 32k tokens,
+  // 1.18 and 1.12. The two cards share the bf16 peak and the sustained share, so the fractions
+  // are the GB200's times those ratios.
+  const GpuSpec& gb200 = gpu_named("gb200");
+  const GpuSpec& gb300 = gpu_named("gb300");
+  for (const bool forward : {true, false}) {
+    const double ratio = attention_fraction({}, gb300, forward) / attention_fraction({}, gb200, forward);
+    CHECK(ratio == doctest::Approx(forward ? 1.18 : 1.12));
+  }
+  CHECK(attention_fraction({}, gb300, true) / attention_fraction({}, gb200, true) ==
+        doctest::Approx(1915.0 / 1708).epsilon(0.06).scale(0));
+  // The B300 against the B200 alike; the GB200 against the H100's fractions: no ratio.
+  CHECK(attention_fraction({}, gpu_named("b300"), false) / attention_fraction({}, gpu_named("b200"), false) ==
+        doctest::Approx(1.12));
+  CHECK(gb200.attention_forward_ratio == 1.0);
+  // Given fractions are the user's: no ratio on top.
+  CHECK(attention_fraction({.attention_forward = 0.5}, gb300, true) == 0.5);
+}

@@ -28,13 +28,14 @@ struct AttentionFractions {
 /// figure 5's causal forward at head dimensions 64, 128 and 256 and figure 6's backward at 64 and
 /// 128, over sequences of 512 to 16k tokens; bf16): interpolated in the head dimension and in the
 /// logarithm of the span, each held at the measured range's ends (the backward at 256 as at 128).
-/// The same fractions are taken on every card: no comparable measurement of another card's
-/// kernels is on record here.
+/// The same fractions are taken on every card, but for a card's measured ratio to the card
+/// whose fractions it takes (GpuSpec::attention_forward_ratio: Blackwell Ultra's to Blackwell's).
 [[nodiscard]] AttentionFractions benchmark_attention_fractions(AttentionKernel kernel, const AttentionCall& call);
 
 /// The fraction of the dense peak the core's forward (or backward) reaches for `call`: the given
 /// `efficiency.attention_forward` (`attention_backward`) when above 0, else
-/// `efficiency.attention_kernel`'s benchmark fraction at the card's sustained share of it.
+/// `efficiency.attention_kernel`'s benchmark fraction times the card's attention ratio, at the
+/// card's sustained share of it.
 [[nodiscard]] double attention_fraction(const Efficiency& efficiency, const GpuSpec& gpu, bool forward,
                                         const AttentionCall& call = {});
 

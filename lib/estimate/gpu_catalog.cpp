@@ -67,6 +67,14 @@ constexpr LinkSpec kC2cHost{"NVLink-C2C to the Grace CPU (900 GB/s both ways)", 
 // Burst rates, bf16, the best shape's mean of 100 runs after 50 warm-ups (MAMF; stas00/ml-
 // engineering, compute/accelerator/README.md, "Maximum Achievable Matmul FLOPS comparison
 // table"): A100 SXM 271.2, H100 SXM 794.5 ("H200 is the same"), B200 SXM 1745.0, GB200 1822.0.
+// Blackwell Ultra's fused attention against Blackwell's (its exponentials at twice the rate):
+// cuDNN's own SDPA training benchmark on a GB300 and a GB200 with one cuDNN (9.22;
+// NVIDIA/cudnn-frontend, benchmark/sdpa_benchmark_training/results, 2026-04-24), bf16, causal,
+// batch 2 at 2k to 32k tokens, the geometric mean of Llama 3.1's (64 heads of 128, 8 key-value
+// heads: forward 1.192, backward 1.120), DeepSeek-V3's (128 of 192/128: 1.159, 1.117) and Kimi
+// K2.6's (1.202, 1.128). GPT-OSS's 128-token windows gain 1.04 and 1.06 only: not told apart.
+constexpr double kUltraAttentionForward = 1.18;
+constexpr double kUltraAttentionBackward = 1.12;
 constexpr double kA100Sustained = 256.5 / 312.0;
 constexpr double kHopperSustained = 698.6 / 989.0;
 constexpr double kHopperSustainedFp8 = 1288.7 / 1979.0;
@@ -256,6 +264,8 @@ const std::array<GpuSpec, 12> kGpus = {{
      .sustained_gemm = kBlackwellSustained,
      .sustained_gemm_fp8 = kB200SustainedFp8,
      .burst_gemm = kB200Burst,
+     .attention_forward_ratio = kUltraAttentionForward,
+     .attention_backward_ratio = kUltraAttentionBackward,
      .cuda_name = "B300",
      .host_link = kPcie5Host},
     {.name = "gb300",
@@ -277,6 +287,8 @@ const std::array<GpuSpec, 12> kGpus = {{
      .sustained_gemm = kBlackwellSustained,
      .sustained_gemm_fp8 = kGb200SustainedFp8,
      .burst_gemm = kGb200Burst,
+     .attention_forward_ratio = kUltraAttentionForward,
+     .attention_backward_ratio = kUltraAttentionBackward,
      .cuda_name = "GB300",
      .host_link = kC2cHost,
      .host_cpu = HostCpu::Grace},

@@ -86,6 +86,10 @@ struct GpuSpec {
   /// measured on this card's chip); 0: none cited. Beside `sustained_gemm` it says how much a
   /// rate measured in a short benchmark overstates a training step's (sustained_gemm.hpp).
   double burst_gemm = 0;
+  /// The card's fused attention (forward, backward) against the card whose fractions it takes
+  /// (attention_kernel.hpp), measured by one benchmark on both; 1: none measured, the same.
+  double attention_forward_ratio = 1.0;
+  double attention_backward_ratio = 1.0;
   /// The card's word in the name CUDA reports (cudaDeviceProp::name), by which `pipeplan-gpu
   /// calibrate` finds the row: "H100" in "NVIDIA H100 80GB HBM3", "GB200" in "NVIDIA GB200".
   /// Rows sharing it are told apart by their memory (lib/calibrate/card_match).
