@@ -77,8 +77,9 @@ double attention_fraction(const Efficiency& efficiency, const GpuSpec& gpu, bool
   const double given = forward ? efficiency.attention_forward : efficiency.attention_backward;
   if (given > 0) return given;
   const AttentionFractions measured = benchmark_attention_fractions(efficiency.attention_kernel, call);
+  const double benchmark = forward ? measured.forward : measured.backward;
   const double card = forward ? gpu.attention_forward_ratio : gpu.attention_backward_ratio;
-  return (forward ? measured.forward : measured.backward) * card * sustained_share_of_burst(gpu);
+  return benchmark * card * sustained_share_of_burst(gpu);
 }
 
 std::string attention_efficiency_text(const Efficiency& efficiency, const GpuSpec& gpu) {
