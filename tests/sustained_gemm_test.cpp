@@ -20,10 +20,12 @@ TEST_CASE("a card's GEMMs run at its measured sustained rate, per precision") {
   // The GB200 has its own FP8 measurement and takes the B200's bf16 fraction.
   CHECK(gemm_fraction(card, gpu_named("gb200"), false) == doctest::Approx(1426.4 / 2250));
   CHECK(gemm_fraction(card, gpu_named("gb200"), true) == doctest::Approx(2906.9 / 5000));
-  // Blackwell Ultra takes its Blackwell sibling's measurements.
+  // Blackwell Ultra takes its Blackwell sibling's measurements where it has none of its own: the
+  // B300 both, the GB300 bf16; the GB300's FP8 is Azure's cuBLASLt rate on an ND GB300 v6.
   CHECK(gemm_fraction(card, gpu_named("b300"), false) == doctest::Approx(1426.4 / 2250));
   CHECK(gemm_fraction(card, gpu_named("b300"), true) == doctest::Approx(2795.7 / 4500));
-  CHECK(gemm_fraction(card, gpu_named("gb300"), true) == doctest::Approx(2906.9 / 5000));
+  CHECK(gemm_fraction(card, gpu_named("gb300"), false) == doctest::Approx(1426.4 / 2250));
+  CHECK(gemm_fraction(card, gpu_named("gb300"), true) == doctest::Approx(3308.5 / 5000));
   // No measurement cited: the default.
   CHECK(gemm_fraction(card, gpu_named("rtx4090"), false) == kUnmeasuredGemmFraction);
   CHECK(gemm_fraction(card, gpu_named("a100-80gb"), true) == kUnmeasuredGemmFraction);

@@ -60,10 +60,13 @@ constexpr LinkSpec kC2cHost{"NVLink-C2C to the Grace CPU (900 GB/s both ways)", 
 // - GB200 FP8 cuBLASLt at 16384^3 after 10,000 warm-ups: 2906.9 of 5000 (Azure, ND_GB200_v6
 //   results). It has no bf16 measurement: the B200's chip at a higher power, it takes the B200's
 //   fraction.
-// Blackwell Ultra (B300, GB300) has none of its own: it takes the B200's and the GB200's rates,
-// whose bf16 and FP8 peaks it shares (NVIDIA's HGX B300 and GB300 NVL72 data sheets) and whose
-// short-run maximum the B300 matches (MAMF bf16 1769.0 against the B200's 1745.0). The GeForce
-// cards have none cited.
+// - GB300 FP8, the same benchmark on an ND GB300 v6 (1400 W against the GB200's 1200 W):
+//   3308.5 of 5000, 1.138 times the GB200's on the same peak (ND_GB300_v6_results.md, in the
+//   egmsft/AI-benchmarking-guide fork at 18e80a2, CUDA 13.0 against the GB200's 12.8).
+// Blackwell Ultra has no bf16 rate of its own, and the B300 no FP8 one: each takes its Blackwell
+// sibling's, whose bf16 and FP8 peaks it shares (NVIDIA's HGX B300 and GB300 NVL72 data sheets)
+// and whose short-run maximum the B300 matches (MAMF bf16 1769.0 against the B200's 1745.0). The
+// GeForce cards have none cited.
 // Burst rates, bf16, the best shape's mean of 100 runs after 50 warm-ups (MAMF; stas00/ml-
 // engineering, compute/accelerator/README.md, "Maximum Achievable Matmul FLOPS comparison
 // table"): A100 SXM 271.2, H100 SXM 794.5 ("H200 is the same"), B200 SXM 1745.0, GB200 1822.0.
@@ -81,6 +84,7 @@ constexpr double kHopperSustainedFp8 = 1288.7 / 1979.0;
 constexpr double kBlackwellSustained = 1426.4 / 2250.0;
 constexpr double kB200SustainedFp8 = 2795.7 / 4500.0;
 constexpr double kGb200SustainedFp8 = 2906.9 / 5000.0;
+constexpr double kGb300SustainedFp8 = 3308.5 / 5000.0;
 constexpr double kA100Burst = 271.2 / 312.0;
 constexpr double kHopperBurst = 794.5 / 989.0;
 constexpr double kB200Burst = 1745.0 / 2250.0;
@@ -285,7 +289,7 @@ const std::array<GpuSpec, 12> kGpus = {{
      .gpus_per_board = 4,
      .job_segment = 64,
      .sustained_gemm = kBlackwellSustained,
-     .sustained_gemm_fp8 = kGb200SustainedFp8,
+     .sustained_gemm_fp8 = kGb300SustainedFp8,
      .burst_gemm = kGb200Burst,
      .attention_forward_ratio = kUltraAttentionForward,
      .attention_backward_ratio = kUltraAttentionBackward,
