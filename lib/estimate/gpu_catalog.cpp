@@ -62,7 +62,8 @@ constexpr LinkSpec kC2cHost{"NVLink-C2C to the Grace CPU (900 GB/s both ways)", 
 //   fraction.
 // - GB300 FP8, the same benchmark on an ND GB300 v6 (1400 W against the GB200's 1200 W):
 //   3308.5 of 5000, 1.138 times the GB200's on the same peak (ND_GB300_v6_results.md, in the
-//   egmsft/AI-benchmarking-guide fork at 18e80a2, CUDA 13.0 against the GB200's 12.8).
+//   egmsft/AI-benchmarking-guide fork at 18e80a2, CUDA 13.0 against the GB200's 12.8; the GB200's
+//   own file has held 2695.0 to 2929.0 over its history: a run's spread is several percent).
 // Blackwell Ultra has no bf16 rate of its own, and the B300 no FP8 one: each takes its Blackwell
 // sibling's, whose bf16 and FP8 peaks it shares (NVIDIA's HGX B300 and GB300 NVL72 data sheets)
 // and whose short-run maximum the B300 matches (MAMF bf16 1769.0 against the B200's 1745.0). The
