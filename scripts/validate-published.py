@@ -488,6 +488,47 @@ def cuda_graphs_flag(row, mapping):
     return ["--cuda-graphs", read["graphs"]]
 
 
+# Megatron-Bridge's pipeline split per row, read from its configurations at each release's tag
+# (scripts/mbridge-layouts.json says how): Megatron-Core's even split where the configuration
+# sets none, the embedding and loss counted as layers where it says so, or its own layout string.
+MBRIDGE_LAYOUTS = json.loads((pathlib.Path(__file__).parent / "mbridge-layouts.json").read_text())["rows"]
+
+
+def layout_flag(row, pp, mapping):
+    """--layout as Megatron-Core split the Megatron-Bridge row's layers over its stages; where it
+    was not read, the stages are balanced by cost (pipeplan's default, an upper bound)."""
+    if row["source"] != "mbridge" or pp < 2:
+        return []
+    read = MBRIDGE_LAYOUTS.get(row["row_id"])
+    split = read["split"] if read else "unread"
+    if split == "default":
+        mapping.notes.append(f"its configuration ({read['config']} at {read['tag']}) sets no pipeline split: "
+                             "Megatron's even one, --layout even")
+        return ["--layout", "even"]
+    if split == "padded":
+        mapping.notes.append(f"its configuration ({read['config']} at {read['tag']}) counts the embedding and the "
+                             "loss as layers: --layout padded")
+        return ["--layout", "padded"]
+    if split.startswith("layout:"):
+        layout = split[len("layout:"):]
+        # pipeplan keeps the multi-token prediction modules in the head, on the last stage: where
+        # Megatron's layout puts them there too ("mL"), the layout is the same without the m.
+        if "m" in layout.replace("mL", ""):
+            mapping.notes.append(f"its configuration's layout {layout} places an MTP layer off the last stage: "
+                                 "stages balanced by cost")
+            return []
+        layout = layout.replace("mL", "L")
+        mapping.notes.append(f"its configuration's pipeline layout ({read['config']} at {read['tag']}): "
+                             f"--layout {layout}")
+        return ["--layout", layout]
+    if split == "unknown":
+        mapping.notes.append(f"its printed parallelism matches no configuration at {read['tag']} that could run, so "
+                             "its pipeline split is in doubt: stages balanced by cost")
+    else:
+        mapping.notes.append("its pipeline split was not read: stages balanced by cost")
+    return []
+
+
 def token_drop_flag(row, ep, mapping):
     """--moe-capacity-factor 1 for Megatron-Bridge's "(tokendrop)" rows: apply_moe_token_drop's
     defaults (moe_expert_capacity_factor 1.0, moe_pad_expert_input_to_capacity True,
@@ -722,6 +763,7 @@ def map_row(row, models_dir, work):
         flags += ["--etp", str(etp)]
     flags += dispatcher_flag(row, ep, m)
     flags += token_drop_flag(row, ep, m)
+    flags += layout_flag(row, pp, m)
     flags += cuda_graphs_flag(row, m)
     flags += a2a_overlap_flag(row, ep, m)
     flags += sharding_flag(row, dp, m, cp)

@@ -56,6 +56,24 @@ titan = rows["torchtitan_2412-0581"]["command"]
 assert titan[titan.index("--attention-kernel") + 1] == "fa2", titan
 assert "--attention-kernel" not in dense["command"], dense["command"]
 PY
+# Megatron-Bridge's pipeline split as read per row (scripts/mbridge-layouts.json): Llama 3 70B on
+# 64 H100 in 25.09 sets none (Megatron's even split), Llama 3.1 405B on 256 GB300 in 26.06 counts the
+# embedding and the loss as layers, DeepSeek-V3 on 256 GB300 in 26.08 sets a 16-stage layout whose
+# MTP layer sits with the loss (pipeplan keeps it in the head: the m goes); other sources and
+# pp 1 get no --layout.
+python3 - <<'PY' || exit 1
+import importlib.util
+spec = importlib.util.spec_from_file_location("validate_published", "scripts/validate-published.py")
+vp = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(vp)
+def flag(row_id, source="mbridge", pp=4):
+    return vp.layout_flag({"row_id": row_id, "source": source}, pp, vp.Mapping())
+assert flag("mbridge-0322") == ["--layout", "even"], flag("mbridge-0322")
+assert flag("mbridge-0077") == ["--layout", "padded"], flag("mbridge-0077")
+assert flag("mbridge-0045", pp=2) == ["--layout", "Et*4|(t*4|)*14tL"], flag("mbridge-0045", pp=2)
+assert flag("mbridge-0272", pp=2) == [], flag("mbridge-0272", pp=2)  # in doubt: balanced by cost
+assert flag("mbridge-0322", pp=1) == [] and flag("mbridge-0322", source="nemo_2407") == []
+PY
 # At least 1 of 4 is planned (the Megatron-LM row): 0.25 passes.
 python3 scripts/validate-published.py --pipeplan "$pipeplan" --runs "$runs" --rows "$ids" -o "$tmp/r3.md" \
   --require-reach 0.25 || fail "--require-reach 0.25 failed"
