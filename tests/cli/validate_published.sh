@@ -73,6 +73,11 @@ assert flag("mbridge-0077") == ["--layout", "padded"], flag("mbridge-0077")
 assert flag("mbridge-0045", pp=2) == ["--layout", "Et*4|(t*4|)*14tL"], flag("mbridge-0045", pp=2)
 assert flag("mbridge-0272", pp=2) == [], flag("mbridge-0272", pp=2)  # in doubt: balanced by cost
 assert flag("mbridge-0322", pp=1) == [] and flag("mbridge-0322", source="nemo_2407") == []
+# A row whose source's footnote calls its measurement a known regression (Megatron-Bridge's
+# 26.06.01 GPT-OSS rows) is excluded, with the source's reason; other footnotes are not.
+assert "regression" in vp.known_regression({"notes": "line 57. Footnotes on row: gpt-oss-note."})
+assert vp.known_regression({"notes": "line 9. Footnotes on row: nemotron-3-super-b200-nvfp4-note."}) is None
+assert vp.known_regression({"notes": None}) is None
 PY
 # At least 1 of 4 is planned (the Megatron-LM row): 0.25 passes.
 python3 scripts/validate-published.py --pipeplan "$pipeplan" --runs "$runs" --rows "$ids" -o "$tmp/r3.md" \
