@@ -85,6 +85,12 @@ def is_hybrid_mamba(row):
     return name.startswith("Nemotron_3") or "Nemotron-H" in name or "mamba" in name.lower()
 
 
+def mbridge_reading(name):
+    """The rows of one of scripts/mbridge-*.json: a setting Megatron-Bridge's rows do not print,
+    read per row from its configurations at each release's tag (the file's "about" says how)."""
+    return json.loads((pathlib.Path(__file__).parent / name).read_text())["rows"]
+
+
 # Footnotes by which a source says its own measurement is a known performance regression, not
 # what the software does: such a row would judge the model against a bug (runs.json notes name a
 # row's footnotes as "Footnotes on row: NAME").
@@ -410,7 +416,7 @@ def recompute_flag(row, mapping):
 MBRIDGE_NO_RECOMPUTE_PREFIXES = ("LLAMA3", "Qwen3")
 MBRIDGE_RECOMPUTE_MODULES = {"DeepSeekV3": "[mla_up_proj] (with mlp on some cards)", "Kimi_K2": "[mla_up_proj]",
                              "GPT OSS 120B": "[layernorm, moe_act] on some cards, none on others"}
-MBRIDGE_RECOMPUTE = json.loads((pathlib.Path(__file__).parent / "mbridge-recompute.json").read_text())["rows"]
+MBRIDGE_RECOMPUTE = mbridge_reading("mbridge-recompute.json")
 
 
 def mbridge_recompute_flag(row, gpu, mapping):
@@ -444,7 +450,7 @@ def mbridge_recompute_flag(row, gpu, mapping):
 
 # Megatron-Bridge's token dispatcher per row, read from its configurations at each release's tag
 # (scripts/mbridge-dispatchers.json says how): flex (DeepEP, HybridEP) or alltoall.
-MBRIDGE_DISPATCHERS = json.loads((pathlib.Path(__file__).parent / "mbridge-dispatchers.json").read_text())["rows"]
+MBRIDGE_DISPATCHERS = mbridge_reading("mbridge-dispatchers.json")
 
 
 def dispatcher_flag(row, ep, mapping):
@@ -463,7 +469,7 @@ def dispatcher_flag(row, ep, mapping):
 
 # Megatron-Bridge's overlap of the expert all-to-alls per row, read from its configurations at
 # each release's tag (scripts/mbridge-a2a-overlap.json says how).
-MBRIDGE_A2A_OVERLAP = json.loads((pathlib.Path(__file__).parent / "mbridge-a2a-overlap.json").read_text())["rows"]
+MBRIDGE_A2A_OVERLAP = mbridge_reading("mbridge-a2a-overlap.json")
 
 
 def a2a_overlap_flag(row, ep, mapping):
@@ -487,7 +493,7 @@ def a2a_overlap_flag(row, ep, mapping):
 
 # Megatron-Bridge's CUDA graphs per row, read from its configurations at each release's tag
 # (scripts/mbridge-cuda-graphs.json says how).
-MBRIDGE_CUDA_GRAPHS = json.loads((pathlib.Path(__file__).parent / "mbridge-cuda-graphs.json").read_text())["rows"]
+MBRIDGE_CUDA_GRAPHS = mbridge_reading("mbridge-cuda-graphs.json")
 
 
 def cuda_graphs_flag(row, mapping):
@@ -509,7 +515,7 @@ def cuda_graphs_flag(row, mapping):
 # Megatron-Bridge's pipeline split per row, read from its configurations at each release's tag
 # (scripts/mbridge-layouts.json says how): Megatron-Core's even split where the configuration
 # sets none, the embedding and loss counted as layers where it says so, or its own layout string.
-MBRIDGE_LAYOUTS = json.loads((pathlib.Path(__file__).parent / "mbridge-layouts.json").read_text())["rows"]
+MBRIDGE_LAYOUTS = mbridge_reading("mbridge-layouts.json")
 
 
 def layout_flag(row, pp, mapping):
