@@ -109,6 +109,15 @@ def known_regression(row):
     return next((REGRESSION_FOOTNOTES[x] for x in names if x in REGRESSION_FOOTNOTES), None)
 
 
+def exclusion_reason(row):
+    """Why the row is outside what the comparison judges, or None."""
+    if is_fp4(row):
+        return "FP4 precision"
+    if is_hybrid_mamba(row):
+        return "hybrid Mamba model"
+    return known_regression(row)
+
+
 class Mapping:
     """The flags of one row, and every assumption made to get them."""
 
@@ -1241,11 +1250,10 @@ def main(argv):
         for row in rows:
             r = {"row": row, "precision_class": precision_class(row), "notes": []}
             results.append(r)
-            regression = known_regression(row)
-            if is_fp4(row) or is_hybrid_mamba(row) or regression:
+            excluded = exclusion_reason(row)
+            if excluded:
                 r["outcome"] = "excluded"
-                r["reason"] = ("FP4 precision" if is_fp4(row) else
-                               "hybrid Mamba model" if is_hybrid_mamba(row) else regression)
+                r["reason"] = excluded
                 continue
             mapping, diffs = map_row(row, args.models, work)
             r["notes"] = mapping.notes
