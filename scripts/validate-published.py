@@ -533,33 +533,25 @@ def layout_flag(row, pp, mapping):
     if row["source"] != "mbridge" or pp < 2:
         return []
     read = MBRIDGE_LAYOUTS.get(row["row_id"])
-    split = read["split"] if read else "unread"
-    if split == "default":
-        mapping.notes.append(f"its configuration ({read['config']} at {read['tag']}) sets no pipeline split: "
-                             "Megatron's even one, --layout even")
-        return ["--layout", "even"]
-    if split == "padded":
-        mapping.notes.append(f"its configuration ({read['config']} at {read['tag']}) counts the embedding and the "
-                             "loss as layers: --layout padded")
-        return ["--layout", "padded"]
-    if split.startswith("layout:"):
-        layout = split[len("layout:"):]
-        # pipeplan keeps the multi-token prediction modules in the head, on the last stage: where
-        # Megatron's layout puts them there too ("mL"), the layout is the same without the m.
-        if "m" in layout.replace("mL", ""):
-            mapping.notes.append(f"its configuration's layout {layout} places an MTP layer off the last stage: "
-                                 "stages balanced by cost")
-            return []
-        layout = layout.replace("mL", "L")
-        mapping.notes.append(f"its configuration's pipeline layout ({read['config']} at {read['tag']}): "
-                             f"--layout {layout}")
-        return ["--layout", layout]
+    if read is None:
+        mapping.notes.append("its pipeline split was not read: stages balanced by cost")
+        return []
+    split = read["split"]
     if split == "unknown":
         mapping.notes.append(f"its printed parallelism matches no configuration at {read['tag']} that could run, so "
                              "its pipeline split is in doubt: stages balanced by cost")
+        return []
+    if split == "default":
+        layout, what = "even", "sets no pipeline split: Megatron's even one"
+    elif split == "padded":
+        layout, what = "padded", "counts the embedding and the loss as layers"
     else:
-        mapping.notes.append("its pipeline split was not read: stages balanced by cost")
-    return []
+        # pipeplan keeps the multi-token prediction modules in the head, on the last stage: where
+        # Megatron's layout puts them there too ("mL"), the layout is the same without the m (an
+        # m elsewhere is left for pipeplan to refuse by name).
+        layout, what = split.removeprefix("layout:").replace("mL", "L"), "sets its pipeline layout"
+    mapping.notes.append(f"its configuration ({read['config']} at {read['tag']}) {what}: --layout {layout}")
+    return ["--layout", layout]
 
 
 def token_drop_flag(row, ep, mapping):
