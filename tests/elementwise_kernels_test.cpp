@@ -69,25 +69,37 @@ TEST_CASE("the loss's kernels: Megatron's op by op, fused, TE's two passes, torc
   // Bytes per logit, 16-bit logits, counted op by op from each implementation (elementwise_kernels.cpp).
   // Megatron-LM unfused: the fp32 copy (2 + 4), max (4), subtract, exp and divide in place (8
   // each), sum (4); back the product in place (8) and the cast back (4 + 2).
-  const KernelTraffic unfused = loss_traffic(Loss::VocabParallel, 2);
+  const KernelTraffic unfused = loss_traffic(Loss::VocabParallel, 2, false);
   CHECK(unfused.forward == 6 + 4 + 8 + 8 + 4 + 8);
   CHECK(unfused.backward == 8 + 6);
   // --cross-entropy-loss-fusion: three kernels (6, 8, 8), one back (read 4, write 4 and 2).
-  const KernelTraffic fused = loss_traffic(Loss::VocabParallelFused, 2);
+  const KernelTraffic fused = loss_traffic(Loss::VocabParallelFused, 2, false);
   CHECK(fused.forward == 22);
   CHECK(fused.backward == 10);
   // TE: two reads of the logits and the fp32 gradient written (2 + 2 + 4); back 8 + 6.
-  const KernelTraffic te = loss_traffic(Loss::TransformerEngine, 2);
+  const KernelTraffic te = loss_traffic(Loss::TransformerEngine, 2, false);
   CHECK(te.forward == 8);
   CHECK(te.backward == 14);
   // torch: the copy (6), log_softmax (8); back nll's gradient (4), log_softmax's (12), the cast (6).
-  const KernelTraffic torch_loss = loss_traffic(Loss::Torch, 2);
+  const KernelTraffic torch_loss = loss_traffic(Loss::Torch, 2, false);
   CHECK(torch_loss.forward == 14);
   CHECK(torch_loss.backward == 22);
+  // torch's under loss parallelism (the logits split by vocabulary, torchtitan's tp > 1),
+  // torch/distributed/tensor/parallel/loss.py op by op: the copy (6), max (4), x - max (8), exp
+  // (8), sum (4), shifted - logsumexp (8); back zeros (4), exp of the kept output (8), the sum
+  // (12), the product (8), the cast (6). Megatron's and TE's do not change with the split.
+  const KernelTraffic torch_parallel = loss_traffic(Loss::Torch, 2, true);
+  CHECK(torch_parallel.forward == 6 + 4 + 8 + 8 + 4 + 8);
+  CHECK(torch_parallel.backward == 4 + 8 + 12 + 8 + 6);
+  CHECK(loss_traffic(Loss::VocabParallel, 2, true).forward == unfused.forward);
+  CHECK(loss_traffic(Loss::TransformerEngine, 2, true).backward == te.backward);
+  CHECK(torch_loss_parallel(Loss::Torch, 2));
+  CHECK_FALSE(torch_loss_parallel(Loss::Torch, 1));
+  CHECK_FALSE(torch_loss_parallel(Loss::VocabParallel, 8));
   // fp32 logits: .float() returns them, no copy and no cast back.
-  CHECK(loss_traffic(Loss::VocabParallel, 4).forward == 32);
-  CHECK(loss_traffic(Loss::VocabParallel, 4).backward == 8);
-  CHECK(loss_traffic(Loss::VocabParallelFused, 4).forward == 4 + 16);
+  CHECK(loss_traffic(Loss::VocabParallel, 4, false).forward == 32);
+  CHECK(loss_traffic(Loss::VocabParallel, 4, false).backward == 8);
+  CHECK(loss_traffic(Loss::VocabParallelFused, 4, false).forward == 4 + 16);
   // The fused one is lighter than the unfused, TE's lighter still in F.
   CHECK(te.forward < fused.forward);
   CHECK(fused.forward < unfused.forward);

@@ -230,6 +230,18 @@ TEST_CASE("the embedding and the head, derived by hand") {
   CHECK(torch_head.activation_bytes == head.activation_bytes);
   CHECK(torch_head.f_workspace_bytes == 19200);
   CHECK(torch_head.b_workspace_bytes == 25600);
+  // Under tensor parallelism torch's loss runs as PyTorch's loss parallelism decomposes it
+  // (torch/distributed/tensor/parallel/loss.py): over tp = 2 ranks' TV/2 = 1600 logits each, F
+  // holds x - max and its exp beside the copy and the 16-bit logits, TV/2 (e + 8) = 16000; B
+  // three fp32 tensors beside the kept log-softmax, 12 TV/2 = 19200; the same log-softmax kept.
+  TrainingSettings titan_tp = titan;
+  titan_tp.tp = 2;
+  const PieceWork parallel_head = head_work(tiny_llama(), titan_tp);
+  CHECK(parallel_head.f_workspace_bytes == 16000);
+  CHECK(parallel_head.b_workspace_bytes == 19200);
+  TrainingSettings megatron_tp = t;
+  megatron_tp.tp = 2;
+  CHECK(parallel_head.activation_bytes == head_work(tiny_llama(), megatron_tp).activation_bytes);
   // The loss's traffic is its kernels' (elementwise_kernels_test): over TV = 3200 logits, beside
   // the final norm's; Megatron's default, op by op, 38 bytes a logit forward, 14 back.
   // The fused final norm: read and write Th = 2048 elements (4 bytes each forward, 6 back).

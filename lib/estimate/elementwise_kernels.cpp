@@ -58,7 +58,7 @@ KernelTraffic activation_traffic(Elementwise how, bool gated, double e) {
   return {5 * e, 9 * e, 3 * e};
 }
 
-KernelTraffic loss_traffic(Loss how, double e) {
+KernelTraffic loss_traffic(Loss how, double e, bool vocab_sharded) {
   switch (how) {
     case Loss::VocabParallel:
       // megatron/core/tensor_parallel/cross_entropy.py at d98e8a64, each op its own kernel: the
@@ -78,6 +78,14 @@ KernelTraffic loss_traffic(Loss how, double e) {
       // so the product runs), and autograd's cast back.
       return {2 * e + 4, 8 + cast(e), 0};
     case Loss::Torch:
+      if (vocab_sharded) {
+        // PyTorch's loss parallelism (torch/distributed/tensor/parallel/loss.py, _log_softmax and
+        // _nll_loss_and_log_softmax_backward) runs log_softmax op by op: the fp32 copy, the row
+        // max (read 4), x - max (read 4, write 4), exp (8), the row sum (4), shifted - logsumexp
+        // (8); back, the gradient made as zeros (write 4), exp of the kept output (8), their sum
+        // (read 8, write 4), its product with the per-token gradient (8), the cast back.
+        return {cast(e) + 4 + 8 + 8 + 4 + 8, 4 + 8 + 12 + 8 + cast(e), 0};
+      }
       // torchtitan's cross_entropy(pred.float(), labels): the fp32 copy, log_softmax (read and
       // write 4); back, nll_loss's gradient made anew (write 4), log_softmax's backward (read the
       // gradient and the kept output, write 4), the cast back.

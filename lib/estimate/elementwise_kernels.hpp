@@ -31,6 +31,15 @@ struct KernelTraffic {
 /// The cross-entropy loss per logit, the logits `element` bytes wide, as each loss's kernels run
 /// it: forward and backward (the cast of the fp32 gradient back to the logits' width included).
 /// What the losses keep is the same for Megatron's three (piece_work's loss_work).
-[[nodiscard]] KernelTraffic loss_traffic(Loss how, double element);
+/// `vocab_sharded`: the logits are split over the tensor-parallel ranks by vocabulary, which
+/// changes how torch's loss runs (torch_loss_parallel); Megatron's and TE's are the same either way.
+[[nodiscard]] KernelTraffic loss_traffic(Loss how, double element, bool vocab_sharded);
+
+/// Whether torch's cross entropy runs as PyTorch's loss parallelism decomposes it: over logits
+/// split by vocabulary, that is under tensor parallelism, where torchtitan enables it by default
+/// (`ParallelDims.loss_parallel_enabled`: tp > 1 and not `--training.disable_loss_parallel`).
+[[nodiscard]] inline bool torch_loss_parallel(Loss how, int tp) {
+  return how == Loss::Torch && tp > 1;
+}
 
 }  // namespace pipeplan

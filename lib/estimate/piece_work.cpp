@@ -419,7 +419,8 @@ PieceWork loss_work(const ModelConfig& m, const TrainingSettings& tr) {
   w.b_flops = gemm;
   w.w_flops = gemm;
   // The final norm, then the loss in fp32 over the logits, as its kernels run it.
-  const KernelTraffic loss = loss_traffic(tr.loss, x.e);
+  const bool loss_parallel = torch_loss_parallel(tr.loss, tr.tp);
+  const KernelTraffic loss = loss_traffic(tr.loss, x.e, loss_parallel);
   w.f_bytes = x.norm.forward * x.T * x.h + x.T * x.V * loss.forward;
   w.b_bytes = x.norm.backward * x.T * x.h + x.T * x.V * loss.backward;
   // F keeps what the norm keeps, the head's input and the fp32 softmax; W needs the head's input
@@ -434,12 +435,20 @@ PieceWork loss_work(const ModelConfig& m, const TrainingSettings& tr) {
     // place, and its cast back to 16 bits is made beside it.
     w.f_workspace_bytes = bytes(x.T * x.V * x.e);
     w.b_workspace_bytes = bytes(x.T * x.V * x.e);
-  } else {
+  } else if (!loss_parallel) {
     // torch's cross_entropy on logits.float() (torchtitan's loss at 9dec370) keeps its
     // log-softmax, fp32; F holds the 16-bit logits and the fp32 copy beside it, B the gradient
     // of the log-softmax and its own input gradient, both fp32, while the kept one lives.
     w.f_workspace_bytes = bytes(x.T * x.V * (x.e + 4));
     w.b_workspace_bytes = bytes(x.T * x.V * 8);
+  } else {
+    // The same under PyTorch's loss parallelism keeps the same log-softmax, but its op-by-op
+    // log_softmax holds two fp32 temporaries more at once (x - max and its exp, beside the copy
+    // and the 16-bit logits, before the result exists), and its fused backward three fp32
+    // tensors beside the kept one (the zeros made into the gradient, their sum with exp of the
+    // kept output, and that times the per-token gradient): torch/distributed/tensor/parallel/loss.py.
+    w.f_workspace_bytes = bytes(x.T * x.V * (x.e + 8));
+    w.b_workspace_bytes = bytes(x.T * x.V * 12);
   }
   if (tr.recompute == Recompute::Full) {
     w.b_flops += w.w_flops;  // as in layer_work: W runs inside B
