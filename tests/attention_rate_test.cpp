@@ -1,7 +1,7 @@
 // The attention core's rate (docs/costs.md, "Work per piece", attention core): flash attention's
 // fused kernel at its measured fractions of the peak, forward and backward, by head dimension and
 // sequence length, kept at the card's sustained share of the benchmark's clock; a recomputed
-// forward at the forward's; unfused, cuBLAS's products at the GEMM efficiency.
+// forward at the forward's; unfused, cuBLAS's products at their shapes' rates.
 #include <doctest/doctest.h>
 
 #include "estimate/analytic_profile.hpp"
@@ -153,17 +153,32 @@ TEST_CASE("a recomputed forward's core runs at the forward's fraction inside B")
   CHECK(given.b.attention == doctest::Approx((kCore / 0.5 + 2.5 * kCore / 0.25) / kPeak * 1e3));
 }
 
-TEST_CASE("without flash attention the core is cuBLAS's batched products, at the GEMM efficiency") {
-  // Every score computed (no block share): 4 x 2048^2 x 8192 forward, 4 products (2x) backward.
+TEST_CASE("without flash attention the core is cuBLAS's batched products, each at its shape's rate") {
+  // Every score computed (no block share): 4 x 2048^2 x 8192 forward, 4 products (2x) backward,
+  // as 64 heads of 128 batched (unfused_attention.cpp), priced as gemm_efficiency.cpp prices any
+  // product. Q K^T (and dO V^T) make 2048 x 2048 over K = 128: 16 x 16 x 64 = 16384 tiles, 125
+  // waves of 132; a tile's fixed 1 us is K0 = 1e-6 x 989.4e12 / 132 / (2 x 128 x 128) = 228.7 of
+  // K, so K = 128 keeps (128 / 356.7) / (16384 / 16612.7) of the rate. P V (and dV, dQ, dK)
+  // make 2048 x 128 over K = 2048 and read the 2048 x 2048 scores: 604 MB at 0.7 of 3350 GB/s,
+  // longer than their FLOPs take, so at the bandwidth.
   const PieceParts p = parts(Recompute::None, false);
   constexpr double whole = 4.0 * 2048 * 2048 * 8192;
   // The h100 row's sustained bf16 GEMM rate, 698.6 of 989 TFLOP/s measured (gpu_catalog.cpp).
   constexpr double gemm = 698.6 / 989.0;
-  CHECK(p.f.attention == doctest::Approx(whole / (kPeak * gemm) * 1e3));
-  CHECK(p.b.attention == doctest::Approx(2 * whole / (kPeak * gemm) * 1e3));
-  // A given --gemm-efficiency replaces the card's.
+  constexpr double k0 = 1e-6 * kPeak / 132 / (2.0 * 128 * 128);
+  const double k_loop = (128 / (128 + k0)) / (16384 / (16384 + k0));
+  const double waves = 16384.0 / (125 * 132);
+  const double scores_ms = whole / 2 / (kPeak * gemm) / waves / k_loop * 1e3;
+  const double values_bytes = 64 * (2.0 * 2048 * 2048 + 2.0 * 2048 * 128 + 2.0 * 2048 * 128);
+  const double values_ms = values_bytes / (3350e9 * 0.7) * 1e3;
+  CHECK(values_ms > whole / 2 / (kPeak * gemm) * 1e3);  // bandwidth-bound, as said
+  CHECK(p.f.attention == doctest::Approx(scores_ms + values_ms));
+  CHECK(p.b.attention == doctest::Approx(scores_ms + 3 * values_ms));
+  // 2.7 times the large-product rate's 0.197 ms forward.
+  CHECK(p.f.attention / (whole / (kPeak * gemm) * 1e3) == doctest::Approx(2.69).epsilon(0.01));
+  // A given --gemm-efficiency replaces the card's; the shapes still cost what they cost.
   const PieceParts given = parts(Recompute::None, false, {.gemm = 0.5});
-  CHECK(given.f.attention == doctest::Approx(whole / (kPeak * 0.5) * 1e3));
+  CHECK(given.f.attention == doctest::Approx(scores_ms * gemm / 0.5 + values_ms));
 }
 
 TEST_CASE("Blackwell Ultra's attention runs at its measured ratio to Blackwell's, the rest alike") {

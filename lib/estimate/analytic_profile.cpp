@@ -15,6 +15,7 @@
 #include "estimate/recompute_block.hpp"
 #include "estimate/sustained_gemm.hpp"
 #include "estimate/tp_overlap.hpp"
+#include "estimate/unfused_attention.hpp"
 #include "model/error.hpp"
 
 namespace pipeplan {
@@ -27,10 +28,11 @@ double ms_for_flops(double flops, const GpuSpec& gpu, const Efficiency& e, DType
 
 // The attention core, of which `forward` FLOPs run its forward and `backward` its backward:
 // flash attention's fused kernel at the fractions of the peak it is measured to reach each way
-// for the layer's call (attention_kernel.hpp); unfused, cuBLAS's batched products at the large-product rate.
+// for the layer's call (attention_kernel.hpp); unfused, cuBLAS's batched products at their shapes'
+// rates (unfused_attention.hpp).
 double attention_ms(double forward, double backward, const GpuSpec& gpu, const Efficiency& e,
                     const TrainingSettings& tr, const AttentionCall& call) {
-  if (!tr.flash_attention) return ms_for_flops(forward + backward, gpu, e, tr.dtype);
+  if (!tr.flash_attention) return unfused_attention_ms(forward, backward, call, gpu, e, tr.dtype);
   return (forward / attention_fraction(e, gpu, true, call) + backward / attention_fraction(e, gpu, false, call)) /
          gpu.peak_flops(tr.dtype) * 1e3;
 }

@@ -16,6 +16,12 @@ namespace pipeplan {
 struct AttentionCall {
   double head_dim = 128;
   double span = 16384;
+  /// What the unfused core's batched products span (unfused_attention.hpp): the value heads'
+  /// width, the queries (and keys) of the whole sequence, and the heads of a micro-batch a rank
+  /// multiplies at once (micro-batch x heads / tp).
+  double value_dim = 128;
+  double queries = 16384;
+  double batch = 1;
 };
 
 /// Fractions of the dense peak, forward and backward.

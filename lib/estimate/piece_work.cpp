@@ -120,7 +120,8 @@ AttentionCall attention_call(const ModelConfig& m, const LayerKind& kind, const 
                              const AttentionShape& a) {
   double span = double(tr.seq) / std::max(tr.cp, 1);
   if (kind.local && m.local.window > 0) span = std::min(span, double(m.local.window));
-  return {a.score_width / std::max(m.heads, 1), span};
+  const double heads = std::max(m.heads, 1);
+  return {a.score_width / heads, span, a.value_width / heads, double(tr.seq), double(tr.micro_batch) * heads / tr.tp};
 }
 
 // The query and key heads' norms (Qwen3's), per token: the widths they normalise.

@@ -314,7 +314,7 @@ struct Efficiency {
   /// Fractions of the dense peak the fused (flash) attention kernel reaches in training, forward
   /// and backward; 0: `attention_kernel`'s measured ones at the card's sustained clock
   /// (attention_kernel.hpp). Without flash attention the core is cuBLAS's batched products, at
-  /// `gemm`.
+  /// `gemm` times what their shapes keep (unfused_attention.hpp).
   double attention_forward = 0;
   double attention_backward = 0;
   AttentionKernel attention_kernel = AttentionKernel::Cudnn;

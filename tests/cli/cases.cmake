@@ -655,15 +655,17 @@ pipeplan_cli_test(plan_megatron_layout --out "\"megatron_layout\": \"Et\\*4\\|t\
                      --layout "Et*4|t*4L" --json)
 
 # docs/validation.md, Megatron-LM's 39.1B GPT (Narayanan et al., SC 2021, Table 1) planned with
-# its settings: 512 A100s, tp 8; the pp 2 row steps in 11945.7 ms with the A100's measured
+# its settings: 512 A100s, tp 8; the pp 2 row steps in 12170.7 ms with the A100's measured
 # sustained GEMM rate (0.822 of the peak, docs/costs.md, "GEMM rate") and the GEMMs priced by
-# shape (167.2 TFLOP/s per GPU by Megatron's FLOP formula against the measured 138; at 0.7 it
-# was 12777.6 ms; per rank the output projection's and the second MLP matrix's 2048 x 8192
+# shape (164.1 TFLOP/s per GPU by Megatron's FLOP formula against the measured 138; at 0.7 it
+# was 12777.6 ms; unfused, the attention core's batched products at their shapes add 225.0 ms
+# to the large-product rate's, Q K^T's K a head's 128 and the product with V bound by reading
+# the 2048 x 2048 scores; per rank the output projection's and the second MLP matrix's 2048 x 8192
 # outputs are 16 x 64 = 1024 tiles, 9.48 waves of 108 SMs, so 10 run; QKV's 2048 x 3072 are
 # 384 tiles, 4 waves for 3.56; the output projection's K of 8192 / 8 = 1024 keeps 0.93 of the
 # rate past its tiles' fixed time, docs/costs.md, "GEMM shapes"; the loss's unfused kernels,
 # Megatron-LM's default, add 17.6 ms).
-pipeplan_cli_test(plan_megatron_39b --out "interleaved +2 +32 +8 +1 +tp-dp-pp +4 +48 +1 full +none +11945\\.669"
+pipeplan_cli_test(plan_megatron_39b --out "interleaved +2 +32 +8 +1 +tp-dp-pp +4 +48 +1 full +none +12170\\.696"
                   -- plan --wide --model profiles/models/megatron-gpt-39.1b.json --gpu a100-80gb --gpus 512 --tp 8
                      --micro-batch 1 --recompute full --sharding none --no-flash-attention --schedules interleaved
                      --seq 2048 --global-batch 1536 --top 10 --no-overlap-grad-reduce)
