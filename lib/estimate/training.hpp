@@ -129,7 +129,8 @@ inline constexpr EnumTable<Loss, 4> kLosses = {{
      "two passes over the 16-bit logits, the fp32 gradient made in the forward"},
     {"torch", Loss::Torch,
      "torch.nn.functional.cross_entropy on an fp32 copy of the logits, as torchtitan runs it: its log-softmax kept, "
-     "its gradients made anew"},
+     "its gradients made anew; with --tp above 1 through PyTorch's loss parallelism, op by op, as torchtitan "
+     "enables it there"},
 }};
 
 inline constexpr EnumTable<MoeDispatcher, 2> kMoeDispatchers = {{
