@@ -252,6 +252,13 @@ ModelInput read_model_input(const ModelFlags& f) {
     }
     in.efficiency.attention_kernel = *kernel;
   }
+  // Both price flash attention's fused kernel; unfused, the core is cuBLAS's batched products.
+  if (!in.training.flash_attention && (f.attention_kernel || !f.attention_efficiency.empty())) {
+    throw FlagError(std::string(f.attention_kernel ? "--attention-kernel" : "--attention-efficiency") +
+                    " with --no-flash-attention: it prices flash attention's fused kernel; without flash attention "
+                    "the core is cuBLAS's batched products, priced by --gemm-efficiency and their shapes: give one "
+                    "of the two");
+  }
   const std::optional<Elementwise> elementwise = elementwise_named(f.elementwise);
   if (!elementwise) {
     throw FlagError("--elementwise: expected " + enum_choices(kElementwises) + ", got '" + f.elementwise + "'");

@@ -817,6 +817,15 @@ pipeplan_cli_test(profile_attention_kernel_beside_efficiency --exit 2
                   --err "--attention-kernel fa2 with --attention-efficiency 0.3,0.2: the given fractions replace the kernel's measured rates"
                   -- profile --model tests/data/models/tiny-llama.json --gpu h100 --stages 2 --attention-kernel fa2
                      --attention-efficiency 0.3,0.2)
+# Either prices flash attention's fused kernel only: without it they would be ignored, so refused.
+pipeplan_cli_test(profile_attention_efficiency_unfused --exit 2
+                  --err "--attention-efficiency with --no-flash-attention: it prices flash attention's fused kernel"
+                  -- profile --model tests/data/models/tiny-llama.json --gpu h100 --stages 2 --no-flash-attention
+                     --attention-efficiency 0.3)
+pipeplan_cli_test(profile_attention_kernel_unfused --exit 2
+                  --err "--attention-kernel with --no-flash-attention: .*cuBLAS's batched products"
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 2 --global-batch 4
+                     --no-flash-attention --attention-kernel fa3)
 pipeplan_cli_test(profile_attention_kernel_unknown --exit 2 --err "--attention-kernel: .*cudnn"
                   -- profile --model tests/data/models/tiny-llama.json --gpu h100 --stages 2 --attention-kernel fa4)
 pipeplan_cli_test(profile_attention_efficiency_nan --exit 2
