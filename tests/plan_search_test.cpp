@@ -275,8 +275,8 @@ PlanRequest two_nodes() {
 
 // A row's configuration without its rank order and layout.
 std::string configuration(const PlanRow& row) {
-  return fmt::format("{} {} {} {} {} {} {} {} {}", row.schedule, row.pp, row.chunks, row.dp, row.cp, row.micro_batch,
-                     row.microbatches, int(row.recompute), int(row.sharding));
+  return fmt::format("{} {} {} {} {} {} {} {} {} {}", row.schedule, row.pp, row.chunks, row.dp, row.cp, row.micro_batch,
+                     row.microbatches, int(row.recompute), row.recompute_layers, int(row.sharding));
 }
 
 }  // namespace
@@ -516,4 +516,42 @@ TEST_CASE("a lighter recompute that fits only with tilted stages does not rule o
   CHECK(balanced->recompute == Recompute::Selective);
   CHECK(balanced->recompute_modules == (unsigned(RecomputeModule::Layernorm) | unsigned(RecomputeModule::MlaUpProj) |
                                         unsigned(RecomputeModule::MoeAct)));
+}
+
+TEST_CASE("between no recompute and full recompute the search tries full recompute's blocks of a quarter of a chunk") {
+  // Tiny-Llama's 8 layers on one GPU at micro-batch 16 (one micro-batch a step): without recompute
+  // the peak is 64.1 MB, with full recompute 18.8 MB, and each layer a block recomputes keeps
+  // 6.36 MB less (Megatron-LM's --recompute-method block --recompute-num-layers N). The search
+  // tries blocks of 2, 4 and 6 layers (a quarter, a half, three quarters of the stage) after full
+  // recompute on every layer; at a 40 MB limit 2 (57.0 MB) and 4 (44.3 MB) are over, 6 (31.5 MB)
+  // fits, and it is faster than recomputing all 8.
+  PlanRequest r = tiny_search();
+  r.gpus = 1;
+  r.schedules = {"1f1b"};
+  r.training.micro_batch = 16;
+  r.search.micro_batch = false;
+  r.search.sharding = false;
+  r.memory_limit = 40'000'000;
+  const PlanOutcome out = plan(r);
+  REQUIRE(!out.rows.empty());
+  const PlanRow& best = out.rows.front();
+  CHECK(best.recompute == Recompute::Full);
+  CHECK(best.recompute_layers == 6);
+  CHECK(best.peak_memory.front() <= r.memory_limit);
+  // The blocks over memory are reported as such, the smallest (keeping the most) of them nearest.
+  bool block_over = false;
+  for (const PlanRow& row : out.over_memory) block_over = block_over || row.recompute_layers == 4;
+  CHECK(block_over);
+  // A block the request fixes (--recompute-layers) is the only one tried.
+  r.training.recompute_layers = 4;
+  const PlanOutcome fixed = plan(r);
+  for (const PlanRow& row : fixed.rows) CHECK((row.recompute != Recompute::Full || row.recompute_layers == 4));
+  // And a fixed recompute is not searched: full recompute on every layer, slower than the block.
+  r.training.recompute_layers = 0;
+  r.training.recompute = Recompute::Full;
+  r.search.recompute = false;
+  const PlanOutcome full = plan(r);
+  REQUIRE(!full.rows.empty());
+  for (const PlanRow& row : full.rows) CHECK(row.recompute_layers == 0);
+  CHECK(best.step_ms < full.rows.front().step_ms);
 }

@@ -252,13 +252,23 @@ EvaluatedLayout evaluate_layout(const PlanRequest& r, const PlanJob& job, const 
 
 JobOutcome evaluate_job(const PlanRequest& r, const PlanJob& job, TopSteps& top) {
   JobOutcome out;
-  // Which variants fit at the balanced layout: a heavier one than those is not tried.
+  // Which variants fit at the balanced layout: a heavier one than those is not tried (but by
+  // the generators that use the costs, whose schedules may gain from the memory; a block of full
+  // recompute, only ever a step towards memory, not by them either). And which were over memory:
+  // a block of full recompute keeps more than its full recompute on every layer, which the
+  // search tries first (search_space's with_recompute_blocks), so it is not tried past that.
   std::vector<bool> fits(job.variants.size(), false);
+  std::vector<bool> over(job.variants.size(), false);
   for (std::size_t i = 0; i < job.variants.size(); ++i) {
     const MemoryVariant& v = job.variants[i];
     bool lighter_fits = false;
-    for (std::size_t j = 0; j < i; ++j) lighter_fits = lighter_fits || (fits[j] && job.variants[j].at_most(v));
-    if (lighter_fits && !job.generator->uses_costs) {
+    bool lighter_on_memory_over = false;
+    for (std::size_t j = 0; j < i; ++j) {
+      lighter_fits = lighter_fits || (fits[j] && job.variants[j].at_most(v));
+      lighter_on_memory_over = lighter_on_memory_over || (over[j] && v.at_most(job.variants[j]));
+    }
+    const bool block = v.recompute_layers > 0;
+    if ((lighter_fits && (!job.generator->uses_costs || block)) || (block && lighter_on_memory_over)) {
       ++out.skipped;
       continue;
     }
@@ -269,6 +279,7 @@ JobOutcome evaluate_job(const PlanRequest& r, const PlanJob& job, TopSteps& top)
     } else if (o.skipped) {
       ++out.skipped;
     } else if (o.closest) {
+      over[i] = true;
       out.over_memory.push_back(std::move(*o.closest));
     } else if (o.refusal) {
       out.refusals.emplace_back(job_title(job, v), std::move(*o.refusal));

@@ -46,6 +46,42 @@ std::vector<int> micro_batch_choices(const PlanRequest& r, long per_replica) {
   return out;
 }
 
+int ceil_div(int a, int b) {
+  return (a + b - 1) / b;
+}
+
+// Full recompute's blocks the search tries in a chunk of `layers` layers: a quarter, a half and
+// three quarters of them (rounded up, each short of the whole), so that a configuration a few
+// layers' activations over the memory keeps most of them (Megatron-LM's --recompute-method block
+// --recompute-num-layers N) instead of recomputing every layer. Memory falls about linearly in N,
+// so quarters leave at most a quarter of a chunk's activations unused, at three variants more.
+std::vector<int> full_recompute_blocks(int layers) {
+  std::vector<int> out;
+  for (int quarters = 1; quarters <= 3; ++quarters) {
+    const int n = (quarters * layers + 3) / 4;
+    if (n < layers && (out.empty() || n > out.back())) out.push_back(n);
+  }
+  return out;
+}
+
+// The variants with full recompute's blocks (full_recompute_blocks) for chunks of `layers`
+// layers after each full recompute on every layer, where the search chooses the recompute and
+// the request fixes no block (a calibration measures no layer that keeps its activations).
+std::vector<MemoryVariant> with_recompute_blocks(const PlanRequest& r, const std::vector<MemoryVariant>& vs,
+                                                 int layers) {
+  if (!r.search.recompute || r.training.recompute_layers > 0 || r.measured) return vs;
+  // Each block right after its full recompute on every layer, the smallest first: where that does
+  // not fit no block of it does, and the first block that fits is the fastest (evaluate_job).
+  std::vector<MemoryVariant> out;
+  for (const MemoryVariant& v : vs) {
+    out.push_back(v);
+    if (v.recompute == Recompute::Full && v.recompute_layers == 0) {
+      for (int block : full_recompute_blocks(layers)) out.push_back({v.recompute, v.sharding, v.modules, block});
+    }
+  }
+  return out;
+}
+
 // Lightest first. With flash attention selective recompute keeps what none keeps (the s x s
 // scores are never stored), so it would repeat none's rows. Without data parallelism (dp·cp
 // ranks holding the same weights) there is nothing to shard; with it the distributed optimizer
@@ -145,7 +181,10 @@ TrainingSettings job_training(const PlanRequest& r, const PlanJob& job, const Me
   t.micro_batch = job.micro_batch;
   t.recompute = v.recompute;
   t.recompute_modules = v.modules;
-  t.recompute_layers = v.recompute == Recompute::Full ? r.training.recompute_layers : 0;  // the block is full's
+  // The block is full's: the variant's, else the request's.
+  t.recompute_layers = v.recompute != Recompute::Full ? 0
+                       : v.recompute_layers > 0       ? v.recompute_layers
+                                                      : r.training.recompute_layers;
   t.sharding = v.sharding;
   return t;
 }
@@ -154,7 +193,9 @@ std::string job_title(const PlanJob& j, const MemoryVariant& v) {
   return fmt::format(
       "{}, pp {} x {} chunks, dp {}, tp {}{}{}, micro-batch {}, recompute {}, sharding {}, {} micro-batches{}",
       j.generator->name, j.pp, j.chunks, j.dp, j.tp, j.cp > 1 ? fmt::format(", cp {}", j.cp) : "",
-      j.ep > 1 ? fmt::format(", ep {}", j.ep) : "", j.micro_batch, recompute_text(v.recompute, v.modules),
+      j.ep > 1 ? fmt::format(", ep {}", j.ep) : "", j.micro_batch,
+      recompute_text(v.recompute, v.modules) +
+          (v.recompute_layers > 0 ? fmt::format(" (block {})", v.recompute_layers) : std::string()),
       sharding_name(v.sharding), j.microbatches,
       j.precision.fp8 ? fmt::format(", fp8 ({})", fp8_recipe_name(*j.precision.fp8)) : "");
 }
@@ -284,7 +325,9 @@ std::vector<PlanJob> plan_jobs(const PlanRequest& r, std::map<std::string, int>&
                 }
                 // 1F1B's step with the fill and drain shortened V times: only an order to try them in.
                 const double estimate = (double(microbatches) + double(pp - 1) / v) * per_microbatch / pp;
-                jobs.push_back({tp, pp, dp, v, int(microbatches), b, g, vs, estimate, ep, cp, precision});
+                jobs.push_back({tp, pp, dp, v, int(microbatches), b, g,
+                                with_recompute_blocks(r, vs, ceil_div(r.model.layers, stages)), estimate, ep, cp,
+                                precision});
               }
             }
           }

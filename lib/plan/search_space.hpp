@@ -27,10 +27,23 @@ struct MemoryVariant {
   Recompute recompute = Recompute::None;
   Sharding sharding = Sharding::None;
   RecomputeModules modules = kDefaultRecomputeModules;  ///< selective recompute's
+  /// Full recompute's block, Megatron-LM's --recompute-method block --recompute-num-layers N:
+  /// the first N layers of each stage (each chunk) recompute, the rest keep their activations;
+  /// 0: every layer, or the request's --recompute-layers when it gives one.
+  int recompute_layers = 0;
+  /// How much the variant recomputes, in the order its memory falls and its time grows: none,
+  /// selective, full recompute's blocks from the smallest, full on every layer.
+  [[nodiscard]] long recompute_depth() const {
+    if (recompute != Recompute::Full) return recompute == Recompute::Ops ? kEveryLayer + 1 : long(recompute);
+    return recompute_layers > 0 ? long(Recompute::Full) + recompute_layers : kEveryLayer;
+  }
   /// No slower than `other` and no lighter on memory: each setting at or below other's.
   [[nodiscard]] bool at_most(const MemoryVariant& other) const {
-    return recompute <= other.recompute && sharding <= other.sharding;
+    return recompute_depth() <= other.recompute_depth() && sharding <= other.sharding;
   }
+
+ private:
+  static constexpr long kEveryLayer = 1L << 20;  // past any block: layers are counted in int
 };
 
 struct PlanJob {
