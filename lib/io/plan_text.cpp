@@ -67,8 +67,9 @@ std::string plan_summary_text(const PlanOutcome& outcome, const std::function<st
                                  outcome.over_memory.size(), refused, outcome.skipped);
   if (outcome.skipped > 0) {
     text +=
-        "  skipped: a lighter recompute or sharding fits at balanced stages, or the step's lower bound cannot reach "
-        "the top\n";
+        "  skipped: a lighter recompute or sharding fits at balanced stages, a block of full recompute keeps more "
+        "than\n"
+        "      full recompute on every layer, which does not fit, or the step's lower bound cannot reach the top\n";
   }
   if (outcome.merged > 0)
     text += fmt::format("  {} rows identical to a row shown (pp 1 runs every schedule alike) are merged into it\n",

@@ -124,8 +124,9 @@ struct PlanOutcome {
   std::map<std::string, int> refused;                  ///< configurations a generator refused, by reason
   std::map<std::string, std::string> refused_example;  ///< reason: the first configuration refused for it
   int considered = 0;                                  ///< every configuration tried
-  int skipped = 0;          ///< not simulated: a lighter recompute or sharding fits, or its bound cannot reach the top
-  int merged = 0;           ///< rows identical to a shown one (pp 1 under every schedule)
+  int skipped = 0;  ///< not simulated: a lighter recompute or sharding fits, a block's full recompute does not, or its
+                    ///< bound cannot reach the top
+  int merged = 0;   ///< rows identical to a shown one (pp 1 under every schedule)
   bool experts = false;     ///< the model is a mixture of experts: rows show their ep
   bool precisions = false;  ///< several precisions were tried: rows show theirs and etp
 };
