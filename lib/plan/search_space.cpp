@@ -58,7 +58,7 @@ int ceil_div(int a, int b) {
 std::vector<int> full_recompute_blocks(int layers) {
   std::vector<int> out;
   for (int quarters = 1; quarters <= 3; ++quarters) {
-    const int n = (quarters * layers + 3) / 4;
+    const int n = ceil_div(quarters * layers, 4);
     if (n < layers && (out.empty() || n > out.back())) out.push_back(n);
   }
   return out;
