@@ -127,8 +127,9 @@ TEST_CASE("the sustained share is the card's power-saturated GEMM rate over its 
   CHECK(sustained_share_of_burst(gpu_named("h200")) == doctest::Approx(698.6 / 794.5));
   CHECK(sustained_share_of_burst(gpu_named("a100-80gb")) == doctest::Approx(256.5 / 271.2));
   CHECK(sustained_share_of_burst(gpu_named("b200")) == doctest::Approx(1426.4 / 1745.0));
-  // The GB200's bf16 rate is the B200's fraction of its own peak; its burst is its own, 1822.
-  CHECK(sustained_share_of_burst(gpu_named("gb200")) == doctest::Approx((1426.4 / 2250) / (1822.0 / 2500)));
+  // The GB200's bf16 rate is the B200's scaled by the chips' bursts (1822 over 1745), so it keeps
+  // the B200's share of its burst.
+  CHECK(sustained_share_of_burst(gpu_named("gb200")) == doctest::Approx(1426.4 / 1745.0));
   // Blackwell Ultra takes its sibling's pair; no sustained rate cited (the GeForce cards):
   // nothing to keep a share of.
   CHECK(sustained_share_of_burst(gpu_named("b300")) == doctest::Approx(1426.4 / 1745.0));
