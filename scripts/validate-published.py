@@ -994,6 +994,59 @@ def ranked_pairs(compared, separation=0.03):
     return pairs
 
 
+def best_single_prediction_error(measured):
+    """The least mean of |p / m - 1| one prediction p reaches over the measurements `measured`:
+    the sum of |p - m| / m is convex and piecewise linear in p, least at a measurement (the median
+    of the m weighted by 1 / m), so each measurement is tried."""
+    return min(sum(abs(p / m - 1) for m in measured) for p in measured) / len(measured)
+
+
+def release_groups(compared):
+    """Compared rows of one source, model and cluster whose pipeplan commands are the same (so one
+    prediction for all) measured in more than one release of the framework: a list of row lists."""
+    groups = collections.defaultdict(list)
+    for r in compared:
+        row = r["row"]
+        groups[(row["source"], row["model"], r["gpu"], row["gpus"], tuple(r["command"]))].append(r)
+    return [rs for rs in groups.values() if len({r["row"].get("version") for r in rs}) > 1]
+
+
+def release_section(compared, w):
+    groups = release_groups(compared)
+    w("## One configuration across releases: the measurement's own spread")
+    w("")
+    w("Rows of one source, model and cluster that pipeplan plans with the same command (so it predicts "
+      "them alike) but that were measured in different releases of the framework (Megatron-Bridge's "
+      "container versions): what the software changed between releases, which no prediction blind to "
+      "the release can follow. The floor is the least mean absolute error one prediction per "
+      "configuration could reach over those rows; over all compared rows it is what any "
+      "release-blind model must leave.")
+    w("")
+    if not groups:
+        w("No configuration was measured in more than one release.")
+        w("")
+        return
+    rows = sum(len(rs) for rs in groups)
+    floor = sum(best_single_prediction_error([r["measured"]["value"] for r in rs]) * len(rs) for rs in groups)
+    model = sum(abs(r["ratio"] - 1) for rs in groups for r in rs)
+    w(f"{len(groups)} configurations in {rows} rows: the floor {pct(floor / rows)} over them (pipeplan "
+      f"{pct(model / rows)}); over all {len(compared)} compared rows the floor is {pct(floor / len(compared))}.")
+    w("")
+    w("| model | GPUs | rows | releases | measured tok/s/GPU, least to most | most / least | predicted |")
+    w("|---|---|---|---|---|---|---|")
+    spread = lambda rs: max(r["measured"]["value"] for r in rs) / min(r["measured"]["value"] for r in rs)
+    for rs in sorted(groups, key=lambda g: -spread(g))[:15]:
+        first = rs[0]
+        values = sorted(r["measured"]["value"] for r in rs)
+        releases = ", ".join(sorted({str(r["row"].get("version") or "-").replace("NeMo ", "").replace(" container", "")
+                                     for r in rs}))
+        w(f"| {first['row']['model']} | {first['row']['gpus']} x {first['gpu']} | {len(rs)} | {releases} | "
+          f"{values[0]:.0f} to {values[-1]:.0f} | {spread(rs):.2f} | {first['plan']['tokens_per_s_per_gpu']:.0f} |")
+    if len(groups) > 15:
+        w(f"| ... and {len(groups) - 15} more (see --json) | | | | | | |")
+    w("")
+
+
 def ranking_section(compared, w):
     pairs = ranked_pairs(compared)
     w("## Ranking: configurations of one model on one cluster")
@@ -1123,6 +1176,7 @@ def report(results, args, meta):
               f"{plan.get('sharding')} |")
         w("")
     ranking_section(compared, w)
+    release_section(compared, w)
     memory = [r for r in results if r.get("memory_ratio") is not None]
     w("## Peak memory against the published value")
     w("")

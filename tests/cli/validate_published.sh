@@ -21,7 +21,7 @@ python3 scripts/validate-published.py --pipeplan "$pipeplan" --runs "$runs" --ro
 grep -q "is below --require-reach 0.9" "$tmp/err" || fail "--require-reach said: $(cat "$tmp/err")"
 for heading in "^## Reach by source" "^\| source \| rows \| excluded \| unstated \| plannable \| planned and fitting \| over memory \| refused \| reach \|" \
   "^\| \*\*all\*\* \| 6 \| 1 \| 1 \| 4 \| " "^## Fidelity: predicted against measured throughput" \
-  "^## Peak memory against the published value"; do
+  "^## One configuration across releases" "^## Peak memory against the published value"; do
   grep -Eq "$heading" "$tmp/report.md" || fail "the report has no line matching: $heading"
 done
 python3 - "$tmp/rows.json" <<'PY' || exit 1
@@ -78,6 +78,21 @@ assert flag("mbridge-0322", pp=1) == [] and flag("mbridge-0322", source="nemo_24
 assert "regression" in vp.known_regression({"notes": "line 57. Footnotes on row: gpt-oss-note."})
 assert vp.known_regression({"notes": "line 9. Footnotes on row: nemotron-3-super-b200-nvfp4-note."}) is None
 assert vp.known_regression({"notes": None}) is None
+# One configuration across releases: one prediction p for measurements 100 and 120 errs
+# (|p/100 - 1| + |p/120 - 1|) / 2, least at p = 100: (0 + 20/120) / 2 = 0.0833 (p = 120: 0.1).
+assert abs(vp.best_single_prediction_error([100.0, 120.0]) - 1 / 12) < 1e-12
+assert vp.best_single_prediction_error([50.0]) == 0
+def compared(row_id, version, value, command="a"):
+    return {"row": {"row_id": row_id, "source": "mbridge", "model": "M", "gpus": 8, "version": version},
+            "gpu": "b200", "command": [command], "measured": {"value": value}, "ratio": 1.0,
+            "plan": {"tokens_per_s_per_gpu": 1.0}}
+rows = [compared("x1", "26.02", 100), compared("x2", "26.04", 120), compared("x3", "26.04", 90, "b"),
+        compared("x4", "26.04", 95)]
+groups = vp.release_groups(rows)  # x3 alone runs command b: no group of its own
+assert [sorted(r["row"]["row_id"] for r in g) for g in groups] == [["x1", "x2", "x4"]], groups
+lines = []
+vp.release_section(rows, lines.append)
+assert any("1 configurations in 3 rows" in line for line in lines), lines
 PY
 # At least 1 of 4 is planned (the Megatron-LM row): 0.25 passes.
 python3 scripts/validate-published.py --pipeplan "$pipeplan" --runs "$runs" --rows "$ids" -o "$tmp/r3.md" \
