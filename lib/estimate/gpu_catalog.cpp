@@ -81,6 +81,11 @@ constexpr LinkSpec kC2cHost{"NVLink-C2C to the Grace CPU (900 GB/s both ways)", 
 // K2.6's (1.202, 1.128). GPT-OSS's 128-token windows gain 1.04 and 1.06 only: not told apart.
 constexpr double kUltraAttentionForward = 1.18;
 constexpr double kUltraAttentionBackward = 1.12;
+// The Grand Teton H100's peaks at 500 W, between the H100 NVL's (400 W) and the SXM's (700 W)
+// data sheets, linear in the power limit (the h100-96gb row below).
+constexpr double kTetonShare = (500.0 - 400.0) / (700.0 - 400.0);
+constexpr double kTetonBf16 = 835.5 + kTetonShare * (989.4 - 835.5);
+constexpr double kTetonFp8 = 1670.5 + kTetonShare * (1978.9 - 1670.5);
 constexpr double kA100Sustained = 256.5 / 312.0;
 constexpr double kHopperSustained = 698.6 / 989.0;
 constexpr double kHopperSustainedFp8 = 1288.7 / 1979.0;
@@ -151,12 +156,13 @@ const std::array<GpuSpec, 12> kGpus = {{
     // Meta's Grand Teton H100 (torchtitan's runs): the H100 SXM5's chip with 96 GB of HBM2e at
     // 2.4 TB/s and a 500 W limit (torchtitan, benchmarks/llama3_h100_202412_torchtitan.md,
     // "Hardware"; its 2024 page reports 95 GB, taken here). Its peak "is between SXM and NVL"
-    // and not known (that page's footnote): the SXM's is kept, an upper bound, as is the SXM's
-    // sustained rate at 700 W.
+    // and not published (that page's footnote): taken where its 500 W lies between the two data
+    // sheets' limits, linearly, a third of the way from the NVL's 400 W (835.5 dense bf16, 1670.5
+    // FP8) to the SXM's 700 W (989.4, 1978.9), and the SXM's sustained and burst shares of it.
     {.name = "h100-96gb",
      .description = "NVIDIA H100 SXM5 96GB HBM2e, 500 W (Grand Teton)",
-     .tflops_bf16 = 989.4,
-     .tflops_fp16 = 989.4,
+     .tflops_bf16 = kTetonBf16,
+     .tflops_fp16 = kTetonBf16,
      .tflops_fp32 = 66.9,
      .memory_bytes = 95 * 1024 * kMiB,
      .memory_gb_per_s = 2400.0,
@@ -164,7 +170,7 @@ const std::array<GpuSpec, 12> kGpus = {{
      .intra_node = kNvlink4,
      .inter_node = kNdr,
      .sms = 132,
-     .tflops_fp8 = 1978.9,
+     .tflops_fp8 = kTetonFp8,
      .architecture = Architecture::Hopper,
      .gpus_per_board = 8,
      .sustained_gemm = kHopperSustained,
