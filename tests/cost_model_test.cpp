@@ -52,3 +52,13 @@ TEST_CASE("costs of P stages split evenly into chunks for a schedule of P*V stag
   // Two stages' costs do not describe four devices' shares.
   CHECK(!test::error_of([&] { (void)costs_for_stages(c, 4, 4); }).empty());
 }
+
+TEST_CASE("an FB pair run layer by layer holds at most one forward layer beyond what its backward freed") {
+  // Forward layer i beside backward layer n - 1 - i, the latter freed after the pair: after step
+  // i the pair holds (i + 1) f - i b of layers f and b (model_chunk_schedule_plan.py).
+  CHECK(fb_held_bytes(800, 0, 800, 100) == 800);    // no layers given: the forward whole
+  CHECK(fb_held_bytes(800, 100, 800, 100) == 100);  // alike: one layer, at every step
+  CHECK(fb_held_bytes(1000, 100, 800, 80) == 280);  // 10 x 100 beside 10 x 80: 10 x 100 - 9 x 80
+  CHECK(fb_held_bytes(800, 80, 1000, 100) == 80);   // the smaller forward: its first layer
+  CHECK(fb_held_bytes(100, 100, 100, 100) == 100);  // one layer a stage: the whole forward, as before
+}

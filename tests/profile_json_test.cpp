@@ -59,8 +59,8 @@ TEST_CASE("bad profiles name the field and what was expected") {
           std::string("{") + kHeader +
           R"("stages": [{"f_ms": 1, "b_ms": 1, "w_ms": 1}], "transfer": {"latency_ms": 1, "bandwidth_gb_per_s": 0, "bytes": 1}})") ==
       "p.json: transfer.bandwidth_gb_per_s: expected a number above zero, got 0");
-  CHECK(error_for(R"({"format": "pipeplan.profile", "schema_version": 4, "stages": []})") ==
-        "p.json: schema_version: version 4 is newer than this pipeplan reads (3); upgrade pipeplan");
+  CHECK(error_for(R"({"format": "pipeplan.profile", "schema_version": 5, "stages": []})") ==
+        "p.json: schema_version: version 5 is newer than this pipeplan reads (4); upgrade pipeplan");
   // A workspace needs version 3: an older reader would leave it out of the peak.
   CHECK(error_for(std::string("{") + kHeader +
                   R"("stages": [{"f_ms": 1, "b_ms": 1, "w_ms": 1, "b_workspace_bytes": 5}]})") ==
@@ -79,6 +79,25 @@ TEST_CASE("a profile's workspaces are written at version 3 and read back") {
   CHECK(back.stages[0].b_workspace_bytes == 0);
   CHECK(back.stages[1].f_workspace_bytes == 7);
   CHECK(back.stages[1].b_workspace_bytes == 9);
+}
+
+TEST_CASE("a profile's layer-by-layer pairs are written at version 4 and read back") {
+  CostModel costs = uniform_costs(2, 2, {1, 2, 3, 100, 40}, 0.5);
+  costs.stages[0].layer_activation_bytes = 25;
+  costs.stages[1].layer_activation_bytes = 50;
+  const Json j = profile_to_json(costs);
+  CHECK(j["schema_version"] == 4);
+  const CostModel back = profile_from_json(j, "p.json");
+  CHECK(back.stages[0].layer_activation_bytes == 25);
+  CHECK(back.stages[1].layer_activation_bytes == 50);
+  // An older reader would take each pair as holding both stages' activations: refused below 4.
+  CHECK(error_for(R"({"format": "pipeplan.profile", "schema_version": 3, "stages": [{"f_ms": 1, "b_ms": 1, )"
+                  R"("w_ms": 1, "activation_bytes": 100, "layer_activation_bytes": 25}]})") ==
+        "p.json: stages[0].layer_activation_bytes: a profile whose pairs run layer by layer has schema_version 4 "
+        "(a reader of version 3 would hold both stages' activations in each pair), got 3");
+  CHECK(error_for(R"({"format": "pipeplan.profile", "schema_version": 4, "stages": [{"f_ms": 1, "b_ms": 1, )"
+                  R"("w_ms": 1, "activation_bytes": 10, "layer_activation_bytes": 25}]})")
+            .find("layer_activation_bytes: 25 exceeds activation_bytes (10)") != std::string::npos);
 }
 
 namespace {

@@ -354,3 +354,21 @@ TEST_CASE("an overlapped FB op: one op, both outputs at its end, its own time wh
   CHECK(faster.makespan == ns(14.5));
   CHECK(faster.lower_bound <= faster.step_time());
 }
+
+TEST_CASE("an FB pair run layer by layer holds one layer beyond what its backward has freed") {
+  // The schedule above, each stage four layers of 25 bytes (Megatron-Core's combined 1F1B runs
+  // forward layer i beside backward layer 3 - i and frees the latter after the pair): before the
+  // FB the device holds both stages' 100; during it, 100 + 100 + 25 - 0 at most (one forward
+  // layer made before the first backward layer is freed), then back to 200 at its end.
+  Schedule s = generated("zbv", 1, 2);
+  s.order[0] = {{OpKind::F, 0, 0}, {OpKind::F, 1, 0},  overlapped(0, 1, 1, 0), {OpKind::BW, 0, 0},
+                {OpKind::F, 1, 1}, {OpKind::BW, 1, 1}, {OpKind::BW, 0, 1}};
+  CostModel c = uniform(s, 1, 2, 1, 100, 40);
+  for (StageCost& st : c.stages) st.layer_activation_bytes = 25;
+  const SimResult layered = simulate(s, c);
+  CHECK(layered.devices[0].peak_memory == 225);
+  CHECK(layered.makespan == ns(16));  // the times are the pair's as before
+  // One stage without layers given: the pair holds its forward whole, as DualPipe's reference runs it.
+  c.stages[1].layer_activation_bytes = 0;
+  CHECK(simulate(s, c).devices[0].peak_memory == 300);
+}

@@ -65,6 +65,11 @@ std::vector<SimTime> boundary_transfer_ns(const CostModel& costs) {
   return out;
 }
 
+Bytes fb_held_bytes(Bytes forward, Bytes forward_layer, Bytes backward, Bytes backward_layer) {
+  if (forward_layer <= 0 || backward_layer <= 0) return forward;
+  return std::min(forward, std::max(forward_layer, forward - backward + backward_layer));
+}
+
 double TransferCost::ms() const {
   if (fixed_ms) return *fixed_ms;
   if (bytes == 0) return latency_ms;
@@ -106,7 +111,8 @@ CostModel costs_for_stages(const CostModel& costs, int stages, int devices) {
                     bytes(s.w_activation_bytes),
                     s.f_and_b_ms ? std::optional<double>(*s.f_and_b_ms / k) : std::nullopt,
                     s.f_workspace_bytes,
-                    s.b_workspace_bytes};
+                    s.b_workspace_bytes,
+                    std::min(s.layer_activation_bytes, bytes(s.activation_bytes))};
     split.stages.insert(split.stages.end(), static_cast<std::size_t>(k), chunk);
   }
   return split;
@@ -131,6 +137,12 @@ void check_costs(const CostModel& costs) {
     if (s.w_activation_bytes > s.activation_bytes) {
       throw Error(at + "w_activation_bytes: " + std::to_string(s.w_activation_bytes) + " exceeds activation_bytes " +
                   std::to_string(s.activation_bytes) + ": W can only keep part of what F allocated");
+    }
+    check_bytes(s.layer_activation_bytes, at + "layer_activation_bytes");
+    if (s.layer_activation_bytes > s.activation_bytes) {
+      throw Error(at + "layer_activation_bytes: " + std::to_string(s.layer_activation_bytes) +
+                  " exceeds activation_bytes " + std::to_string(s.activation_bytes) +
+                  ": one layer keeps part of what the stage's F allocated");
     }
   }
   for (std::size_t i = 0; i < costs.devices.size(); ++i) {

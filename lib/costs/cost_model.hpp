@@ -24,7 +24,21 @@ struct StageCost {
   /// logits' 16-bit gradient beside the fp32 one).
   Bytes f_workspace_bytes = 0;
   Bytes b_workspace_bytes = 0;
+  /// The activations one of the stage's layers keeps, where an FB whose forward or backward is
+  /// this stage's runs the two layer by layer (Megatron-Core's combined 1F1B): 0 where the pair
+  /// runs its forward whole before its backward (DualPipe's reference), holding both (fb_held_bytes).
+  Bytes layer_activation_bytes = 0;
 };
+
+/// What an FB op holds at once beyond what its device held before it: the forward's activations
+/// `forward`, or under a layer-by-layer pair (both stages' `layer_activation_bytes` above 0) the
+/// most its layers hold before the backward's layers, one each step, release theirs (docs/model.md,
+/// "Memory"). Megatron-Core's schedule plan runs forward layer i beside backward layer n - 1 - i
+/// and frees the backward layer after the pair (model_chunk_schedule_plan.py at d98e8a64), so
+/// after step i it holds (i + 1) f - i b of layers f and b: f, or at the last step F - B + b.
+/// `forward` and `backward` are the two stages' activation_bytes, the `_layer`s their
+/// layer_activation_bytes.
+[[nodiscard]] Bytes fb_held_bytes(Bytes forward, Bytes forward_layer, Bytes backward, Bytes backward_layer);
 
 /// Costs of one device.
 struct DeviceCost {

@@ -441,6 +441,9 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
     c.f_ms = sum(&StageCost::f_ms);
     c.b_ms = sum(&StageCost::b_ms);
     c.w_ms = sum(&StageCost::w_ms);
+    // Megatron-Core's pairs run a forward's layers beside a backward's one by one (fb_held_bytes):
+    // each layer's share of the stage's activations.
+    if (tr.moe_a2a_overlap && p.layers > 0) c.layer_activation_bytes = c.activation_bytes / p.layers;
     // The error budget's lines for the stage's layers; its embedding and head as one line.
     TimeParts parts;
     if (!times.kind_parts.empty()) {
@@ -461,8 +464,11 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
       device_fp8_weights[static_cast<std::size_t>(device)] += fp8_kind_weights[std::size_t(times.layers.of_layer[i])];
     }
   }
-  if (tr.offload_layers > 0)
-    offload_activations(out.costs.stages.front(), out.breakdown.stages.front(), times, model, tr, gpu);
+  if (tr.offload_layers > 0) {
+    StageCost& front = out.costs.stages.front();
+    offload_activations(front, out.breakdown.stages.front(), times, model, tr, gpu);
+    front.layer_activation_bytes = std::min(front.layer_activation_bytes, front.activation_bytes);
+  }
   if (tr.sharding == Sharding::Gradients) {
     // Each W reduce-scatters the gradients it made before the next micro-batch adds to them;
     // counted in W's time, not overlapped (an upper bound; under full recompute W is in B, but

@@ -14,11 +14,13 @@ namespace {
 
 // Version 2 added "boundaries": a version-1 reader would ignore them and time every boundary with
 // "transfer". Version 3 added the stages' "f_workspace_bytes" and "b_workspace_bytes", which an
-// older reader would leave out of the peak. A profile is written at the least version that holds
-// what it has.
-constexpr int kProfileSchemaVersion = 3;
+// older reader would leave out of the peak. Version 4 added the stages' "layer_activation_bytes"
+// (FB pairs run layer by layer), which an older reader would take as pairs holding both stages'
+// activations. A profile is written at the least version that holds what it has.
+constexpr int kProfileSchemaVersion = 4;
 constexpr int kBoundariesSchemaVersion = 2;
 constexpr int kWorkspaceSchemaVersion = 3;
+constexpr int kLayerPairsSchemaVersion = 4;
 
 StageCost stage_from_json(const Json& j, const JsonPath& at, int version) {
   StageCost s;
@@ -46,6 +48,20 @@ StageCost stage_from_json(const Json& j, const JsonPath& at, int version) {
                   " would leave them out of the peak), got " + std::to_string(version));
     }
     s.*field = read_bytes(*v, at.key(key));
+  }
+  if (const Json* v = optional_member(j, "layer_activation_bytes", at)) {
+    if (version < kLayerPairsSchemaVersion) {
+      throw Error(at.key("layer_activation_bytes").where() + ": a profile whose pairs run layer by layer has " +
+                  "schema_version " + std::to_string(kLayerPairsSchemaVersion) + " (a reader of version " +
+                  std::to_string(version) + " would hold both stages' activations in each pair), got " +
+                  std::to_string(version));
+    }
+    s.layer_activation_bytes = read_bytes(*v, at.key("layer_activation_bytes"));
+    if (s.layer_activation_bytes > s.activation_bytes) {
+      throw Error(at.key("layer_activation_bytes").where() + ": " + std::to_string(s.layer_activation_bytes) +
+                  " exceeds activation_bytes (" + std::to_string(s.activation_bytes) +
+                  "): one layer keeps part of what the stage's F allocated");
+    }
   }
   if (s.w_activation_bytes > s.activation_bytes) {
     throw Error(at.key("w_activation_bytes").where() + ": " + std::to_string(s.w_activation_bytes) +
@@ -146,7 +162,12 @@ Json profile_to_json(const CostModel& costs) {
   const bool workspaces = std::any_of(costs.stages.begin(), costs.stages.end(), [](const StageCost& s) {
     return s.f_workspace_bytes > 0 || s.b_workspace_bytes > 0;
   });
-  const int version = workspaces ? kWorkspaceSchemaVersion : costs.boundaries.empty() ? 1 : kBoundariesSchemaVersion;
+  const bool layer_pairs = std::any_of(costs.stages.begin(), costs.stages.end(),
+                                       [](const StageCost& s) { return s.layer_activation_bytes > 0; });
+  const int version = layer_pairs                ? kLayerPairsSchemaVersion
+                      : workspaces               ? kWorkspaceSchemaVersion
+                      : costs.boundaries.empty() ? 1
+                                                 : kBoundariesSchemaVersion;
   Json j = file_header("pipeplan.profile", version);
   Json& stages = j["stages"] = Json::array();
   for (const StageCost& s : costs.stages) {
@@ -160,6 +181,7 @@ Json profile_to_json(const CostModel& costs) {
       stages.back()["f_workspace_bytes"] = s.f_workspace_bytes;
       stages.back()["b_workspace_bytes"] = s.b_workspace_bytes;
     }
+    if (layer_pairs) stages.back()["layer_activation_bytes"] = s.layer_activation_bytes;
   }
   Json& devices = j["devices"] = Json::array();
   for (const DeviceCost& d : costs.devices) {

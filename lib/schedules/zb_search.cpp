@@ -29,9 +29,11 @@ bool memory_step(const CostModel& costs, const Op& op, Bytes& memory, Bytes limi
       memory -= c.activation_bytes;
       return true;
     case OpKind::FB: {
-      memory += c.activation_bytes;
-      if (memory > limit) return false;
-      memory -= costs.stages[static_cast<std::size_t>(op.overlap_stage)].activation_bytes;
+      const StageCost& back = costs.stages[static_cast<std::size_t>(op.overlap_stage)];
+      const Bytes held = fb_held_bytes(c.activation_bytes, c.layer_activation_bytes, back.activation_bytes,
+                                       back.layer_activation_bytes);
+      if (memory + held > limit) return false;
+      memory += c.activation_bytes - back.activation_bytes;
       return true;
     }
   }

@@ -9,7 +9,7 @@ std::vector<StageTimes> stage_times(const CostModel& costs) {
     out.push_back({ms_to_ns(c.f_ms), ms_to_ns(c.b_ms), ms_to_ns(c.w_ms), ms_to_ns(c.b_ms + c.w_ms),
                    c.f_and_b_ms ? ms_to_ns(*c.f_and_b_ms) : -1, c.activation_bytes,
                    c.activation_bytes - c.w_activation_bytes, c.w_activation_bytes, c.f_workspace_bytes,
-                   c.b_workspace_bytes});
+                   c.b_workspace_bytes, c.layer_activation_bytes});
   }
   return out;
 }

@@ -16,6 +16,7 @@ struct StageTimes {
   SimTime fb;                     ///< an FB whose forward is this stage's; -1: the sum of its parts
   Bytes alloc_f, free_b, free_w;  ///< F allocates alloc_f; B frees free_b, W free_w, BW alloc_f
   Bytes work_f, work_b;           ///< held by F, and by B (or BW), from their start to their end
+  Bytes layer_f;                  ///< one layer's share of alloc_f where FB pairs run layer by layer
 };
 
 [[nodiscard]] std::vector<StageTimes> stage_times(const CostModel& costs);
@@ -56,8 +57,10 @@ struct OutputEnds {
 }
 
 /// The memory an op changes at its start and at its end (docs/model.md, "Memory"): F allocates a_F at its
-/// start; B frees a_F - a_W, W a_W and BW a_F at their ends; FB allocates its forward's a_F at
-/// its start and frees its backward's at its end. Each also holds its workspace from start to end.
+/// start; B frees a_F - a_W, W a_W and BW a_F at their ends; FB takes what it holds at once of its
+/// forward's a_F (fb_held_bytes: all of it, unless the pair runs layer by layer) at its start and
+/// leaves its forward's a_F less its backward's at its end. Each also holds its workspace from
+/// start to end.
 struct MemoryEffect {
   Bytes at_start = 0;
   Bytes at_end = 0;
@@ -75,7 +78,8 @@ struct MemoryEffect {
       return {t.work_b, -t.alloc_f - t.work_b};
     case OpKind::FB: {
       const StageTimes& back = times[static_cast<std::size_t>(op.overlap_stage)];
-      return {t.alloc_f + t.work_f + back.work_b, -back.alloc_f - t.work_f - back.work_b};
+      const Bytes held = fb_held_bytes(t.alloc_f, t.layer_f, back.alloc_f, back.layer_f);
+      return {held + t.work_f + back.work_b, t.alloc_f - held - back.alloc_f - t.work_f - back.work_b};
     }
   }
   return {};
