@@ -22,6 +22,20 @@ constexpr int kBoundariesSchemaVersion = 2;
 constexpr int kWorkspaceSchemaVersion = 3;
 constexpr int kLayerPairsSchemaVersion = 4;
 
+// A field that an older reader would misread needs the version that added it.
+void require_version(const JsonPath& at, int needed, int version, const std::string& what, const std::string& why) {
+  if (version >= needed) return;
+  throw Error(at.where() + ": a profile " + what + " has schema_version " + std::to_string(needed) +
+              " (a reader of version " + std::to_string(version) + " " + why + "), got " + std::to_string(version));
+}
+
+// A part of what F allocates (a_W, one layer's share) cannot exceed it.
+void require_part_of_activation(const JsonPath& at, Bytes part, Bytes activation, const std::string& why) {
+  if (part <= activation) return;
+  throw Error(at.where() + ": " + std::to_string(part) + " exceeds activation_bytes (" + std::to_string(activation) +
+              "): " + why);
+}
+
 StageCost stage_from_json(const Json& j, const JsonPath& at, int version) {
   StageCost s;
   s.f_ms = read_ms(member(j, "f_ms", at), at.key("f_ms"));
@@ -42,32 +56,19 @@ StageCost stage_from_json(const Json& j, const JsonPath& at, int version) {
                             std::pair{"b_workspace_bytes", &StageCost::b_workspace_bytes}}) {
     const Json* v = optional_member(j, key, at);
     if (v == nullptr) continue;
-    if (version < kWorkspaceSchemaVersion) {
-      throw Error(at.key(key).where() + ": a profile with workspaces has schema_version " +
-                  std::to_string(kWorkspaceSchemaVersion) + " (a reader of version " + std::to_string(version) +
-                  " would leave them out of the peak), got " + std::to_string(version));
-    }
+    require_version(at.key(key), kWorkspaceSchemaVersion, version, "with workspaces",
+                    "would leave them out of the peak");
     s.*field = read_bytes(*v, at.key(key));
   }
   if (const Json* v = optional_member(j, "layer_activation_bytes", at)) {
-    if (version < kLayerPairsSchemaVersion) {
-      throw Error(at.key("layer_activation_bytes").where() + ": a profile whose pairs run layer by layer has " +
-                  "schema_version " + std::to_string(kLayerPairsSchemaVersion) + " (a reader of version " +
-                  std::to_string(version) + " would hold both stages' activations in each pair), got " +
-                  std::to_string(version));
-    }
+    require_version(at.key("layer_activation_bytes"), kLayerPairsSchemaVersion, version,
+                    "whose pairs run layer by layer", "would hold both stages' activations in each pair");
     s.layer_activation_bytes = read_bytes(*v, at.key("layer_activation_bytes"));
-    if (s.layer_activation_bytes > s.activation_bytes) {
-      throw Error(at.key("layer_activation_bytes").where() + ": " + std::to_string(s.layer_activation_bytes) +
-                  " exceeds activation_bytes (" + std::to_string(s.activation_bytes) +
-                  "): one layer keeps part of what the stage's F allocated");
-    }
+    require_part_of_activation(at.key("layer_activation_bytes"), s.layer_activation_bytes, s.activation_bytes,
+                               "one layer keeps part of what the stage's F allocated");
   }
-  if (s.w_activation_bytes > s.activation_bytes) {
-    throw Error(at.key("w_activation_bytes").where() + ": " + std::to_string(s.w_activation_bytes) +
-                " exceeds activation_bytes (" + std::to_string(s.activation_bytes) +
-                "): W keeps only part of what F allocated");
-  }
+  require_part_of_activation(at.key("w_activation_bytes"), s.w_activation_bytes, s.activation_bytes,
+                             "W keeps only part of what F allocated");
   return s;
 }
 
@@ -111,11 +112,7 @@ Json transfer_to_json(const TransferCost& t) {
 
 std::vector<TransferCost> boundaries_from_json(const Json& j, const JsonPath& at, std::size_t stages, int version) {
   const Json& list = read_array(j, at);
-  if (version < kBoundariesSchemaVersion) {
-    throw Error(at.where() + ": a profile with per-boundary transfers has schema_version " +
-                std::to_string(kBoundariesSchemaVersion) + " (a reader of version " + std::to_string(version) +
-                " would ignore them), got " + std::to_string(version));
-  }
+  require_version(at, kBoundariesSchemaVersion, version, "with per-boundary transfers", "would ignore them");
   if (list.size() + 1 != stages) {
     throw Error(at.where() + ": expected " + std::to_string(stages - 1) + " entries, one per boundary between the " +
                 std::to_string(stages) + " stages, got " + std::to_string(list.size()));
