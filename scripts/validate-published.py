@@ -314,9 +314,9 @@ def gpu_for(row, mapping):
     if "H100" in upper:
         if re.search(r"9[5-6]\s*GB", upper):
             # torchtitan's Grand Teton H100s: 96 GB HBM2e at 2.4 TB/s and 500 W, the table's
-            # h100-96gb (95 GiB, as the 2024 page says 95 GB); the lower clock of a 500 W part is
-            # not modelled (its peak is not known).
-            mapping.notes.append(f"{text}: h100-96gb (HBM2e at 2.4 TB/s; its lower power not modelled)")
+            # h100-96gb (95 GiB, as the 2024 page says 95 GB), whose peaks the GPU table takes
+            # between the H100 NVL's and SXM's data sheets, linear in the power limit.
+            mapping.notes.append(f"{text}: h100-96gb (HBM2e at 2.4 TB/s; its 500 W peaks between the NVL's and SXM's)")
             return ["h100-96gb"]
         return ["h100"]
     if "A100" in upper:
