@@ -385,6 +385,20 @@ TEST_CASE("--tp-comm-overlap: Megatron-LM's flag, torchtitan's async tensor para
   alone.dp = 4;
   CHECK(setting(megatron_launch(r, alone), "--tp-comm-overlap") == nullptr);
   CHECK(setting(torchtitan_launch(r, alone, {}), "parallelism.enable_async_tensor_parallel") == nullptr);
+  // Each framework has one method: userbuffers on torchtitan, async TP on Megatron-LM are gaps,
+  // and the closest run is simulated with the framework's own.
+  r.training.loss = Loss::Torch;  // torchtitan's own, so that its launch has no gap for the loss
+  REQUIRE(t.gaps.size() == 2);    // the vocabulary-parallel loss, and userbuffers
+  CHECK(t.gaps[1].find("--tp-overlap-method async-tp") != std::string::npos);
+  const LaunchPlan userbuffers_on_titan = torchtitan_launch(r, row, {});
+  REQUIRE(userbuffers_on_titan.gaps.size() == 1);
+  REQUIRE(userbuffers_on_titan.closest.has_value());
+  r.training.tp_overlap_method = TpOverlapMethod::AsyncTp;
+  CHECK(torchtitan_launch(r, row, {}).gaps.empty());
+  const LaunchPlan async_on_megatron = megatron_launch(r, row);
+  REQUIRE(async_on_megatron.gaps.size() == 2);  // torch's loss, and async TP
+  CHECK(async_on_megatron.gaps[1].find("--tp-overlap-method userbuffers") != std::string::npos);
+  REQUIRE(async_on_megatron.closest.has_value());
   // Eager element-wise kernels cannot run async TP: torchtitan runs it compiled, and says so.
   r.training.elementwise = Elementwise::Eager;
   r.training.loss = Loss::Torch;

@@ -128,3 +128,48 @@ TEST_CASE("--tp-comm-overlap: a layer's tensor-parallel line is what the product
   CHECK(beside.f.tensor_comm < alone.f.tensor_comm);
   CHECK(beside.w.tensor_comm == 0.0);
 }
+
+TEST_CASE("--tp-overlap-method async-tp: B's scatter after several modules' summed input gradients runs alone") {
+  // PyTorch's micro-pipeline pass fuses a scatter only with the one product that makes its input
+  // (micro_pipeline_tp.py's _find_producer_matmul); B's scatter of a block's input gradient sums
+  // every column-parallel module's: attention's q, k and v, a gated MLP's w1 and w3.
+  TrainingSettings async = training(2);
+  async.tp_comm_overlap = true;
+  async.tp_overlap_method = TpOverlapMethod::AsyncTp;
+  const ModelConfig llama = model("tiny-llama.json");
+  const PhaseGemms g = layer_linear_gemms(llama, async, {});
+  CHECK(g.f_overlap.size() == 4);  // F's four fused as userbuffers' ring exchanges
+  // B keeps the gathers of the output gradient before the output projection and down (both ring).
+  REQUIRE(g.b_overlap.size() == 2);
+  CHECK((g.b_overlap[0].first == 1 && g.b_overlap[0].chunked));
+  CHECK((g.b_overlap[1].first == 3 && g.b_overlap[1].chunked));
+  // A non-gated MLP's one up projection makes its input gradient alone: that scatter fuses.
+  const PhaseGemms gpt = layer_linear_gemms(model("tiny-gpt.json"), async, {});
+  REQUIRE(gpt.b_overlap.size() == 3);
+  CHECK((gpt.b_overlap[1].first == 2 && !gpt.b_overlap[1].chunked));
+  // Full recompute adds F's four again, fused.
+  TrainingSettings full = async;
+  full.recompute = Recompute::Full;
+  CHECK(layer_linear_gemms(llama, full, {}).b_overlap.size() == 6);
+
+  // On the layer: B's line is userbuffers' less what its two bulk overlaps showed (K), plus the
+  // two scatters whole (2c), c being one collective alone.
+  TrainingSettings off = training(2);
+  TrainingSettings ub = async;
+  ub.tp_overlap_method = TpOverlapMethod::Userbuffers;
+  const GpuSpec& gpu = gpu_named("h100");
+  const Efficiency e;
+  const PieceWork w = layer_work(llama, off);
+  const PhaseGemms ub_gemms = layer_linear_gemms(llama, ub, {});
+  const double c = piece_parts(w, ub_gemms, gpu, e, off).b.tensor_comm / w.b_collectives;
+  const std::vector<OverlapSpan> bulk = {ub_gemms.b_overlap[0], ub_gemms.b_overlap[2]};
+  REQUIRE((!bulk[0].chunked && !bulk[1].chunked));
+  const double shown_in_bulk = tp_overlap_ms(2, c, bulk, ub_gemms.b, gpu, e, off.dtype, 2).exposed;
+  const double userbuffers = piece_parts(w, ub_gemms, gpu, e, ub).b.tensor_comm;
+  const double torch_async = piece_parts(w, g, gpu, e, async).b.tensor_comm;
+  CHECK(torch_async == doctest::Approx(userbuffers - shown_in_bulk + 2 * c));
+  CHECK(torch_async > userbuffers);
+  // F is the same either way.
+  CHECK(piece_parts(w, g, gpu, e, async).f.tensor_comm ==
+        doctest::Approx(piece_parts(w, ub_gemms, gpu, e, ub).f.tensor_comm));
+}

@@ -165,6 +165,10 @@ void add_model_options(CLI::App& sub, ModelOptions& f, bool global_batch_require
                "Megatron-LM's option (Transformer Engine's userbuffers): each tensor-parallel gather and "
                "scatter of an attention or dense MLP linear runs in chunks beside its GEMM, and only what the GEMM "
                "does not cover shows (docs/costs.md; default off, as Megatron-LM's; needs --tp above 1)");
+  sub.add_option("--tp-overlap-method", f.tp_overlap_method,
+                 "What runs --tp-comm-overlap (default userbuffers): " + enum_help(kTpOverlapMethods))
+      ->type_name("METHOD")
+      ->transform(enum_choices_of(kTpOverlapMethods));
   sub.add_option("--gemm-efficiency", f.efficiency.gemm,
                  "Fraction of the peak FLOP rate a large, well-shaped GEMM sustains; each GEMM gets it times its "
                  "shape's tile and wave quantisation and roofline factor (default: the card's measured rate, "

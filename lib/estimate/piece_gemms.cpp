@@ -94,9 +94,10 @@ void add_routed_experts(PhaseGemms& out, const ModelConfig& m, const TrainingSet
 // (B's input gradients of the same linears sit at the same places: the row-parallel ones after
 // a gather of the output gradient, the column-parallel ones before a scatter of the input's).
 // As Megatron-Bridge's userbuffers configurations run them (comm_overlap.py at 067f987df): F's
-// four and B's gathers by ring exchange, B's scatters in bulk.
+// four and B's gathers by ring exchange, B's scatters in bulk. Without `b_scatter_overlapped`
+// B's scatter runs alone (async_tp_scatters_alone below).
 void add_block(PhaseGemms& out, const std::vector<Linear>& linears, std::int64_t tokens, std::int64_t t,
-               bool attention_output_kept, bool overlapped) {
+               bool attention_output_kept, bool overlapped, bool b_scatter_overlapped = true) {
   OverlapSpan gather, scatter;
   for (const Linear& l : linears) {
     OverlapSpan* span = l.split == Linear::Split::Columns ? &gather
@@ -111,7 +112,7 @@ void add_block(PhaseGemms& out, const std::vector<Linear>& linears, std::int64_t
   if (!overlapped || t <= 1) return;
   if (gather.count > 0) {
     out.f_overlap.push_back(gather);
-    out.b_overlap.push_back({gather.first, gather.count, false});
+    if (b_scatter_overlapped) out.b_overlap.push_back({gather.first, gather.count, false});
   }
   if (scatter.count > 0) {
     out.f_overlap.push_back(scatter);
@@ -141,16 +142,30 @@ void add_module_recompute(PhaseGemms& g, const ModelConfig& m, const TrainingSet
   g.b.insert(g.b.end(), again.f.begin(), again.f.end());
 }
 
+// PyTorch's micro-pipelined tensor parallelism (--tp-overlap-method async-tp) fuses a scatter
+// with the product before it only when that product alone makes the scattered tensor
+// (`fuse_matmul_reduce_scatter` and `_find_producer_matmul`, torch/_inductor/fx_passes/
+// micro_pipeline_tp.py). B's scatter of a block's input gradient sums the gradients of every
+// column-parallel module that read the gathered input, so it fuses only where one module did:
+// never in attention (torchtitan's wq, wk and wv are three, its parallelize_llama.py at 9dec370),
+// in an MLP without a gate (w1 alone) but not in a gated one (w1 and w3). F's gathers and
+// scatters and B's gathers are fused as userbuffers' ring exchanges are cut.
+bool async_tp_scatters_alone(const TrainingSettings& tr, bool several_modules) {
+  return tr.tp_overlap_method == TpOverlapMethod::AsyncTp && several_modules;
+}
+
 }  // namespace
 
 PhaseGemms layer_linear_gemms(const ModelConfig& m, const TrainingSettings& tr, const LayerKind& kind) {
   const std::int64_t t = tr.tp;
   const std::int64_t tokens = context_tokens(tr);  // a context-parallel rank's
   PhaseGemms g;
-  add_block(g, attention_shape(m).linears, tokens, t, tr.flash_attention, true);  // O reads it
+  add_block(g, attention_shape(m).linears, tokens, t, tr.flash_attention, true,  // O reads it
+            !async_tp_scatters_alone(tr, true));
   // A dense MLP, or a mixture of experts' shared expert and routed experts (its router's
   // logits stay priced from moe_work's FLOPs as a large product).
-  add_block(g, mlp_linears(m, kind.experts ? m.moe.shared_ffn : m.ffn), tokens, t, false, !kind.experts);
+  add_block(g, mlp_linears(m, kind.experts ? m.moe.shared_ffn : m.ffn), tokens, t, false, !kind.experts,
+            !async_tp_scatters_alone(tr, m.gated_mlp));
   if (kind.experts) add_routed_experts(g, m, tr);
   add_module_recompute(g, m, tr, kind);
   fold_for_full_recompute(g, tr, true);

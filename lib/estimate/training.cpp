@@ -56,6 +56,14 @@ std::string_view cuda_graphs_name(CudaGraphs graphs) {
   return enum_name(kCudaGraphs, graphs);
 }
 
+std::optional<TpOverlapMethod> tp_overlap_method_named(std::string_view name) {
+  return enum_named(kTpOverlapMethods, name);
+}
+
+std::string_view tp_overlap_method_name(TpOverlapMethod method) {
+  return enum_name(kTpOverlapMethods, method);
+}
+
 std::optional<AttentionKernel> attention_kernel_named(std::string_view name) {
   return enum_named(kAttentionKernels, name);
 }

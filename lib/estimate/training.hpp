@@ -90,6 +90,16 @@ enum class Elementwise : unsigned char {
   EagerFusedNorm,
 };
 
+/// Which mechanism runs tensor parallelism's collectives beside their GEMMs under
+/// --tp-comm-overlap (tp_overlap.hpp, piece_gemms.cpp).
+enum class TpOverlapMethod : unsigned char {
+  Userbuffers,  ///< Transformer Engine's userbuffers (Megatron-LM's --tp-comm-overlap)
+  /// PyTorch's micro-pipelined tensor parallelism (torchtitan's enable_async_tensor_parallel): the
+  /// same chunked gathers and scatters, but a scatter fuses only with a lone product, so B's
+  /// scatter of input gradients summed over several linears runs alone
+  AsyncTp,
+};
+
 /// The fused attention kernel the framework runs, whose measured rate prices the core
 /// (attention_kernel.hpp).
 enum class AttentionKernel : unsigned char {
@@ -167,6 +177,14 @@ inline constexpr EnumTable<AttentionKernel, 3> kAttentionKernels = {{
     {"fa3", AttentionKernel::FlashAttention3, "FlashAttention-3"},
 }};
 
+inline constexpr EnumTable<TpOverlapMethod, 2> kTpOverlapMethods = {{
+    {"userbuffers", TpOverlapMethod::Userbuffers,
+     "Transformer Engine's userbuffers, as Megatron-LM, NeMo and Megatron-Bridge run them"},
+    {"async-tp", TpOverlapMethod::AsyncTp,
+     "PyTorch's async tensor parallelism (torchtitan): B's scatter after several linears' summed input gradients "
+     "runs alone"},
+}};
+
 inline constexpr EnumTable<Fp8Recipe, 4> kFp8Recipes = {{
     {"tensorwise", Fp8Recipe::Tensorwise, "one scale per tensor from its current amax (TE Float8CurrentScaling)"},
     {"delayed", Fp8Recipe::Delayed, "one scale per tensor from an amax history (TE DelayedScaling)"},
@@ -197,6 +215,9 @@ inline constexpr EnumTable<Fp8Recipe, 4> kFp8Recipes = {{
 /// "fused", "eager", "eager-fused-norm", and back; nullopt for other names.
 [[nodiscard]] std::optional<Elementwise> elementwise_named(std::string_view name);
 [[nodiscard]] std::string_view elementwise_name(Elementwise elementwise);
+/// "userbuffers", "async-tp", and back; nullopt for other names.
+[[nodiscard]] std::optional<TpOverlapMethod> tp_overlap_method_named(std::string_view name);
+[[nodiscard]] std::string_view tp_overlap_method_name(TpOverlapMethod method);
 /// "cudnn", "fa2", "fa3", and back; nullopt for other names.
 [[nodiscard]] std::optional<AttentionKernel> attention_kernel_named(std::string_view name);
 [[nodiscard]] std::string_view attention_kernel_name(AttentionKernel kernel);
@@ -262,6 +283,8 @@ struct TrainingSettings {
   /// gather and scatter of a TE linear in chunks beside its GEMM (tp_overlap.hpp); off, each
   /// collective runs alone on the compute stream.
   bool tp_comm_overlap = false;
+  /// What runs that overlap (--tp-overlap-method); read only under tp_comm_overlap.
+  TpOverlapMethod tp_overlap_method = TpOverlapMethod::Userbuffers;
   /// Megatron-LM's --sequence-parallel (Korthikanti et al. 2022): the norms, residual adds and
   /// dropouts between the tensor-parallel blocks run on each rank's 1/t of the tokens. Off (as
   /// Megatron-LM ran before it, and Megatron-DeepSpeed), every rank runs them on all T tokens

@@ -236,6 +236,18 @@ ModelInput read_model_input(const ModelFlags& f) {
         "--tp-comm-overlap: needs --tp above 1 (with --tp 1 there are no tensor-parallel collectives "
         "to overlap)");
   }
+  if (f.tp_overlap_method) {
+    const std::optional<TpOverlapMethod> method = tp_overlap_method_named(*f.tp_overlap_method);
+    if (!method) {
+      throw FlagError("--tp-overlap-method: expected " + enum_choices(kTpOverlapMethods) + ", got '" +
+                      *f.tp_overlap_method + "'");
+    }
+    if (!in.training.tp_comm_overlap) {
+      throw FlagError("--tp-overlap-method " + *f.tp_overlap_method +
+                      ": names what runs --tp-comm-overlap, which is off; add --tp-comm-overlap or drop it");
+    }
+    in.training.tp_overlap_method = *method;
+  }
   const std::optional<Loss> loss = loss_named(f.loss);
   if (!loss) throw FlagError("--loss: expected " + enum_choices(kLosses) + ", got '" + f.loss + "'");
   in.training.loss = *loss;
@@ -368,7 +380,11 @@ std::string describe_input(const ModelInput& in, const SearchedSettings* searche
   text += t.flash_attention ? ", flash attention" : ", no flash attention";
   if (t.overlap_grad_reduce) text += ", overlapped gradient reduction";
   if (t.overlap_param_gather) text += ", overlapped weight all-gather";
-  if (t.tp_comm_overlap) text += ", tensor-parallel collectives beside their GEMMs";
+  if (t.tp_comm_overlap) {
+    text += t.tp_overlap_method == TpOverlapMethod::AsyncTp
+                ? ", tensor-parallel collectives beside their GEMMs (PyTorch's async TP)"
+                : ", tensor-parallel collectives beside their GEMMs";
+  }
   if (!t.sequence_parallel) text += ", no sequence parallelism";
   if (t.loss != Loss::VocabParallel) text += ", the loss as " + std::string(loss_name(t.loss)) + " computes it";
   if (t.elementwise == Elementwise::Eager) text += ", norms, RoPE and activations op by op (eager)";

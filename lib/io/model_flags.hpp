@@ -62,6 +62,8 @@ struct ModelFlags {
   std::string attention_efficiency;  ///< --attention-efficiency F,B; "" for Efficiency's defaults
   /// --attention-kernel; not given: cuDNN's (refused beside --attention-efficiency, which replaces it).
   std::optional<std::string> attention_kernel;
+  /// --tp-overlap-method; not given: userbuffers (refused without --tp-comm-overlap).
+  std::optional<std::string> tp_overlap_method;
   int gpus_per_node = 0;  ///< 0: the card's NVLink domain
   std::string rank_order = std::string(rank_order_name(RankOrder::TpDpPp));
   std::string loss = std::string(loss_name(Loss::VocabParallel));

@@ -306,6 +306,13 @@ LaunchPlan megatron_launch(const PlanRequest& request, const PlanRow& row) {
         "Megatron-LM runs its norms, RoPE and SwiGLU as fused kernels (Transformer Engine's and its own fusions), "
         "not op by op: it runs the row with --elementwise fused");
   }
+  if (row.tp > 1 && request.training.tp_comm_overlap &&
+      request.training.tp_overlap_method != TpOverlapMethod::Userbuffers) {
+    run_request.training.tp_overlap_method = TpOverlapMethod::Userbuffers;
+    launch.gaps.emplace_back(
+        "Megatron-LM's --tp-comm-overlap is Transformer Engine's userbuffers, not PyTorch's async tensor "
+        "parallelism: it runs the row with --tp-overlap-method userbuffers");
+  }
   if (request.training.moe_a2a_overlap && row.pp > 1 && row.chunks == 1) {
     // transformer_config.py at d98e8a64: "If enabling EP A2A overlap,
     // virtual_pipeline_model_parallel_size must be specified when pipeline_model_parallel_size > 1".

@@ -300,6 +300,13 @@ LaunchPlan torchtitan_launch(const PlanRequest& request, const PlanRow& row, con
         "torchtitan computes the loss with torch's cross_entropy on an fp32 copy of the logits (components/loss.py), "
         "not vocabulary-parallel: it runs the row with --loss torch");
   }
+  // Its overlap of tensor parallelism is PyTorch's micro-pipelined one (parallelize.py), not userbuffers.
+  if (async_tensor_parallel(request, row) && request.training.tp_overlap_method != TpOverlapMethod::AsyncTp) {
+    run_request.training.tp_overlap_method = TpOverlapMethod::AsyncTp;
+    launch.gaps.emplace_back(
+        "torchtitan overlaps tensor parallelism's collectives with PyTorch's async tensor parallelism "
+        "(parallelize.py), not Transformer Engine's userbuffers: it runs the row with --tp-overlap-method async-tp");
+  }
   // Its async tensor parallelism runs only compiled (parallelize.py), and compiled the element-wise
   // kernels are fused.
   if (async_tensor_parallel(request, row) && request.training.elementwise != Elementwise::Fused) {

@@ -22,6 +22,8 @@ MOE = ROOT / "tests" / "data" / "models" / "tiny-qwen-moe.json"
      ["--seq", 256, "--layout", "even", "--chunks", 2, "--gemm-efficiency", 0.5, "--attention-efficiency", "0.4,0.3",
       "--dtype", "fp8"]),
     (dict(seq=256, attention_kernel="fa2"), ["--seq", 256, "--attention-kernel", "fa2"]),
+    (dict(seq=256, tp=2, tp_comm_overlap=True, tp_overlap_method="async-tp"),
+     ["--seq", 256, "--tp", 2, "--tp-comm-overlap", "--tp-overlap-method", "async-tp"]),
     (dict(seq=256, elementwise="eager-fused-norm", recompute="full"),
      ["--seq", 256, "--elementwise", "eager-fused-norm", "--recompute", "full"]),
     (dict(seq=256, recompute="full", recompute_layers=2),
@@ -83,6 +85,7 @@ def test_a_profile_times_a_schedule_as_its_file_does(cli, tmp_path):
     (dict(tp=1, tp_comm_overlap=True), ["--tp", 1, "--tp-comm-overlap"]),
     (dict(tp=2, tp_comm_overlap=True, sequence_parallel=False), ["--tp", 2, "--tp-comm-overlap",
                                                                  "--no-sequence-parallel"]),
+    (dict(tp=2, tp_overlap_method="async-tp"), ["--tp", 2, "--tp-overlap-method", "async-tp"]),
 ])
 def test_profile_refusals_are_the_clis(cli, settings, flags):
     if "--chunks" in flags:

@@ -347,6 +347,18 @@ pipeplan_cli_test(plan_tp_comm_overlap_needs_sequence_parallel --exit 2
                   --err "--tp-comm-overlap: needs sequence parallelism"
                   -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 8 --global-batch 32 --seq 256
                      --tp 2 --tp-comm-overlap --no-sequence-parallel)
+# PyTorch's async tensor parallelism: said in the header, refused without the overlap it names
+# or with a method pipeplan does not know.
+pipeplan_cli_test(plan_tp_overlap_method_said --out "(PyTorch's async TP)"
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 8 --global-batch 32 --seq 256
+                     --tp 2 --tp-comm-overlap --tp-overlap-method async-tp --top 1)
+pipeplan_cli_test(plan_tp_overlap_method_needs_overlap --exit 2
+                  --err "--tp-overlap-method async-tp: names what runs --tp-comm-overlap, which is off"
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 8 --global-batch 32 --seq 256
+                     --tp 2 --tp-overlap-method async-tp)
+pipeplan_cli_test(plan_tp_overlap_method_unknown --exit 2 --err "--tp-overlap-method"
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 8 --global-batch 32 --seq 256
+                     --tp 2 --tp-comm-overlap --tp-overlap-method nccl)
 pipeplan_cli_test(profile_no_sequence_parallel_said --out "no sequence parallelism"
                   -- profile --model tests/data/models/tiny-llama.json --gpu h100 --stages 2 --seq 256 --tp 2
                      --no-sequence-parallel)
