@@ -692,9 +692,11 @@ def tp_overlap_flag(row, tp, mapping):
     source = row["source"]
     if source.startswith("torchtitan"):
         # torchtitan's async tensor parallelism is opt-in; its tables name the rows that ran it.
+        # It is PyTorch's micro-pipelined TP (parallelize_llama.py at 9dec370 sets inductor's
+        # _micro_pipeline_tp), not Transformer Engine's userbuffers.
         if "asynctp" in (row.get("technique") or "").replace(" ", "").lower():
-            mapping.notes.append("AsyncTP in the table: --tp-comm-overlap")
-            return ["--tp-comm-overlap"]
+            mapping.notes.append("AsyncTP in the table: --tp-comm-overlap --tp-overlap-method async-tp")
+            return ["--tp-comm-overlap", "--tp-overlap-method", "async-tp"]
         return []
     if source == "megatron_lm_h100":
         mapping.notes.append("the README's runs pass --tp-comm-overlap")
