@@ -57,6 +57,10 @@ constexpr LinkSpec kC2cHost{"NVLink-C2C to the Grace CPU (900 GB/s both ways)", 
 //     (float8_e4m3fn): 1288.7 of 1979, one GPU, its siblings idle. The H100 and H800 have the
 //     same chip at the same 700 W.
 //   - B200 bf16 with all 8 computing: 1426.4 of 2250; FP8: 2795.7 of 4500, one GPU.
+//   A training step computes on every GPU of the node, and busy siblings share the board's power
+//   and cooling: the same protocol, GPU0 alone against all 8 at once, measured bf16 at 1455.7 and
+//   1426.4 on the B200 and 702.9 and 698.6 on the H200 ("What we measured: alone vs all-8
+//   concurrent", benchmarks/README.md). The FP8 rates, measured alone, take their board's ratio.
 // - GB200 FP8 cuBLASLt at 16384^3 after 10,000 warm-ups: 2906.9 of 5000 (Azure, ND_GB200_v6
 //   results). It has no bf16 measurement: the B200's chip at a higher power, it takes the B200's
 //   power-saturated rate times what the two were measured to reach in a short run (the burst
@@ -88,10 +92,12 @@ constexpr double kTetonBf16 = 835.5 + kTetonShare * (989.4 - 835.5);
 constexpr double kTetonFp8 = 1670.5 + kTetonShare * (1978.9 - 1670.5);
 constexpr double kA100Sustained = 256.5 / 312.0;
 constexpr double kHopperSustained = 698.6 / 989.0;
-constexpr double kHopperSustainedFp8 = 1288.7 / 1979.0;
+constexpr double kH200AllBusy = 698.6 / 702.9;
+constexpr double kB200AllBusy = 1426.4 / 1455.7;
+constexpr double kHopperSustainedFp8 = 1288.7 * kH200AllBusy / 1979.0;
 constexpr double kBlackwellSustained = 1426.4 / 2250.0;
 constexpr double kGb200Sustained = 1426.4 * (1822.0 / 1745.0) / 2500.0;
-constexpr double kB200SustainedFp8 = 2795.7 / 4500.0;
+constexpr double kB200SustainedFp8 = 2795.7 * kB200AllBusy / 4500.0;
 constexpr double kGb200SustainedFp8 = 2906.9 / 5000.0;
 constexpr double kGb300SustainedFp8 = 3308.5 / 5000.0;
 constexpr double kA100Burst = 271.2 / 312.0;
