@@ -60,10 +60,6 @@ std::optional<TpOverlapMethod> tp_overlap_method_named(std::string_view name) {
   return enum_named(kTpOverlapMethods, name);
 }
 
-std::string_view tp_overlap_method_name(TpOverlapMethod method) {
-  return enum_name(kTpOverlapMethods, method);
-}
-
 std::optional<AttentionKernel> attention_kernel_named(std::string_view name) {
   return enum_named(kAttentionKernels, name);
 }

@@ -215,9 +215,8 @@ inline constexpr EnumTable<Fp8Recipe, 4> kFp8Recipes = {{
 /// "fused", "eager", "eager-fused-norm", and back; nullopt for other names.
 [[nodiscard]] std::optional<Elementwise> elementwise_named(std::string_view name);
 [[nodiscard]] std::string_view elementwise_name(Elementwise elementwise);
-/// "userbuffers", "async-tp", and back; nullopt for other names.
+/// "userbuffers", "async-tp"; nullopt for other names.
 [[nodiscard]] std::optional<TpOverlapMethod> tp_overlap_method_named(std::string_view name);
-[[nodiscard]] std::string_view tp_overlap_method_name(TpOverlapMethod method);
 /// "cudnn", "fa2", "fa3", and back; nullopt for other names.
 [[nodiscard]] std::optional<AttentionKernel> attention_kernel_named(std::string_view name);
 [[nodiscard]] std::string_view attention_kernel_name(AttentionKernel kernel);

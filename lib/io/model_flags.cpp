@@ -380,11 +380,8 @@ std::string describe_input(const ModelInput& in, const SearchedSettings* searche
   text += t.flash_attention ? ", flash attention" : ", no flash attention";
   if (t.overlap_grad_reduce) text += ", overlapped gradient reduction";
   if (t.overlap_param_gather) text += ", overlapped weight all-gather";
-  if (t.tp_comm_overlap) {
-    text += t.tp_overlap_method == TpOverlapMethod::AsyncTp
-                ? ", tensor-parallel collectives beside their GEMMs (PyTorch's async TP)"
-                : ", tensor-parallel collectives beside their GEMMs";
-  }
+  if (t.tp_comm_overlap) text += ", tensor-parallel collectives beside their GEMMs";
+  if (t.tp_comm_overlap && t.tp_overlap_method == TpOverlapMethod::AsyncTp) text += " (PyTorch's async TP)";
   if (!t.sequence_parallel) text += ", no sequence parallelism";
   if (t.loss != Loss::VocabParallel) text += ", the loss as " + std::string(loss_name(t.loss)) + " computes it";
   if (t.elementwise == Elementwise::Eager) text += ", norms, RoPE and activations op by op (eager)";
