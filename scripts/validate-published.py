@@ -701,6 +701,15 @@ def tp_overlap_flag(row, tp, mapping):
     if source == "megatron_lm_h100":
         mapping.notes.append("the README's runs pass --tp-comm-overlap")
         return ["--tp-comm-overlap"]
+    if source == "nemo_longseq":
+        # The long-sequence table's two models run without userbuffers: Llama 2 7B's launcher
+        # configuration sets ub_tp_comm_overlap False (NeMo-Megatron-Launcher 24.03.01,
+        # launcher_scripts/conf/training/llama/llama2_7b.yaml, the NeMo 24.03.01 rows' release),
+        # and NeMo 2.0's Llama 3 8B recipes, the long-context ones built on it, add
+        # MegatronCommOverlapCallback(tp_comm_overlap=False) for performance
+        # (nemo/collections/llm/recipes/llama3_8b.py at v2.2.0 and v2.3.0, the 25.04 rows').
+        mapping.notes.append("the long-sequence recipes run no TE tensor-parallel overlap")
+        return []
     if (source == "mbridge" or source.startswith("nemo")) and not (row.get("hf_like_config") or {}).get("num_experts"):
         # NeMo's and Megatron-Bridge's performance recipes of dense models with tp above 1 run
         # Transformer Engine's userbuffers overlap (Megatron-Bridge perf_recipes at 067f987df:
