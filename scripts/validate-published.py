@@ -702,12 +702,15 @@ def tp_overlap_flag(row, tp, mapping):
         mapping.notes.append("the README's runs pass --tp-comm-overlap")
         return ["--tp-comm-overlap"]
     if source == "nemo_longseq":
-        # The long-sequence table's two models run without userbuffers: Llama 2 7B's launcher
-        # configuration sets ub_tp_comm_overlap False (NeMo-Megatron-Launcher 24.03.01,
-        # launcher_scripts/conf/training/llama/llama2_7b.yaml, the NeMo 24.03.01 rows' release),
-        # and NeMo 2.0's Llama 3 8B recipes, the long-context ones built on it, add
-        # MegatronCommOverlapCallback(tp_comm_overlap=False) for performance
-        # (nemo/collections/llm/recipes/llama3_8b.py at v2.2.0 and v2.3.0, the 25.04 rows').
+        # The long-sequence table's two models run without userbuffers. NeMo 2.0's long-context
+        # Llama 3 8B recipes (llama3_8b_64k.py, llama3_8b_128k.py at v2.2.0 and v2.3.0, the
+        # 25.04 rows') add no MegatronCommOverlapCallback, so TransformerConfig's default
+        # tp_comm_overlap False holds, and the 8B's performance mode sets it False explicitly
+        # (llama3_8b.py). The 24.03.01 rows' Llama 2 7B: the configuration they cite sets
+        # ub_tp_comm_overlap False (NeMo-Megatron-Launcher 24.03.01,
+        # launcher_scripts/conf/training/llama/llama2_7b.yaml), and the launcher holds no
+        # userbuffers configuration for its 4096 width (conf/training/tp_overlap/), though the
+        # table's tp and cp are not that file's, so this one is the weaker reading.
         mapping.notes.append("the long-sequence recipes run no TE tensor-parallel overlap")
         return []
     if (source == "mbridge" or source.startswith("nemo")) and not (row.get("hf_like_config") or {}).get("num_experts"):
