@@ -85,9 +85,10 @@ def is_hybrid_mamba(row):
     return name.startswith("Nemotron_3") or "Nemotron-H" in name or "mamba" in name.lower()
 
 
-def mbridge_reading(name):
-    """The rows of one of scripts/mbridge-*.json: a setting Megatron-Bridge's rows do not print,
-    read per row from its configurations at each release's tag (the file's "about" says how)."""
+def config_reading(name):
+    """The rows of one of scripts/mbridge-*.json or nemo-fw-configs.json: a setting the rows do not
+    print, read per row from the framework's configurations at each release's tag (the file's
+    "about" says how)."""
     return json.loads((pathlib.Path(__file__).parent / name).read_text())["rows"]
 
 
@@ -413,6 +414,11 @@ def recompute_flag(row, mapping):
     return []
 
 
+# NeMo 2.0's performance configuration per 25.02 and 25.04 row (scripts/nemo-fw-configs.json
+# says how): CUDA graphs, token drop, bf16 gradients, recompute and the loss its scripts set.
+NEMO_FW = config_reading("nemo-fw-configs.json")
+
+
 # Megatron-Bridge's recompute, read from its performance configs at each release's tag (v0.1.0rc3
 # for 25.09 through v0.6.0 for 26.08: the workload base configs, the 25.09 perf_matrix YAML and
 # the 26.08 perf_recipes, over the base recipes they override). Its Llama 3/3.1 and Qwen3 configs
@@ -425,11 +431,15 @@ def recompute_flag(row, mapping):
 MBRIDGE_NO_RECOMPUTE_PREFIXES = ("LLAMA3", "Qwen3")
 MBRIDGE_RECOMPUTE_MODULES = {"DeepSeekV3": "[mla_up_proj] (with mlp on some cards)", "Kimi_K2": "[mla_up_proj]",
                              "GPT OSS 120B": "[layernorm, moe_act] on some cards, none on others"}
-MBRIDGE_RECOMPUTE = mbridge_reading("mbridge-recompute.json")
+MBRIDGE_RECOMPUTE = config_reading("mbridge-recompute.json")
 
 
 def mbridge_recompute_flag(row, gpu, mapping):
-    """The recompute Megatron-Bridge's config ran for a row that states none (above)."""
+    """The recompute Megatron-Bridge's config ran for a row that states none (above); NeMo 2.0's
+    25.02 and 25.04 rows' likewise (scripts/nemo-fw-configs.json)."""
+    if row["source"].startswith("nemo_fw") and (NEMO_FW.get(row["row_id"]) or {}).get("recompute") == "none":
+        mapping.notes.append("its recommended configuration recomputes nothing (recompute_layers 0): --recompute none")
+        return ["--recompute", "none"]
     if row["source"] != "mbridge":
         return []
     read = MBRIDGE_RECOMPUTE.get(row["row_id"])
@@ -459,7 +469,7 @@ def mbridge_recompute_flag(row, gpu, mapping):
 
 # Megatron-Bridge's token dispatcher per row, read from its configurations at each release's tag
 # (scripts/mbridge-dispatchers.json says how): flex (DeepEP, HybridEP) or alltoall.
-MBRIDGE_DISPATCHERS = mbridge_reading("mbridge-dispatchers.json")
+MBRIDGE_DISPATCHERS = config_reading("mbridge-dispatchers.json")
 
 
 def dispatcher_flag(row, ep, mapping):
@@ -478,7 +488,7 @@ def dispatcher_flag(row, ep, mapping):
 
 # Megatron-Bridge's overlap of the expert all-to-alls per row, read from its configurations at
 # each release's tag (scripts/mbridge-a2a-overlap.json says how).
-MBRIDGE_A2A_OVERLAP = mbridge_reading("mbridge-a2a-overlap.json")
+MBRIDGE_A2A_OVERLAP = config_reading("mbridge-a2a-overlap.json")
 
 
 def a2a_overlap_flag(row, ep, mapping):
@@ -502,12 +512,20 @@ def a2a_overlap_flag(row, ep, mapping):
 
 # Megatron-Bridge's CUDA graphs per row, read from its configurations at each release's tag
 # (scripts/mbridge-cuda-graphs.json says how).
-MBRIDGE_CUDA_GRAPHS = mbridge_reading("mbridge-cuda-graphs.json")
+MBRIDGE_CUDA_GRAPHS = config_reading("mbridge-cuda-graphs.json")
 
 
 def cuda_graphs_flag(row, mapping):
-    """--cuda-graphs as the Megatron-Bridge row's configuration captured them; the others none
-    (Megatron-LM's, NeMo's and torchtitan's defaults: every kernel launched from the host)."""
+    """--cuda-graphs as the Megatron-Bridge or NeMo 2.0 row's configuration captured them; the
+    others none (Megatron-LM's, NeMo 1.0's and torchtitan's defaults: every kernel launched from
+    the host)."""
+    if row["source"].startswith("nemo_fw"):
+        read = NEMO_FW.get(row["row_id"])
+        if read is None or read["graphs"] == "none":
+            return []
+        mapping.notes.append(f"its recommended configuration ({read['csv']} at NeMo {read['tag']}) sets cuda_graphs, "
+                             f"Megatron-Core's per-layer graphs: --cuda-graphs {read['graphs']}")
+        return ["--cuda-graphs", read["graphs"]]
     if row["source"] != "mbridge":
         return []
     read = MBRIDGE_CUDA_GRAPHS.get(row["row_id"])
@@ -524,13 +542,23 @@ def cuda_graphs_flag(row, mapping):
 # Megatron-Bridge's pipeline split per row, read from its configurations at each release's tag
 # (scripts/mbridge-layouts.json says how): Megatron-Core's even split where the configuration
 # sets none, the embedding and loss counted as layers where it says so, or its own layout string.
-MBRIDGE_LAYOUTS = mbridge_reading("mbridge-layouts.json")
+MBRIDGE_LAYOUTS = config_reading("mbridge-layouts.json")
 
 
 def layout_flag(row, pp, mapping):
-    """--layout as Megatron-Core split the Megatron-Bridge row's layers over its stages; where it
-    was not read, the stages are balanced by cost (pipeplan's default, an upper bound)."""
-    if row["source"] != "mbridge" or pp < 2:
+    """--layout as Megatron-Core split the Megatron-Bridge or NeMo 2.0 row's layers over its
+    stages; where it was not read, the stages are balanced by cost (pipeplan's default, an upper
+    bound)."""
+    if pp < 2:
+        return []
+    if row["source"].startswith("nemo_fw") and (NEMO_FW.get(row["row_id"]) or {}).get("split"):
+        read = NEMO_FW[row["row_id"]]
+        layout = "padded" if read["split"] == "padded" else "even"
+        what = ("counts the embedding and the loss as layers" if layout == "padded"
+                else "sets no pipeline split: Megatron's even one")
+        mapping.notes.append(f"its recipe (NeMo {read['tag']}) {what}: --layout {layout}")
+        return ["--layout", layout]
+    if row["source"] != "mbridge":
         return []
     read = MBRIDGE_LAYOUTS.get(row["row_id"])
     if read is None:
@@ -558,6 +586,12 @@ def token_drop_flag(row, ep, mapping):
     """--moe-capacity-factor 1 for Megatron-Bridge's "(tokendrop)" rows: apply_moe_token_drop's
     defaults (moe_expert_capacity_factor 1.0, moe_pad_expert_input_to_capacity True,
     src/megatron/bridge/training/utils/moe_token_drop.py), every expert padded to its capacity."""
+    if row["source"].startswith("nemo_fw") and (NEMO_FW.get(row["row_id"]) or {}).get("token_drop"):
+        # NeMo 2.0's Mixtral recipes add MegatronTokenDropCallback to their performance
+        # optimizations: the same capacity factor 1.0, padded (scripts/nemo-fw-configs.json).
+        mapping.notes.append("token drop (NeMo's MegatronTokenDropCallback): capacity factor 1, padded: "
+                             "--moe-capacity-factor 1")
+        return ["--moe-capacity-factor", "1"]
     if row["source"] != "mbridge" or "(tokendrop)" not in row["model"]:
         return []
     mapping.notes.append("token drop (apply_moe_token_drop): capacity factor 1, padded: --moe-capacity-factor 1")
@@ -598,7 +632,11 @@ def grad_reduce_flag(row, mapping):
     """--grad-reduce-in-bf16 for Megatron-Bridge's rows: its performance configurations set
     ddp.grad_reduce_in_fp32 = False for every family planned here, from 25.09 (v0.1.0rc3's
     perf_matrix YAMLs) to 26.08 (v0.6.0's perf_recipes/_common.py::_benchmark_common), for its
-    Megatron-FSDP rows alike."""
+    Megatron-FSDP rows alike; and for NeMo 2.0's 25.02 and 25.04 rows, whose recipes' performance
+    optimizations set trainer.plugins.grad_reduce_in_fp32 = False (scripts/nemo-fw-configs.json)."""
+    if row["source"].startswith("nemo_fw") and (NEMO_FW.get(row["row_id"]) or {}).get("grad_bf16"):
+        mapping.notes.append("NeMo's performance recipes reduce the gradients in bf16: --grad-reduce-in-bf16")
+        return ["--grad-reduce-in-bf16"]
     if row["source"] != "mbridge":
         return []
     mapping.notes.append("Megatron-Bridge's performance configs reduce the gradients in bf16: --grad-reduce-in-bf16")
@@ -637,6 +675,11 @@ def loss_flag(row, mapping):
         # performance scripts cross_entropy_fusion_impl = "te" at every tag from v0.1.0rc3 to
         # v0.6.0 (scripts/performance/utils/overrides.py; v0.6.0's perf_recipes/_common.py).
         mapping.notes.append("Megatron-Bridge's performance scripts run TE's fused cross entropy: --loss te")
+        return ["--loss", "te"]
+    if source.startswith("nemo_fw") and (NEMO_FW.get(row["row_id"]) or {}).get("loss_te"):
+        # NeMo's performance scripts set cross_entropy_fusion_impl = "te" from 2025-04-07, its
+        # 25.04 release (scripts/nemo-fw-configs.json).
+        mapping.notes.append("NeMo 25.04's performance scripts run TE's fused cross entropy: --loss te")
         return ["--loss", "te"]
     if source.startswith("nemo") and ("NeMo 2.0" in framework or "25.04" in framework):
         # NeMo 2.0's GPTConfig (nemo/collections/llm/gpt/model/base.py) defaults
