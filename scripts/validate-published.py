@@ -288,6 +288,15 @@ def model_for(row, models_dir, work, mapping):
         config["num_nextn_predict_layers"] = 0
         mapping.notes.append("run without multi-token prediction: num_nextn_predict_layers 0")
         changed = True
+    if row["source"] == "bloom_176b":
+        # BLOOM's run kept Megatron-LM's default dropouts, 0.1 on the attention probabilities and on
+        # the hidden states ("The default Megatron-LM dropout settings are inherited",
+        # bigscience-workshop/bigscience train/tr11-176B-ml/README.md); its Hub config.json gives
+        # the 0.0 of inference.
+        config = json.loads(json.dumps(config))
+        config["attention_dropout"] = config["hidden_dropout"] = 0.1
+        mapping.notes.append("trained with Megatron-LM's default dropouts: attention_dropout and hidden_dropout 0.1")
+        changed = True
     run_layers = layers_run(row)
     if run_layers and run_layers != config_value(config, "num_hidden_layers", "n_layer", "num_layers"):
         config = set_layers(config, run_layers)
@@ -866,6 +875,13 @@ def map_row(row, models_dir, work):
         m.notes.append("before sequence parallelism: --no-sequence-parallel")
     if row["source"] == "megatron_lm_a100_2021":
         flags += ["--no-flash-attention"]
+    if row["source"] == "bloom_176b":
+        # tr11 started on 2022-03-11 with PyTorch 1.11 and Megatron-DeepSpeed's fused masked
+        # softmax (its README), before FlashAttention (Dao et al., May 2022); its partition counts
+        # the two tied embeddings as layers: [embed | 5 blocks], 6 blocks on each of the ten middle
+        # stages, [5 blocks | embed] (the README's --pp-partition-method 'type:transformer|embedding').
+        flags += ["--no-flash-attention", "--layout", "E,t*5|" + "t*6|" * 10 + "t*5,H"]
+        m.notes.append("before flash attention: --no-flash-attention; the README's partition: --layout E,t*5|t*6 (x10)|t*5,H")
     if row["source"].startswith("torchtitan") and gpu[0].startswith("h100"):
         # torchtitan's attention is PyTorch's scaled_dot_product_attention, which on an H100
         # dispatches to its FlashAttention-2 kernel (torchtitan issue #1042; cuDNN's backend was
