@@ -637,6 +637,33 @@ def sharding_flag(row, dp, mapping, cp=1):
     return ["--sharding", "optimizer"]
 
 
+# Megatron-Core's data-parallel overlaps per Megatron-Bridge row, read from its configurations at
+# each release's tag (scripts/mbridge-dp-overlap.json says how): on by default (CommOverlapConfig
+# turns both on for the distributed optimizer with data parallelism), off where a configuration
+# says so.
+MBRIDGE_DP_OVERLAP = config_reading("mbridge-dp-overlap.json")
+
+
+def dp_overlap_flags(row, mapping):
+    """--no-overlap-grad-reduce, --no-overlap-param-gather for the Megatron-Bridge rows whose
+    configuration turned an overlap off."""
+    if row["source"] != "mbridge":
+        return []
+    read = MBRIDGE_DP_OVERLAP.get(row["row_id"])
+    if read is None:
+        mapping.notes.append("its data-parallel overlaps were not read: both on, Megatron-Bridge's default")
+        return []
+    flags = []
+    if read["overlap_grad_reduce"] is False:
+        flags.append("--no-overlap-grad-reduce")
+    if read["overlap_param_gather"] is False:
+        flags.append("--no-overlap-param-gather")
+    if flags:
+        mapping.notes.append(f"its configuration ({read['config']} at {read['tag']}) turns a data-parallel overlap "
+                             "off: " + " ".join(flags))
+    return flags
+
+
 def grad_reduce_flag(row, mapping):
     """--grad-reduce-in-bf16 for Megatron-Bridge's rows: its performance configurations set
     ddp.grad_reduce_in_fp32 = False for every family planned here, from 25.09 (v0.1.0rc3's
@@ -859,6 +886,7 @@ def map_row(row, models_dir, work):
     flags += a2a_overlap_flag(row, ep, m)
     flags += sharding_flag(row, dp, m, cp)
     flags += grad_reduce_flag(row, m)
+    flags += dp_overlap_flags(row, m)
     recompute = recompute_flag(row, m)
     flags += recompute if recompute else mbridge_recompute_flag(row, gpu[0], m)
     flags += tp_overlap_flag(row, tp, m)
