@@ -53,6 +53,7 @@ eager-norm-keeps-input @@ lib/estimate/elementwise_kernels.cpp @@   return {forw
 fused-swiglu-keeps-silu @@ lib/estimate/elementwise_kernels.cpp @@   if (how == Elementwise::Fused) return {3 * e, 5 * e, 2 * e}; @@   if (how == Elementwise::Fused) return {3 * e, 5 * e, 3 * e};
 fb-pair-first-layer-forgotten @@ lib/costs/cost_model.cpp @@ std::max(forward_layer, forward - backward + backward_layer) @@ (forward - backward + backward_layer)
 async-tp-scatters-inverted @@ lib/estimate/piece_gemms.cpp @@ return tr.tp_overlap_method == TpOverlapMethod::AsyncTp && several_modules; @@ return tr.tp_overlap_method == TpOverlapMethod::AsyncTp && !several_modules;
+network-rate-as-bytes @@ lib/estimate/gpu_catalog.cpp @@ return {name, gbit_per_s / 8.0, @@ return {name, gbit_per_s,
 fb-pair-whole-forward @@ lib/sim/op_costs.hpp @@ const Bytes held = fb_held_bytes(t.alloc_f, t.layer_f, back.alloc_f, back.layer_f); @@ const Bytes held = t.alloc_f;
 offload-room-ignored @@ lib/estimate/activation_offload.cpp @@     if (started - allowed >= 1) start = std::max(start, copied[std::size_t(started - allowed - 1)]); @@     (void)allowed, (void)started;
 EOF

@@ -196,6 +196,12 @@ void add_model_options(CLI::App& sub, ModelOptions& f, bool global_batch_require
                  "network (default: the GPU table's: 8 on HGX boards, 64 of a GB200/GB300 NVL72 rack's 72)")
       ->type_name("N")
       ->check(whole_range(kGpusPerNodeRange));
+  sub.add_option("--network", f.network,
+                 "The network between NVLink domains, in place of the GPU table's: hdr, ndr or xdr (InfiniBand, one "
+                 "200, 400 or 800 Gb/s card per GPU), or the rate in Gb/s each way that each GPU gets (a node's cards' "
+                 "rates over its GPUs: 4 x 100 Gb/s for 8 GPUs is 50), priced at InfiniBand's measured efficiency "
+                 "(docs/costs.md)")
+      ->type_name("NET");
   sub.add_option(
          "--loss", f.loss,
          "How the cross-entropy loss runs, which decides its memory and what its kernels move: " + enum_help(kLosses))

@@ -2,8 +2,8 @@
 // The flags that describe a model, how it is trained and on which GPU, shared by `profile` and
 // `plan`: --model FILE --gpu NAME --seq --micro-batch --global-batch --dtype --fp8-recipe --tp --recompute
 // --sharding --ep --cp --etp --moe-capacity-factor --flash-attention/--no-flash-attention --gemm-efficiency
-// --memory-efficiency --attention-efficiency --gpus-per-node --rank-order. What their values mean, and the checks, are
-// lib/io/model_flags.hpp's (the Python package's pipeplan.plan reads the same).
+// --memory-efficiency --attention-efficiency --gpus-per-node --network --rank-order. What their values mean, and the
+// checks, are lib/io/model_flags.hpp's (the Python package's pipeplan.plan reads the same).
 #include <CLI/CLI.hpp>
 
 #include "io/model_flags.hpp"

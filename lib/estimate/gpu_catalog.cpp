@@ -346,6 +346,9 @@ const std::array<GpuSpec, 12> kGpus = {{
      .host_link = kPcie4Host},
 }};
 
+// The networks --network names: the table's own InfiniBand links.
+constexpr std::array kNetworks{NamedNetwork{"hdr", kHdr}, NamedNetwork{"ndr", kNdr}, NamedNetwork{"xdr", kXdr}};
+
 }  // namespace
 
 std::string_view architecture_name(Architecture architecture) {
@@ -380,6 +383,14 @@ double GpuSpec::peak_flops(DType dtype) const {
       return tflops_fp32 * 1e12;
   }
   return tflops_bf16 * 1e12;
+}
+
+std::span<const NamedNetwork> named_networks() {
+  return kNetworks;
+}
+
+LinkSpec network_at(double gbit_per_s, std::string_view name) {
+  return {name, gbit_per_s / 8.0, kHdr.latency_ms, kNicEfficiency, kNicEfficiency};
 }
 
 std::span<const GpuSpec> gpu_catalog() {

@@ -109,6 +109,21 @@ struct GpuSpec {
   [[nodiscard]] double fp8_flops() const { return tflops_fp8 * 1e12; }
 };
 
+/// A network `--network` names: one card per GPU, as the table's cards have them.
+struct NamedNetwork {
+  std::string_view name;  ///< what --network takes: "hdr", "ndr", "xdr"
+  LinkSpec link;
+};
+
+/// InfiniBand HDR, NDR and ConnectX-8 (XDR), one card per GPU, in that order.
+[[nodiscard]] std::span<const NamedNetwork> named_networks();
+
+/// A network giving each GPU `gbit_per_s` Gb/s each way (one card's rate, or a GPU's share of
+/// the cards its node shares), at the latency and the measured fraction of its rate that the
+/// table takes for InfiniBand (docs/costs.md, "Collectives"); `name` is the LinkSpec's name and
+/// must outlive it.
+[[nodiscard]] LinkSpec network_at(double gbit_per_s, std::string_view name);
+
 /// Every built-in GPU, in a fixed order.
 [[nodiscard]] std::span<const GpuSpec> gpu_catalog();
 

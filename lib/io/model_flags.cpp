@@ -40,19 +40,43 @@ std::string dtype_choices() {
 
 namespace {
 
-// One fraction of --attention-efficiency's F,B: a number from 0.01 to 1 (NaN refused by name).
-double fraction_flag(std::string_view flag, const std::string& text) {
+// A plain decimal number within `range`, else nullopt (NaN and infinities included).
+std::optional<double> plain_number(const std::string& text, const SettingRange& range) {
   // std::strtod, not std::from_chars: the playground's emscripten (libc++ 13) has no
   // floating-point from_chars. strtod also reads blanks, a leading '+' and hex, which
-  // from_chars refused; refused here too, so the flag takes the same texts as before.
+  // from_chars refused; refused here too, so the flags take the same texts as before.
   const bool plain = !text.empty() && text.front() != '+' && text.find_first_of(" \t\n\v\f\rxX") == std::string::npos;
   char* end = nullptr;
   const double value = plain ? std::strtod(text.c_str(), &end) : NAN;
-  if (!plain || end != text.c_str() + text.size() ||
-      !finite_within(value, kEfficiencyRange.least, kEfficiencyRange.most)) {
-    throw FlagError(std::string(flag) + ": expected F,B or one fraction, each from 0.01 to 1, got '" + text + "'");
+  if (!plain || end != text.c_str() + text.size() || !finite_within(value, range.least, range.most)) {
+    return std::nullopt;
   }
   return value;
+}
+
+// One fraction of --attention-efficiency's F,B: a number from 0.01 to 1 (NaN refused by name).
+double fraction_flag(std::string_view flag, const std::string& text) {
+  const std::optional<double> value = plain_number(text, kEfficiencyRange);
+  if (!value) {
+    throw FlagError(std::string(flag) + ": expected F,B or one fraction, each from 0.01 to 1, got '" + text + "'");
+  }
+  return *value;
+}
+
+// --network: one of the table's networks by name, or a rate each GPU gets (a node's cards'
+// rates over its GPUs), priced as the table prices InfiniBand (gpu_catalog.hpp).
+std::shared_ptr<const GpuOnNetwork> card_on_network(const GpuSpec& gpu, const std::string& network) {
+  std::string choices;
+  for (const NamedNetwork& n : named_networks()) {
+    if (same_name(n.name, network)) return gpu_on_network(gpu, n.link, std::string(n.link.name));
+    choices += std::string(n.name) + ", ";
+  }
+  const std::optional<double> rate = plain_number(network, kNetworkRange);
+  if (!rate) {
+    throw FlagError(fmt::format("--network: expected {}or a rate in Gb/s each way per GPU from {} to {}, got '{}'",
+                                choices, kNetworkRange.least, kNetworkRange.most, network));
+  }
+  return gpu_on_network(gpu, network_at(*rate, ""), fmt::format("a network of {} Gb/s per GPU (--network)", *rate));
 }
 
 // --dtype fp8's recipe: --fp8-recipe's, or the card's default; FlagError naming the flag and
@@ -155,6 +179,10 @@ ModelInput read_model_input(const ModelFlags& f) {
     in.gpu = &gpu_named(f.gpu);
   } catch (const Error& e) {
     throw FlagError(std::string("--gpu: ") + e.what());
+  }
+  if (!f.network.empty()) {
+    in.network_card = card_on_network(*in.gpu, f.network);
+    in.gpu = &in.network_card->spec;
   }
   // fp8 keeps bf16 storage and puts the recipe beside it (training.hpp). A comma-separated list
   // (plan --dtype bf16,fp8) names precisions to try, each a row of its own.
@@ -377,6 +405,7 @@ std::string describe_input(const ModelInput& in, const SearchedSettings* searche
                   value(s.recompute && t.offload_layers == 0, recompute_text(t.recompute, t.recompute_modules)));
   if (searched != nullptr || t.sharding != Sharding::None)
     text += ", sharding " + value(s.sharding, std::string(sharding_name(t.sharding)));
+  if (in.network_card) text += ", on " + in.network_card->network_name;
   text += t.flash_attention ? ", flash attention" : ", no flash attention";
   if (t.overlap_grad_reduce) text += ", overlapped gradient reduction";
   if (t.overlap_param_gather) text += ", overlapped weight all-gather";

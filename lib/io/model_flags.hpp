@@ -3,11 +3,13 @@
 // --gpu, --dtype, --recompute, ... of `plan` and `profile`, and the Python package's pipeplan.plan
 // keywords. The names are resolved and the values checked here alone, so both refuse the same
 // values with the same messages.
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "estimate/gpu_catalog.hpp"
+#include "estimate/gpu_on_network.hpp"
 #include "estimate/model_config.hpp"
 #include "estimate/rank_placement.hpp"
 #include "estimate/training.hpp"
@@ -34,6 +36,8 @@ inline constexpr SettingRange kOffloadLayersRange{"--offload-layers", 0, 1 << 16
 inline constexpr SettingRange kRecomputeLayersRange{"--recompute-layers", 0, 1 << 16};
 inline constexpr SettingRange kGpusPerNodeRange{"--gpus-per-node", 1, 1024};
 inline constexpr SettingRange kEfficiencyRange{"", 0.01, 1.0};
+/// --network's rate, in Gb/s each way per GPU.
+inline constexpr SettingRange kNetworkRange{"--network", 1, 100000};
 
 /// Which settings the caller gave (a default given explicitly counts): the planner searches the rest.
 struct ModelGiven {
@@ -65,6 +69,8 @@ struct ModelFlags {
   /// --tp-overlap-method; not given: userbuffers (refused without --tp-comm-overlap).
   std::optional<std::string> tp_overlap_method;
   int gpus_per_node = 0;  ///< 0: the card's NVLink domain
+  /// --network: hdr, ndr, xdr or a rate in Gb/s per GPU; "" for the card's network in the table.
+  std::string network;
   std::string rank_order = std::string(rank_order_name(RankOrder::TpDpPp));
   std::string loss = std::string(loss_name(Loss::VocabParallel));
   std::string elementwise = std::string(elementwise_name(Elementwise::Fused));
@@ -77,6 +83,8 @@ struct ModelInput {
   ModelConfig model;
   TrainingSettings training;
   const GpuSpec* gpu = nullptr;
+  /// The card on --network's network, which `gpu` then points into; null for the table's card.
+  std::shared_ptr<const GpuOnNetwork> network_card;
   Efficiency efficiency;
   RankOrder rank_order = RankOrder::TpDpPp;
   bool rank_order_given = false;  ///< --rank-order was given

@@ -93,6 +93,8 @@ const Table& model_keywords() {
       {"attention_efficiency",
        [](Settings& s, const py::handle& v) { s.model.attention_efficiency = v.cast<std::string>(); }},
       {"gpus_per_node", [](Settings& s, const py::handle& v) { s.model.gpus_per_node = v.cast<int>(); }},
+      // A name or a rate in Gb/s per GPU: a number is read as --network reads its text.
+      {"network", [](Settings& s, const py::handle& v) { s.model.network = py::str(v).cast<std::string>(); }},
       {"rank_order",
        [](Settings& s, const py::handle& v) {
          s.model.rank_order = v.cast<std::string>();

@@ -22,6 +22,9 @@ MOE = ROOT / "tests" / "data" / "models" / "tiny-qwen-moe.json"
      ["--seq", 256, "--layout", "even", "--chunks", 2, "--gemm-efficiency", 0.5, "--attention-efficiency", "0.4,0.3",
       "--dtype", "fp8"]),
     (dict(seq=256, attention_kernel="fa2"), ["--seq", 256, "--attention-kernel", "fa2"]),
+    (dict(seq=256, network=50, dp=16, sharding="optimizer"),
+     ["--seq", 256, "--network", 50, "--dp", 16, "--sharding", "optimizer"]),
+    (dict(seq=256, network="hdr"), ["--seq", 256, "--network", "hdr"]),
     (dict(seq=256, tp=2, tp_comm_overlap=True, tp_overlap_method="async-tp"),
      ["--seq", 256, "--tp", 2, "--tp-comm-overlap", "--tp-overlap-method", "async-tp"]),
     (dict(seq=256, elementwise="eager-fused-norm", recompute="full"),
@@ -86,6 +89,8 @@ def test_a_profile_times_a_schedule_as_its_file_does(cli, tmp_path):
     (dict(tp=2, tp_comm_overlap=True, sequence_parallel=False), ["--tp", 2, "--tp-comm-overlap",
                                                                  "--no-sequence-parallel"]),
     (dict(tp=2, tp_overlap_method="async-tp"), ["--tp", 2, "--tp-overlap-method", "async-tp"]),
+    (dict(network="fast"), ["--network", "fast"]),
+    (dict(network=0), ["--network", 0]),
 ])
 def test_profile_refusals_are_the_clis(cli, settings, flags):
     if "--chunks" in flags:

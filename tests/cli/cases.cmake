@@ -359,6 +359,15 @@ pipeplan_cli_test(plan_tp_overlap_method_needs_overlap --exit 2
 pipeplan_cli_test(plan_tp_overlap_method_unknown --exit 2 --err "--tp-overlap-method"
                   -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 8 --global-batch 32 --seq 256
                      --tp 2 --tp-comm-overlap --tp-overlap-method nccl)
+# --network: the card on another network, said in the header; a bad one refused by name, no
+# file written.
+pipeplan_cli_test(plan_network_said --out "on a network of 50 Gb/s per GPU \\(--network\\)"
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 16 --global-batch 32 --seq 256
+                     --network 50 --top 1)
+pipeplan_cli_test(profile_network_unknown --exit 2 --absent @TMP@/p.json
+                  --err "--network: expected hdr, ndr, xdr, or a rate in Gb/s each way per GPU from 1 to 100000, got 'fast'"
+                  -- profile --model tests/data/models/tiny-llama.json --gpu h100 --stages 2 --seq 256 --network fast
+                     -o @TMP@/p.json)
 pipeplan_cli_test(profile_no_sequence_parallel_said --out "no sequence parallelism"
                   -- profile --model tests/data/models/tiny-llama.json --gpu h100 --stages 2 --seq 256 --tp 2
                      --no-sequence-parallel)
