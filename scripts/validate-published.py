@@ -910,6 +910,10 @@ def map_row(row, models_dir, work):
         # stages, [5 blocks | embed] (the README's --pp-partition-method 'type:transformer|embedding').
         flags += ["--no-flash-attention", "--layout", "E,t*5|" + "t*6|" * 10 + "t*5,H"]
         m.notes.append("before flash attention: --no-flash-attention; the README's partition: --layout E,t*5|t*6 (x10)|t*5,H")
+        # Jean Zay's A100 nodes: 8 GPUs on "4 OmniPath links" (the README's hardware), 100 Gb/s
+        # each (Omni-Path's rate), so 50 Gb/s a GPU where the A100's table entry has HDR's 200.
+        flags += ["--network", "50"]
+        m.notes.append("Jean Zay's 4 Omni-Path links of 100 Gb/s for 8 GPUs: --network 50")
     if row["source"].startswith("torchtitan") and gpu[0].startswith("h100"):
         # torchtitan's attention is PyTorch's scaled_dot_product_attention, which on an H100
         # dispatches to its FlashAttention-2 kernel (torchtitan issue #1042; cuDNN's backend was
