@@ -61,7 +61,7 @@ TEST_CASE("a data-parallel group across nodes gets its members' share of the net
   CHECK(table.bandwidth_gb_per_s * table.collective_efficiency == doctest::Approx(367.6));
 }
 
-TEST_CASE("--network: a name or a rate; the card's table entry otherwise; refused by name") {
+TEST_CASE("--network: a name or a rate, the card's table entry otherwise, refused by name") {
   ModelFlags f;
   f.model = PIPEPLAN_TEST_DATA "/models/tiny-llama.json";
   f.gpu = "a100-80gb";
