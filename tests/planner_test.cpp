@@ -6,7 +6,10 @@
 #include "io/model_config_json.hpp"
 #include "io/plan_json.hpp"
 #include "io/plan_text.hpp"
+#include "lower/lowering.hpp"
+#include "model/error.hpp"
 #include "plan/planner.hpp"
+#include "sim/comm_simulator.hpp"
 #include "sim/simulator.hpp"
 #include "test_support.hpp"
 
@@ -259,4 +262,49 @@ TEST_CASE("plan counts and rows are the same on 1, 3 and 8 threads") {
     // Every row, not only the top: the same configuration at the same step, in the same place.
     CHECK(to_json_text(plan_to_json(many)) == to_json_text(plan_to_json(one)));
   }
+}
+
+TEST_CASE("--comm: each row is its schedule lowered and simulated under the mode, as simulate --comm times it") {
+  PlanRequest r = tiny_request();
+  r.schedules = {"1f1b"};
+  r.pp = 4;
+  const PlanOutcome overlapped = plan(r);
+  r.comm = CommMode::Blocking;
+  r.policy = LowerPolicy::Batched;
+  const PlanOutcome blocking = plan(r);
+  REQUIRE(overlapped.rows.size() == 1);
+  REQUIRE(blocking.rows.size() == 1);
+  const PlanRow& row = blocking.rows.front();
+  // The row's schedule, lowered with the policy and run under the mode, gives the row's numbers.
+  const PlannedRun run = rebuild_row(r, row);
+  const CommSimResult again = simulate_with_comm(lower(run.schedule, LowerPolicy::Batched, &run.profile.costs),
+                                                 run.profile.costs, CommMode::Blocking);
+  REQUIRE(again.stuck.empty());
+  CHECK(ns_to_ms(again.result.step_time()) == row.step_ms);
+  CHECK(again.result.bubble_rate() == row.bubble_rate);
+  // The transfers now hold the compute streams: slower than overlapped, on the same memory (the
+  // order of the ops, which memory follows, is the same).
+  CHECK(row.step_ms > overlapped.rows.front().step_ms);
+  CHECK(row.peak_memory == overlapped.rows.front().peak_memory);
+  // The breakdown's lines still add up to the step: the transfers are in its idle line.
+  REQUIRE(row.breakdown.has_value());
+  CHECK(row.breakdown->step_ms == doctest::Approx(row.step_ms));
+  CHECK(row.breakdown->idle_ms > overlapped.rows.front().breakdown->idle_ms);
+}
+
+TEST_CASE("--comm: a schedule its policy cannot lower is refused, saying why, and a policy under overlap") {
+  PlanRequest r = tiny_request();
+  r.schedules = {"zbv"};
+  r.pp = 2;
+  r.comm = CommMode::Blocking;
+  r.policy = LowerPolicy::Batched;  // ZB-V's V sends on one device pair in two orders (docs/schedules.md)
+  const PlanOutcome out = plan(r);
+  CHECK(out.rows.empty());
+  REQUIRE(!out.refused.empty());
+  CHECK(out.refused.begin()->first.starts_with("zbv: "));
+  r.policy.reset();  // the timed lowering runs every schedule
+  CHECK(!plan(r).rows.empty());
+  r.comm = CommMode::Overlap;
+  r.policy = LowerPolicy::Timed;
+  CHECK_THROWS_WITH_AS((void)plan(r), doctest::Contains("blocking or rendezvous"), Error);
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "calibrate/measured_pieces.hpp"
+#include "comm_options.hpp"
 #include "command.hpp"
 #include "cost_options.hpp"
 #include "enum_flags.hpp"
@@ -38,6 +39,14 @@
 namespace pipeplan::cli {
 
 namespace {
+
+// The header's words for --comm and --policy; nothing under overlap, the default.
+std::string plan_comm_text(const PlanRequest& request) {
+  if (request.comm == CommMode::Overlap) return "";
+  return fmt::format(", sends and receives {} (--comm {}), lowered with {}",
+                     request.comm == CommMode::Blocking ? "on the compute stream" : "on a stream of their own",
+                     comm_mode_name(request.comm), policy_name(request.policy.value_or(LowerPolicy::Timed)));
+}
 
 struct PlanOptions {
   ModelOptions model;
@@ -128,6 +137,7 @@ Runner add_plan(CLI::App& sub) {
       ->type_name("FILE")
       ->check(file_name());
   add_sim_options(sub, o->sim);
+  add_comm_options(sub, o->plan.comm, false);
   o->sim.iterations = 0;  // unset: chosen by the mode below
   sub.get_option("--iterations")
       ->description(
@@ -208,13 +218,14 @@ Runner add_plan(CLI::App& sub) {
     const std::string described =
         describe_input(in, &searched) +
         fmt::format(
-            ", global batch {}, {} GPUs, ranks {}, {} of {} per GPU for the model ({} kept for the runtime){}\n",
+            ", global batch {}, {} GPUs, ranks {}, {} of {} per GPU for the model ({} kept for the runtime){}{}\n",
             in.training.global_batch, o->plan.gpus,
             request.rank_order ? rank_order_name(*request.rank_order) : "searched",
             format_size(card - request.memory_reserve), format_size(card), format_size(request.memory_reserve),
             o->plan.microbatches > 0
                 ? ""
-                : fmt::format(", up to {} micro-batches per step searched", kMaxSearchedMicrobatches));
+                : fmt::format(", up to {} micro-batches per step searched", kMaxSearchedMicrobatches),
+            plan_comm_text(request));
     // Before the breakdowns go: the line under the table reads them.
     const std::string table = o->wide ? described + plan_text(outcome, std::size_t(o->plan.top))
                                       : wrap_lines(described, kGlanceWidth) +

@@ -139,6 +139,8 @@ PlanRequest plan_request_for(ModelInput& in, SearchedSettings& searched, const M
   const SimOptions sim = sim_options_of(iterations, o->optimizer_mode);
   request.optimizer_mode = sim.optimizer_mode;
   request.iterations = sim.iterations;
+  request.comm = comm_mode(o->comm);
+  request.policy = comm_policy(o->comm);
   return request;
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "io/model_flags.hpp"
+#include "io/run_flags.hpp"
 #include "plan/plan_request.hpp"
 
 namespace pipeplan {
@@ -26,6 +27,7 @@ struct PlanFlags {
   std::string calibration;  ///< a calibrated profile's path, or ""
   std::string optimizer_mode = "sync";
   int iterations = 0;  ///< 0: 1 under sync, 3 under post-validation (whose gain is in the steady state)
+  CommFlags comm;      ///< --comm and --policy: how each row's transfers run (PlanRequest::comm)
 };
 
 /// The planner's request for `in` (read_model_input) and `searched` (searched_settings), which a

@@ -40,11 +40,26 @@ std::optional<LowerPolicy> policy_flag(const std::string& policy, const LoweredS
   return parse_policy_flag(policy);
 }
 
-CommRun comm_run(const CommFlags& flags, const LoweredSchedule& file, const SimOptions& options) {
-  const CommMode mode = comm_mode(flags);
+namespace {
+
+// --policy given under --comm overlap, which has no lowering to place.
+void refuse_policy_under_overlap(CommMode mode, const CommFlags& flags) {
   if (mode == CommMode::Overlap && !flags.policy.empty()) {
     throw FlagError("--policy: applies to --comm blocking or rendezvous");
   }
+}
+
+}  // namespace
+
+std::optional<LowerPolicy> comm_policy(const CommFlags& flags) {
+  refuse_policy_under_overlap(comm_mode(flags), flags);
+  if (flags.policy.empty()) return std::nullopt;
+  return parse_policy_flag(flags.policy);
+}
+
+CommRun comm_run(const CommFlags& flags, const LoweredSchedule& file, const SimOptions& options) {
+  const CommMode mode = comm_mode(flags);
+  refuse_policy_under_overlap(mode, flags);
   return {mode, policy_flag(flags.policy, file), options};
 }
 

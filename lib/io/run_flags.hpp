@@ -31,6 +31,10 @@ struct CommFlags {
 /// --policy's value as a policy; FlagError naming the choices for any other name.
 [[nodiscard]] LowerPolicy parse_policy_flag(const std::string& name);
 
+/// --policy for a schedule without sends and receives of its own: none when not given; FlagError
+/// under --comm overlap, or for an unknown name.
+[[nodiscard]] std::optional<LowerPolicy> comm_policy(const CommFlags& flags);
+
 /// --policy for `file`: none when not given; FlagError when the file has its own sends and
 /// receives, or for an unknown name.
 [[nodiscard]] std::optional<LowerPolicy> policy_flag(const std::string& policy, const LoweredSchedule& file);

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "estimate/megatron_layout.hpp"
+#include "lower/simulate_lowered.hpp"
 #include "model/error.hpp"
 #include "model/placement.hpp"
 #include "plan/launch.hpp"
@@ -116,6 +117,27 @@ Bounds bounds_of(const PlanRequest& r, const PlanJob& job, const TrainingSetting
     out.step = std::min(out.step, step_bound(p.costs, placement, job.pp, job.microbatches, r.optimizer_mode));
   }
   return out;
+}
+
+// The row's schedule timed as the runtime runs its transfers (PlanRequest::comm). Throws Error
+// when it deadlocks: the generated order under overlap, its lowering under communication.
+SimResult simulate_row(const PlanRequest& r, std::string_view generator, const Schedule& schedule,
+                       const CostModel& costs, const SimOptions& options) {
+  if (r.comm == CommMode::Overlap) {  // the common case: no copy of the schedule into a lowering
+    SimResult result = simulate(schedule, costs, options);
+    if (result.deadlocked()) throw Error(std::string(generator) + ": the generated schedule deadlocks");
+    return result;
+  }
+  LoweredRun run = simulate_lowered(LoweredSchedule{schedule, "", {}}, costs, {r.comm, r.policy, options});
+  if (!run.run.stuck.empty() || run.run.result.deadlocked()) {
+    const std::string mode(comm_mode_name(r.comm));
+    const std::string policy(policy_name(r.policy.value_or(LowerPolicy::Timed)));
+    throw Error(
+        fmt::format("{}: deadlocks under {} communication lowered with {} ('pipeplan validate --comm {} "
+                    "--policy {}' lists the stuck devices)",
+                    generator, mode, policy, mode, policy));
+  }
+  return std::move(run.run.result);
 }
 
 // The refusal's message, starting with the generator's name once.
@@ -233,8 +255,7 @@ EvaluatedLayout evaluate_layout(const PlanRequest& r, const PlanJob& job, const 
   options.record_timeline = false;
   options.optimizer_mode = r.optimizer_mode;
   options.iterations = r.iterations;
-  const SimResult result = simulate(schedule, profile.costs, options);
-  if (result.deadlocked()) throw Error(std::string(job.generator->name) + ": the generated schedule deadlocks");
+  const SimResult result = simulate_row(r, job.generator->name, schedule, profile.costs, options);
 
   PlanRow row = row_of(r, job, tr, layout, order);
   row.partial_search = search_budget > 0 && job.generator->uses_costs;

@@ -8,8 +8,10 @@
 #include <vector>
 
 #include "estimate/analytic_profile.hpp"
+#include "lower/lowering.hpp"
 #include "model/units.hpp"
 #include "plan/step_breakdown.hpp"
+#include "sim/comm_mode.hpp"
 #include "sim/sim_result.hpp"
 
 namespace pipeplan {
@@ -71,6 +73,12 @@ struct PlanRequest {
   /// and drain included; 2 or more: the steady state).
   OptimizerMode optimizer_mode = OptimizerMode::Sync;
   int iterations = 1;
+  /// How the runtime runs its sends and receives (docs/model.md, "Communication"): Overlap, the
+  /// core's transfers beside compute; Blocking or Rendezvous, each row's schedule lowered with
+  /// `policy` (nullopt: Timed) and simulated as `simulate --comm` does. A configuration whose
+  /// lowering deadlocks is refused. `policy` must be empty under Overlap.
+  CommMode comm = CommMode::Overlap;
+  std::optional<LowerPolicy> policy;
   /// The automatic schedules' search budget while the planner ranks configurations (simulated
   /// ops; 0: their default, ScheduleSearch::kDefaultBudget). With a smaller one the planner then
   /// re-evaluates the first `top` rows with the default, so the rows it shows are what

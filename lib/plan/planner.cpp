@@ -160,6 +160,9 @@ std::vector<std::string> default_plan_schedules(const ModelConfig& model) {
 }
 
 PlanOutcome plan(const PlanRequest& request, const std::function<void(std::size_t, std::size_t)>& progress) {
+  if (request.comm == CommMode::Overlap && request.policy) {
+    throw Error("a lowering policy applies to blocking or rendezvous communication, not overlap");
+  }
   PlanOutcome outcome;
   outcome.experts = request.model.is_moe();
   outcome.precisions = request.precisions.size() > 1;

@@ -123,6 +123,8 @@ const Table& plan_keywords() {
       {"calibration", [](Settings& s, const py::handle& v) { s.plan.calibration = v.cast<std::string>(); }},
       {"optimizer_mode", [](Settings& s, const py::handle& v) { s.plan.optimizer_mode = v.cast<std::string>(); }},
       {"iterations", [](Settings& s, const py::handle& v) { s.plan.iterations = v.cast<int>(); }},
+      {"comm", [](Settings& s, const py::handle& v) { s.plan.comm.mode = v.cast<std::string>(); }},
+      {"policy", [](Settings& s, const py::handle& v) { s.plan.comm.policy = v.cast<std::string>(); }},
       {"breakdown", [](Settings& s, const py::handle& v) { s.breakdown = v.cast<bool>(); }},
   };
   return table;

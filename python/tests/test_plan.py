@@ -39,6 +39,16 @@ def test_recompute_modules_are_the_clis(cli):
     assert {(row["recompute"], tuple(row["recompute_modules"])) for row in rows} == {("selective", ("mlp",))}
 
 
+def test_comm_and_policy_are_the_clis(cli):
+    rows = pipeplan.plan(MODEL, "h100", 8, 256, 32, schedules="1f1b", pp=4, comm="blocking", policy="batched",
+                         top=2, threads=1)
+    expected = json.loads(cli(*BASE, "--schedules", "1f1b", "--pp", 4, "--comm", "blocking", "--policy", "batched",
+                              "--top", 2).stdout)["rows"]
+    assert rows == expected
+    overlapped = pipeplan.plan(MODEL, "h100", 8, 256, 32, schedules="1f1b", pp=4, top=2, threads=1)
+    assert rows[0]["step_ms"] > overlapped[0]["step_ms"]  # the transfers hold the compute streams
+
+
 @pytest.mark.parametrize("fixed, names", [
     (dict(recompute_modules="mlp,attn"), ["--recompute-modules", "'attn'"]),
     (dict(recompute_modules=""), ["--recompute-modules", "'' is not one of"]),
@@ -47,6 +57,8 @@ def test_recompute_modules_are_the_clis(cli):
     (dict(schedules=["zbh"]), ["unknown schedule 'zbh'"]),
     (dict(recompte="full"), ["unknown setting 'recompte'", "'recompute'"]),
     (dict(micro_batch=0), ["--micro-batch"]),
+    (dict(policy="batched"), ["--policy: applies to --comm blocking or rendezvous"]),
+    (dict(comm="eager"), ["--comm", "'eager'"]),
 ])
 def test_refusals_name_the_flag(fixed, names):
     with pytest.raises(pipeplan.Error) as caught:

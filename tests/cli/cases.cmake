@@ -450,6 +450,18 @@ pipeplan_cli_test(plan_winner_resimulated
                   --then "$PIPEPLAN simulate w/schedule.json --profile w/profile.json -o r.json && a=$(grep -o '\"step_ms\": [0-9][0-9.e+-]*' plan.json | head -1) && test -n \"$a\" && test \"$a\" = \"$(grep -o '\"step_ms\": [0-9][0-9.e+-]*' r.json | head -1)\""
                   -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16 --seq 256
                      --json --emit-schedule @TMP@/w -o @TMP@/plan.json)
+# Under --comm blocking --policy batched, the winner written by --emit-schedule and simulated
+# again under the same flags gives the step plan reported; the header says how transfers ran.
+pipeplan_cli_test(plan_comm_resimulated --out "sends and receives on the compute stream \\(--comm blocking\\), lowered with batched"
+                  --then "$PIPEPLAN simulate w/schedule.json --profile w/profile.json --comm blocking --policy batched -o r.json && a=$(grep -o '\"step_ms\": [0-9][0-9.e+-]*' plan.json | head -1) && test -n \"$a\" && test \"$a\" = \"$(grep -o '\"step_ms\": [0-9][0-9.e+-]*' r.json | head -1)\""
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16 --seq 256
+                     --schedules 1f1b --pp 4 --comm blocking --policy batched --wide --emit-schedule @TMP@/w -o @TMP@/plan.json)
+pipeplan_cli_test(plan_policy_without_comm --exit 2 --absent @TMP@/plan.json
+                  --err "--policy: applies to --comm blocking or rendezvous"
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16 --policy batched
+                     -o @TMP@/plan.json)
+pipeplan_cli_test(plan_comm_unknown --exit 2 --err "--comm: .*blocking"
+                  -- plan --model tests/data/models/tiny-llama.json --gpu h100 --gpus 4 --global-batch 16 --comm eager)
 # --emit-rows writes each row shown (--top 5) into rows/N, N its number in the table: the fourth,
 # simulated again, gives the fourth row's step (plan.json's fourth "step_ms": each row has one
 # without --breakdown); no sixth is written.
