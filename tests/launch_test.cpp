@@ -36,6 +36,15 @@ PlanRequest titan_request() {
   return r;
 }
 
+// `r` with 1F1B's transfers as both frameworks run them (--comm blocking --policy batched), so that
+// a 1F1B row's launch has no gap for them and the tests below see only the gap they are about
+// (the transfers' own gap is tested on its own).
+PlanRequest as_1f1b_runs(PlanRequest r) {
+  r.comm = CommMode::Blocking;
+  r.policy = LowerPolicy::Batched;
+  return r;
+}
+
 // A row of pp 2 x dp 2 x tp 2: 4 micro-batches of 2 sequences per step (16 = 2 x 2 x 4).
 PlanRow tiny_row(const std::string& schedule, int chunks, const std::string& layout) {
   PlanRow row;
@@ -183,7 +192,7 @@ TEST_CASE("Megatron-LM: PyTorch's rounds become Megatron's micro-batch groups wh
 }
 
 TEST_CASE("Megatron-LM: a schedule it lacks runs as its closest, simulated") {
-  const PlanRequest r = tiny_request();
+  const PlanRequest r = as_1f1b_runs(tiny_request());
   const PlanRow zbh1 = tiny_row("zbh1", 1, "E,t*4|t*4,H");
   const LaunchPlan m = megatron_launch(r, zbh1);
   REQUIRE(m.gaps.size() == 1);
@@ -265,7 +274,7 @@ TEST_CASE("torchtitan: pipeplan's own orders from the CSV, on the placement thei
 }
 
 TEST_CASE("torchtitan: what it lacks runs as its closest, simulated") {
-  PlanRequest r = titan_request();
+  PlanRequest r = as_1f1b_runs(titan_request());
   PlanRow row = tiny_row("1f1b", 1, "E,t*4|t*4,H");
   row.sharding = Sharding::Optimizer;
   row.recompute = Recompute::Selective;
@@ -316,10 +325,10 @@ TEST_CASE("Megatron-LM's layout with its runs folded reads back to the same stag
 }
 
 TEST_CASE("--recompute ops: torchtitan's selective by op, Megatron-LM's closest, full recompute, simulated") {
-  const PlanRequest r = tiny_request();
+  const PlanRequest r = as_1f1b_runs(tiny_request());
   PlanRow row = tiny_row("1f1b", 1, "E,t*4|t*4,H");
   row.recompute = Recompute::Ops;
-  const LaunchPlan t = torchtitan_launch(titan_request(), row, {});
+  const LaunchPlan t = torchtitan_launch(as_1f1b_runs(titan_request()), row, {});
   CHECK(value(t, "activation_checkpoint.mode") == "\"selective\"");
   CHECK(value(t, "activation_checkpoint.selective_ac_option") == "\"op\"");
   CHECK(t.gaps.empty());
@@ -331,14 +340,14 @@ TEST_CASE("--recompute ops: torchtitan's selective by op, Megatron-LM's closest,
   CHECK(m.closest->recompute == Recompute::Full);
   for (const LaunchSetting& s : t.settings) CHECK_MESSAGE(pinned("torchtitan-keys.txt").count(s.name) == 1, s.name);
   // Planned with torchtitan's loss, Megatron-LM runs its own: said, and simulated with it.
-  const LaunchPlan vocab = megatron_launch(titan_request(), tiny_row("1f1b", 1, "E,t*4|t*4,H"));
+  const LaunchPlan vocab = megatron_launch(as_1f1b_runs(titan_request()), tiny_row("1f1b", 1, "E,t*4|t*4,H"));
   REQUIRE(vocab.gaps.size() == 1);
   CHECK(vocab.gaps[0].find("--loss vocab-parallel") != std::string::npos);
   CHECK(vocab.closest.has_value());
 }
 
 TEST_CASE("--loss: Megatron-LM's fused cross entropy is its switch, and TE's, which it refuses, runs as that, said") {
-  PlanRequest r = tiny_request();
+  PlanRequest r = as_1f1b_runs(tiny_request());
   const PlanRow row = tiny_row("1f1b", 1, "E,t*4|t*4,H");
   CHECK(setting(megatron_launch(r, row), "--cross-entropy-loss-fusion") == nullptr);  // the default: unfused
   r.training.loss = Loss::VocabParallelFused;
@@ -352,11 +361,11 @@ TEST_CASE("--loss: Megatron-LM's fused cross entropy is its switch, and TE's, wh
   CHECK(te.gaps[0].find("--loss vocab-parallel-fused") != std::string::npos);
   REQUIRE(te.closest.has_value());  // simulated with the loss it runs
   // torchtitan computes torch's loss whatever was planned.
-  CHECK(torchtitan_launch(titan_request(), row, {}).gaps.empty());
+  CHECK(torchtitan_launch(as_1f1b_runs(titan_request()), row, {}).gaps.empty());
 }
 
 TEST_CASE("--no-sequence-parallel: Megatron-LM leaves --sequence-parallel out, torchtitan runs it anyway, said") {
-  PlanRequest r = tiny_request();
+  PlanRequest r = as_1f1b_runs(tiny_request());
   const PlanRow row = tiny_row("1f1b", 1, "E,t*4|t*4,H");
   CHECK(value(megatron_launch(r, row), "--sequence-parallel").empty());
   r.training.sequence_parallel = false;
@@ -370,7 +379,7 @@ TEST_CASE("--no-sequence-parallel: Megatron-LM leaves --sequence-parallel out, t
 }
 
 TEST_CASE("--tp-comm-overlap: Megatron-LM's flag, torchtitan's async tensor parallelism (compiled)") {
-  PlanRequest r = tiny_request();
+  PlanRequest r = as_1f1b_runs(tiny_request());
   const PlanRow row = tiny_row("1f1b", 1, "E,t*4|t*4,H");
   CHECK(setting(megatron_launch(r, row), "--tp-comm-overlap") == nullptr);  // off: Megatron's default
   CHECK(setting(torchtitan_launch(r, row, {}), "parallelism.enable_async_tensor_parallel") == nullptr);
@@ -410,7 +419,7 @@ TEST_CASE("--tp-comm-overlap: Megatron-LM's flag, torchtitan's async tensor para
 }
 
 TEST_CASE("--elementwise: torchtitan compiles for fused kernels and runs eager without, Megatron-LM fuses") {
-  PlanRequest r = tiny_request();
+  PlanRequest r = as_1f1b_runs(tiny_request());
   r.training.loss = Loss::Torch;  // torchtitan's own, so that its launch has no gap for the loss
   const PlanRow row = tiny_row("1f1b", 1, "E,t*4|t*4,H");
   const LaunchPlan fused = torchtitan_launch(r, row, {});
@@ -497,12 +506,12 @@ TEST_CASE("--moe-a2a-overlap is Megatron-Core's switch, which over several stage
   const LaunchPlan interleaved = megatron_launch(r, tiny_row("interleaved", 2, "E,t*2|t*2|t*2|t*2,H"));
   CHECK(setting(interleaved, "--overlap-moe-expert-parallel-comm") != nullptr);
   CHECK(interleaved.gaps.empty());
-  const LaunchPlan one_chunk = megatron_launch(r, tiny_row("1f1b", 1, "E,t*4|t*4,H"));
+  const LaunchPlan one_chunk = megatron_launch(as_1f1b_runs(r), tiny_row("1f1b", 1, "E,t*4|t*4,H"));
   CHECK(setting(one_chunk, "--overlap-moe-expert-parallel-comm") != nullptr);
   REQUIRE(one_chunk.gaps.size() == 1);
   CHECK(one_chunk.gaps[0].find("only with virtual stages") != std::string::npos);
   // torchtitan has no such overlap: said, and simulated without.
-  PlanRequest titan = titan_request();
+  PlanRequest titan = as_1f1b_runs(titan_request());
   titan.training.moe_a2a_overlap = true;
   const LaunchPlan t = torchtitan_launch(titan, tiny_row("1f1b", 1, "E,t*4|t*4,H"), {});
   REQUIRE(t.gaps.size() == 1);
@@ -513,7 +522,7 @@ TEST_CASE("--moe-a2a-overlap is Megatron-Core's switch, which over several stage
 }
 
 TEST_CASE("--recompute-modules is Megatron's list, one argument a module, torchtitan runs full instead") {
-  PlanRequest r = tiny_request();
+  PlanRequest r = as_1f1b_runs(tiny_request());
   PlanRow row = tiny_row("1f1b", 1, "E,t*4|t*4,H");
   row.recompute = Recompute::Selective;
   row.recompute_modules = unsigned(RecomputeModule::Mlp) | unsigned(RecomputeModule::Layernorm);
@@ -526,20 +535,61 @@ TEST_CASE("--recompute-modules is Megatron's list, one argument a module, torcht
   row.recompute_modules = kDefaultRecomputeModules;
   CHECK(setting(megatron_launch(r, row), "--recompute-modules") == nullptr);
   row.recompute_modules = unsigned(RecomputeModule::Mlp);
-  const LaunchPlan t = torchtitan_launch(titan_request(), row, {});
+  const LaunchPlan t = torchtitan_launch(as_1f1b_runs(titan_request()), row, {});
   REQUIRE(t.gaps.size() == 1);
   CHECK(t.gaps[0].find("recompute of modules (mlp)") != std::string::npos);
 }
 
 TEST_CASE("--grad-reduce-in-bf16 is Megatron-LM's own flag, torchtitan keeps FSDP2's fp32 gradients") {
-  PlanRequest r = tiny_request();
+  PlanRequest r = as_1f1b_runs(tiny_request());
   const PlanRow row = tiny_row("1f1b", 1, "E,t*4|t*4,H");
   CHECK(setting(megatron_launch(r, row), "--grad-reduce-in-bf16") == nullptr);
   r.training.grad_reduce_bf16 = true;
   CHECK(setting(megatron_launch(r, row), "--grad-reduce-in-bf16") != nullptr);
-  PlanRequest titan = titan_request();
+  PlanRequest titan = as_1f1b_runs(titan_request());
   titan.training.grad_reduce_bf16 = true;
   const LaunchPlan t = torchtitan_launch(titan, row, {});
   REQUIRE(t.gaps.size() == 1);
   CHECK(t.gaps[0].find("without --grad-reduce-in-bf16") != std::string::npos);
+}
+
+TEST_CASE("--comm: both frameworks' 1F1B waits for each gap's batch, Megatron-LM's interleaving overlaps, said") {
+  // Megatron-Core's _communicate waits on every request of send_forward_recv_backward (and the
+  // others) before returning; PyTorch's Schedule1F1B waits on fwd_sends + bwd_recvs batched as
+  // one. Planned with overlapped transfers, a 1F1B row runs blocking and batched on either.
+  const PlanRow row = tiny_row("1f1b", 1, "E,t*4|t*4,H");
+  const LaunchPlan m = megatron_launch(tiny_request(), row);
+  REQUIRE(m.gaps.size() == 1);
+  CHECK(m.gaps[0].find("Megatron-LM's 1F1B") != std::string::npos);
+  CHECK(m.gaps[0].find("--comm blocking --policy batched") != std::string::npos);
+  REQUIRE(m.closest.has_value());
+  // The closest is the same row simulated under that communication: the transfers now hold the
+  // compute stream, so it is slower than the row simulated with them overlapped.
+  CHECK(m.closest->schedule == "1f1b");
+  LaunchPlan overlapped;
+  simulate_closest(tiny_request(), row, overlapped);
+  REQUIRE(overlapped.closest.has_value());
+  CHECK(m.closest->step_ms > overlapped.closest->step_ms);
+  const LaunchPlan t = torchtitan_launch(titan_request(), row, {});
+  REQUIRE(t.gaps.size() == 1);
+  CHECK(t.gaps[0].find("Schedule1F1B") != std::string::npos);
+  REQUIRE(t.closest.has_value());
+  CHECK(t.closest->step_ms == doctest::Approx(m.closest->step_ms).epsilon(0.2));
+  // Planned as they run it: no gap, nothing simulated apart.
+  CHECK(megatron_launch(as_1f1b_runs(tiny_request()), row).gaps.empty());
+  CHECK(!megatron_launch(as_1f1b_runs(tiny_request()), row).closest);
+  // Without a pipeline there is nothing to send.
+  PlanRow alone = row;
+  alone.pp = 1;
+  alone.dp = 4;
+  alone.layout = "E,t*8,H";
+  CHECK(megatron_launch(tiny_request(), alone).gaps.empty());
+  // Megatron-LM's interleaving posts ahead and waits before the op that needs the data
+  // (overlap_p2p_comm, its default): a plan under blocking is said and run overlapped.
+  const PlanRow interleaved = tiny_row("interleaved", 2, "E,t*2|t*2|t*2|t*2,H");
+  CHECK(megatron_launch(tiny_request(), interleaved).gaps.empty());
+  const LaunchPlan blocking = megatron_launch(as_1f1b_runs(tiny_request()), interleaved);
+  REQUIRE(blocking.gaps.size() == 1);
+  CHECK(blocking.gaps[0].find("--comm overlap") != std::string::npos);
+  CHECK(blocking.closest.has_value());
 }

@@ -26,6 +26,21 @@ void simulate_closest(const PlanRequest& request, const PlanRow& as_run, LaunchP
   }
 }
 
+void one_f_one_b_comm(std::string_view framework, const PlanRow& as_run, PlanRequest& run_request, LaunchPlan& launch) {
+  if (as_run.pp <= 1 || as_run.chunks != 1 || as_run.schedule != "1f1b") return;
+  if (run_request.comm == CommMode::Blocking && run_request.policy == LowerPolicy::Batched) return;
+  run_request.comm = CommMode::Blocking;
+  run_request.policy = LowerPolicy::Batched;
+  launch.gaps.push_back(std::string(framework) +
+                        " 1F1B posts each gap's send and receive as one batch and waits for it before the next op, "
+                        "on the compute stream: it runs the row with --comm blocking --policy batched");
+}
+
+bool run_differs(const PlanRequest& request, const PlanRequest& run_request) {
+  return run_request.training != request.training || run_request.comm != request.comm ||
+         run_request.policy != request.policy;
+}
+
 bool is_even_split(const Layout& layout, int layers, bool padded) {
   const std::optional<Layout> even = even_layout(int(layout.size()), layers, padded);
   if (!even) return false;

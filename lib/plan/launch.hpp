@@ -77,6 +77,17 @@ struct LaunchFiles {
 [[nodiscard]] bool megatron_runs(std::string_view schedule);
 [[nodiscard]] LaunchPlan torchtitan_launch(const PlanRequest& request, const PlanRow& row, const LaunchFiles& files);
 
+/// How the framework's 1F1B posts its sends and receives, where the plan said otherwise: both
+/// Megatron-Core's (p2p_communication.py, _communicate) and PyTorch's Schedule1F1B
+/// (torch/distributed/pipelining/schedules.py) post each gap's sends and receives as one batch
+/// and wait for it before the next op, which makes the compute stream wait: --comm blocking
+/// --policy batched. For `as_run` on several stages under 1F1B, sets run_request's and adds the gap
+/// in `framework`'s words ("Megatron-LM's"); nothing for other rows.
+void one_f_one_b_comm(std::string_view framework, const PlanRow& as_run, PlanRequest& run_request, LaunchPlan& launch);
+
+/// Whether the closest run differs from the plan's in its request or its row's settings.
+[[nodiscard]] bool run_differs(const PlanRequest& request, const PlanRequest& run_request);
+
 /// `as_run`, a row changed to what a framework runs, simulated as the planner simulates rows;
 /// sets `launch.closest`, or `launch.closest_refusal` when the generator refuses it.
 void simulate_closest(const PlanRequest& request, const PlanRow& as_run, LaunchPlan& launch);

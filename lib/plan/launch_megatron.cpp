@@ -342,7 +342,17 @@ LaunchPlan megatron_launch(const PlanRequest& request, const PlanRow& row) {
   for (const MegatronArg& arg : kMegatronArgs) {
     if (Value v = arg.value(in)) launch.settings.push_back({std::string(arg.flag), std::move(*v), arg.words});
   }
-  if (as_run.schedule != row.schedule || as_run.recompute != row.recompute || run_request.training != request.training)
+  one_f_one_b_comm("Megatron-LM's", as_run, run_request, launch);
+  if (as_run.pp > 1 && as_run.chunks > 1 && run_request.comm != CommMode::Overlap) {
+    // arguments.py: --no-overlap-p2p-communication turns overlap_p2p_comm off; on, the interleaved
+    // schedule posts each transfer ahead and waits for it only before the op that needs it.
+    run_request.comm = CommMode::Overlap;
+    run_request.policy.reset();
+    launch.gaps.emplace_back(
+        "Megatron-LM's interleaving overlaps its sends and receives with compute (overlap_p2p_comm, on unless "
+        "--no-overlap-p2p-communication): it runs the row with --comm overlap");
+  }
+  if (as_run.schedule != row.schedule || as_run.recompute != row.recompute || run_differs(request, run_request))
     simulate_closest(run_request, as_run, launch);
   if (in.fsdp() && row.sharding == Sharding::Params) {
     launch.notes.push_back(

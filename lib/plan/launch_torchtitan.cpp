@@ -393,12 +393,13 @@ LaunchPlan torchtitan_launch(const PlanRequest& request, const PlanRow& row, con
         "the experts' grouped GEMMs stay bf16 under quantize.linear converters (torchtitan's quantize.grouped_mm "
         "converters are a prototype): pipeplan priced them in FP8");
   }
+  one_f_one_b_comm("torchtitan's (PyTorch's Schedule1F1B)", as_run, run_request, launch);
   for (const TorchtitanKey& key : kTorchtitanKeys) {
     if (Value v = key.value(in)) launch.settings.push_back({std::string(key.key), std::move(*v)});
   }
   const bool changed = as_run.rank_order != row.rank_order || as_run.sharding != row.sharding ||
                        as_run.recompute != row.recompute || !(as_run.precision == row.precision) ||
-                       run_request.training != request.training;
+                       run_differs(request, run_request);
   if (changed) simulate_closest(run_request, as_run, launch);
   return launch;
 }
