@@ -519,6 +519,42 @@ def a2a_overlap_flag(row, ep, mapping):
     return flags
 
 
+MEGATRON_CORE_SOURCES = ("megatron_lm_h100", "megatron_lm_a100_2021", "nemo_2407", "nemo_longseq", "nemo_fw_2502",
+                         "nemo_fw_2504", "mbridge")
+
+
+def comm_flags(row, pp, schedule_flags, mapping):
+    """--comm and --policy as the row's runtime posts its pipeline's sends and receives.
+
+    Megatron-LM's 1F1B without interleaving (and so NeMo's and Megatron-Bridge's, which run
+    Megatron-Core's schedules) posts each gap's pair as one group, send_forward_recv_backward and
+    send_backward_recv_forward, and waits on it before the next op: _communicate in
+    megatron/core/pipeline_parallel/p2p_communication.py calls req.wait() on every request
+    (wait_on_reqs defaults to True), which makes the compute stream wait. torchtitan's 1F1B is
+    PyTorch's Schedule1F1B, which batches fwd_sends + bwd_recvs (and bwd_sends + fwd_recvs) and
+    waits on each batch (torch/distributed/pipelining/schedules.py). Megatron-LM's interleaved
+    schedule posts them ahead with overlap_p2p_comm (its default) and waits only before the op
+    that needs them: overlap. DeepSpeed's pipeline engine (BLOOM) runs each send and receive
+    alone and blocking, in an order by stage parity (deepspeed/runtime/pipe/schedule.py: "The
+    communication is blocking and must be paired"; TrainSchedule alternates even and odd stages)."""
+    if pp <= 1:
+        return []
+    if row["source"] == "bloom_176b":
+        mapping.notes.append("DeepSpeed's pipeline engine: blocking sends and receives by stage parity: "
+                             "--comm blocking --policy megatron")
+        return ["--comm", "blocking", "--policy", "megatron"]
+    one_f_one_b = schedule_flags[schedule_flags.index("--schedules") + 1] == "1f1b"
+    if one_f_one_b and row["source"] in MEGATRON_CORE_SOURCES:
+        mapping.notes.append("Megatron-Core's 1F1B waits for each gap's batched send and receive: "
+                             "--comm blocking --policy batched")
+        return ["--comm", "blocking", "--policy", "batched"]
+    if one_f_one_b and row["source"].startswith("torchtitan"):
+        mapping.notes.append("PyTorch's Schedule1F1B waits for each gap's batched send and receive: "
+                             "--comm blocking --policy batched")
+        return ["--comm", "blocking", "--policy", "batched"]
+    return []
+
+
 # Megatron-Bridge's CUDA graphs per row, read from its configurations at each release's tag
 # (scripts/mbridge-cuda-graphs.json says how).
 MBRIDGE_CUDA_GRAPHS = config_reading("mbridge-cuda-graphs.json")
@@ -879,6 +915,7 @@ def map_row(row, models_dir, work):
         m.notes.append("etp not stated and tp would not fold ep over the stage: etp 1")
     if etp is not None and ep and int(ep) > 1:
         flags += ["--etp", str(etp)]
+    flags += comm_flags(row, pp, flags, m)
     flags += dispatcher_flag(row, ep, m)
     flags += token_drop_flag(row, ep, m)
     flags += layout_flag(row, pp, m)
