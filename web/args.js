@@ -158,12 +158,13 @@ function compareCall(state, names, registry) {
   return {args, files};
 }
 
-// `pipeplan plan` for a config.json the page holds, under the page's optimizer mode, writing
-// each row it shows into rows/N (--emit-rows), which the page collects to open a row's schedule.
+// `pipeplan plan` for a config.json the page holds, under the page's optimizer mode and
+// communication (each row timed as the page then simulates its schedule), writing each row it
+// shows into rows/N (--emit-rows), which the page collects to open a row's schedule.
 function planCall(state, configJson) {
   const files = {"config.json": configJson};
   const args = ["plan", "--model", "config.json", "--gpu", state.gpu, "--gpus", state.gpus, "--seq", state.seq,
-                "--global-batch", state["global-batch"], ...simFlags(state), "--emit-rows", "rows"];
+                "--global-batch", state["global-batch"], ...simFlags(state), ...commFlags(state), "--emit-rows", "rows"];
   return {args, files, collect: "rows"};
 }
 
