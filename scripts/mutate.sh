@@ -54,6 +54,7 @@ fused-swiglu-keeps-silu @@ lib/estimate/elementwise_kernels.cpp @@   if (how == 
 fb-pair-first-layer-forgotten @@ lib/costs/cost_model.cpp @@ std::max(forward_layer, forward - backward + backward_layer) @@ (forward - backward + backward_layer)
 async-tp-scatters-inverted @@ lib/estimate/piece_gemms.cpp @@ return tr.tp_overlap_method == TpOverlapMethod::AsyncTp && several_modules; @@ return tr.tp_overlap_method == TpOverlapMethod::AsyncTp && !several_modules;
 network-rate-as-bytes @@ lib/estimate/gpu_catalog.cpp @@ return {name, gbit_per_s / 8.0, @@ return {name, gbit_per_s,
+timed-blocking-keeps-slower @@ lib/lower/lowering.cpp @@ blocking_step(nearest, used) < blocking_step(arrival, used) @@ blocking_step(nearest, used) > blocking_step(arrival, used)
 plan-comm-ignored @@ lib/plan/plan_evaluate.cpp @@ if (r.comm == CommMode::Overlap) { @@ if (true) {
 launch-1f1b-comm-unsaid @@ lib/plan/launch.cpp @@ if (run_request.comm == CommMode::Blocking && run_request.policy == LowerPolicy::Batched) return; @@ if (true) return;
 fb-pair-whole-forward @@ lib/sim/op_costs.hpp @@ const Bytes held = fb_held_bytes(t.alloc_f, t.layer_f, back.alloc_f, back.layer_f); @@ const Bytes held = t.alloc_f;

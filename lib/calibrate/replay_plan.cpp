@@ -8,7 +8,7 @@ namespace pipeplan {
 
 ReplayPlan plan_replay(const Schedule& schedule, const CostModel& costs) {
   ReplayPlan plan;
-  plan.lowered = lower(schedule, LowerPolicy::Timed, &costs);
+  plan.lowered = lower(schedule, LowerPolicy::Timed, &costs, plan.mode);
   plan.program = replay_program(plan.lowered);
   CommSimResult timed = simulate_with_comm(plan.lowered, costs, plan.mode);
   if (timed.result.deadlocked()) {

@@ -38,7 +38,7 @@ void abort_for(Transport& transport, int rank, const std::exception_ptr& failure
 }  // namespace
 
 ReplayProgram replay_program(const Schedule& schedule, const CostModel& costs) {
-  return replay_program(lower(schedule, LowerPolicy::Timed, &costs));
+  return replay_program(lower(schedule, LowerPolicy::Timed, &costs, CommMode::Blocking));  // NCCL on the compute stream
 }
 
 ReplayProgram replay_program(const LoweredSchedule& lowered) {

@@ -33,8 +33,8 @@ struct ReplayProgram {
   std::vector<std::vector<ReplayStep>> ranks;
 };
 
-/// The program of every rank: the schedule lowered with the timed policy under `costs`, each
-/// gap's posts one group.
+/// The program of every rank: the schedule lowered with the timed policy under `costs` for NCCL
+/// on the compute stream (CommMode::Blocking), each gap's posts one group.
 [[nodiscard]] ReplayProgram replay_program(const Schedule& schedule, const CostModel& costs);
 
 /// The program of a given lowering: its batched posts form groups, the others go alone.

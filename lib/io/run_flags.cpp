@@ -64,7 +64,7 @@ CommRun comm_run(const CommFlags& flags, const LoweredSchedule& file, const SimO
 }
 
 LoweredSchedule lowering_for(const LoweredSchedule& file, const std::string& policy, const CostModel& costs) {
-  return lowering_to_run(file, policy_flag(policy, file), costs);
+  return lowering_to_run(file, policy_flag(policy, file), costs, CommMode::Rendezvous);
 }
 
 std::string run_limit_text(const RunLimitError& error) {

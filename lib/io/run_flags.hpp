@@ -43,7 +43,8 @@ struct CommFlags {
 /// as policy_flag says.
 [[nodiscard]] CommRun comm_run(const CommFlags& flags, const LoweredSchedule& file, const SimOptions& options);
 
-/// The lowering validate and export use (lowering_to_run with --policy, checked).
+/// The lowering export and the Python package's CSV write (lowering_to_run with --policy,
+/// checked), placed for a runtime that posts its receives ahead, as PyTorch's CSV runtime does.
 [[nodiscard]] LoweredSchedule lowering_for(const LoweredSchedule& file, const std::string& policy,
                                            const CostModel& costs);
 

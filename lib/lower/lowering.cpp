@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
 #include <tuple>
 
 #include "model/dependencies.hpp"
 #include "model/error.hpp"
 #include "model/post_tables.hpp"
+#include "sim/comm_simulator.hpp"
 #include "sim/simulator.hpp"
 #include "sim/transfer_rule.hpp"
 
@@ -53,7 +55,13 @@ void append_gap(std::vector<LoweredAction>& out, std::vector<CommOp> gap, LowerP
 // key is the smaller even at one instant.
 using TransferKey = std::tuple<SimTime, SimTime, int, int, int>;  // end, rank, kind, stage, micro-batch
 
-LoweredSchedule lower_timed(const Schedule& schedule, const CostModel* costs) {
+// Where a receive whose data arrives during a compute op goes: before that op (Arrival: posted
+// ahead, as a receive on a stream of its own wants), or at whichever end of the op is nearer the
+// arrival (Nearest: a receive that holds the compute stream delays that op by what is left of the
+// transfer before it, or its sender's blocking send by what is left of the op after it).
+enum class ReceiveGap : unsigned char { Arrival, Nearest };
+
+LoweredSchedule lower_timed(const Schedule& schedule, const CostModel* costs, ReceiveGap receives) {
   const CostModel unit = uniform_costs(schedule.stages, schedule.devices, StageCost{1, 1, 1, 0, 0}, 0);
   const CostModel& used = costs != nullptr ? *costs : unit;
   SimResult run = simulate(schedule, used);
@@ -71,7 +79,8 @@ LoweredSchedule lower_timed(const Schedule& schedule, const CostModel* costs) {
   };
   std::vector<SimTime> produced(slot(2, 0, 0), -1);
   std::vector<SimTime> rank(slot(2, 0, 0), -1);
-  std::vector<std::vector<SimTime>> ends(run.devices.size());  // each device's op ends, in list order
+  std::vector<std::vector<SimTime>> ends(run.devices.size());    // each device's op ends, in list order
+  std::vector<std::vector<SimTime>> starts(run.devices.size());  // and starts
   const auto record = [&](const OpTiming& t, std::vector<SimTime>& table) {
     if (t.op.kind == OpKind::F || t.op.kind == OpKind::FB) table[slot(0, t.op.stage, t.op.microbatch)] = t.end;
     const Op backward = t.op.kind == OpKind::FB ? t.op.backward_part() : t.op;
@@ -80,6 +89,7 @@ LoweredSchedule lower_timed(const Schedule& schedule, const CostModel* costs) {
   for (std::size_t d = 0; d < run.devices.size(); ++d) {
     for (const OpTiming& t : run.devices[d].ops) {
       ends[d].push_back(t.end);
+      starts[d].push_back(t.start);
       record(t, produced);
     }
     for (const OpTiming& t : ranked.devices[d].ops) record(t, rank);
@@ -124,8 +134,11 @@ LoweredSchedule lower_timed(const Schedule& schedule, const CostModel* costs) {
       const int from = schedule.placement[static_cast<std::size_t>(send.stage)];
       const SimTime when =
           c.comm.is_send() ? std::get<0>(c.key) : transfer.arrival(std::get<0>(c.key), from, device, c.comm.boundary());
-      const auto at_time =
-          static_cast<std::size_t>(std::upper_bound(ends[d].begin(), ends[d].end(), when) - ends[d].begin());
+      auto at_time = static_cast<std::size_t>(std::upper_bound(ends[d].begin(), ends[d].end(), when) - ends[d].begin());
+      if (receives == ReceiveGap::Nearest && !c.comm.is_send() && at_time < ops.size() && starts[d][at_time] < when &&
+          when - starts[d][at_time] > ends[d][at_time] - when) {
+        ++at_time;
+      }
       gap = std::min(std::max({gap, at_time, c.earliest}), cap[i]);
       if (gap < c.earliest) throw Error("timed lowering: no order of the posts fits (an internal error)");
       gaps[gap].push_back(c.comm);
@@ -142,6 +155,25 @@ LoweredSchedule lower_timed(const Schedule& schedule, const CostModel* costs) {
   return out;
 }
 
+// One step of `lowered` under blocking communication; a deadlock (which the timed order rules
+// out) as the longest.
+SimTime blocking_step(const LoweredSchedule& lowered, const CostModel& costs) {
+  const CommSimResult run = simulate_with_comm(lowered, costs, CommMode::Blocking);
+  return run.stuck.empty() ? run.result.step_time() : std::numeric_limits<SimTime>::max();
+}
+
+// The timed lowering for `mode`. Under blocking neither placement of the receives is always the
+// faster (a receive posted early holds its own device, one posted late holds its sender's
+// blocking send): both are timed and the faster kept, the arrival's on a tie.
+LoweredSchedule lower_timed_for(const Schedule& schedule, const CostModel* costs, CommMode mode) {
+  LoweredSchedule arrival = lower_timed(schedule, costs, ReceiveGap::Arrival);
+  if (mode != CommMode::Blocking) return arrival;
+  LoweredSchedule nearest = lower_timed(schedule, costs, ReceiveGap::Nearest);
+  const CostModel unit = uniform_costs(schedule.stages, schedule.devices, StageCost{1, 1, 1, 0, 0}, 0);
+  const CostModel& used = costs != nullptr ? *costs : unit;
+  return blocking_step(nearest, used) < blocking_step(arrival, used) ? std::move(nearest) : std::move(arrival);
+}
+
 }  // namespace
 
 std::string_view policy_name(LowerPolicy policy) {
@@ -156,8 +188,8 @@ std::span<const LowerPolicy> all_policies() {
   return kPolicies;
 }
 
-LoweredSchedule lower(const Schedule& schedule, LowerPolicy policy, const CostModel* costs) {
-  if (policy == LowerPolicy::Timed) return lower_timed(schedule, costs);
+LoweredSchedule lower(const Schedule& schedule, LowerPolicy policy, const CostModel* costs, CommMode mode) {
+  if (policy == LowerPolicy::Timed) return lower_timed_for(schedule, costs, mode);
   LoweredSchedule out{schedule, std::string(policy_name(policy)), {}};
   out.actions.resize(schedule.order.size());
   // Early receives move one compute op ahead of their consumer.

@@ -12,6 +12,7 @@
 #include "model/enum_table.hpp"
 #include "model/lowered.hpp"
 #include "model/lowering_problems.hpp"
+#include "sim/comm_mode.hpp"
 
 namespace pipeplan {
 
@@ -42,7 +43,12 @@ inline constexpr EnumTable<LowerPolicy, 5> kLowerPolicies = {{
 /// The schedule with every cross-device dependency turned into a send after its producer and a
 /// receive before its consumer, placed as `policy` says. The compute order is kept. `Timed`
 /// simulates the schedule with `costs` (or unit costs when null) to order the transfers; the
-/// schedule must then be complete and deadlock-free (Error otherwise).
-[[nodiscard]] LoweredSchedule lower(const Schedule& schedule, LowerPolicy policy, const CostModel* costs = nullptr);
+/// schedule must then be complete and deadlock-free (Error otherwise). `mode` is what the
+/// lowering will run under, which only `Timed` reads: under Blocking its receives are placed for
+/// a compute stream that waits on them, of two placements the one whose blocking step is
+/// shorter (docs/model.md, "Communication"); otherwise each receive goes in the gap before the op
+/// during which its data arrives, posted ahead as a stream of its own (or PyTorch's irecv) wants.
+[[nodiscard]] LoweredSchedule lower(const Schedule& schedule, LowerPolicy policy, const CostModel* costs = nullptr,
+                                    CommMode mode = CommMode::Rendezvous);
 
 }  // namespace pipeplan

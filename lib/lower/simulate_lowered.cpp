@@ -5,13 +5,13 @@
 
 namespace pipeplan {
 
-LoweredSchedule lowering_to_run(const LoweredSchedule& file, std::optional<LowerPolicy> policy,
-                                const CostModel& costs) {
+LoweredSchedule lowering_to_run(const LoweredSchedule& file, std::optional<LowerPolicy> policy, const CostModel& costs,
+                                CommMode mode) {
   if (has_communication(file)) {
     if (policy) throw Error("the file has its own sends and receives: a lowering policy does not apply");
     return file;
   }
-  return lower(file.schedule, policy.value_or(LowerPolicy::Timed), &costs);
+  return lower(file.schedule, policy.value_or(LowerPolicy::Timed), &costs, mode);
 }
 
 LoweredRun simulate_lowered(const LoweredSchedule& file, const CostModel& costs, const CommRun& how) {
@@ -23,7 +23,7 @@ LoweredRun simulate_lowered(const LoweredSchedule& file, const CostModel& costs,
     return out;
   }
   out.from_file = has_communication(file);
-  out.lowering = lowering_to_run(file, how.policy, costs);
+  out.lowering = lowering_to_run(file, how.policy, costs, how.mode);
   out.run = simulate_with_comm(out.lowering, costs, how.mode, how.options);
   return out;
 }

@@ -31,11 +31,12 @@ struct LoweredRun {
   bool from_file = false;
 };
 
-/// The lowering `file` runs with under communication: its own sends and receives when it has
-/// them, otherwise its compute schedule lowered with `policy` (default Timed, ordered with
-/// `costs`). Throws Error when a policy is given for a file that has its own.
+/// The lowering `file` runs with under communication `mode`: its own sends and receives when it
+/// has them, otherwise its compute schedule lowered with `policy` (default Timed, ordered with
+/// `costs` and placed for `mode`: lower()). Throws Error when a policy is given for a file that
+/// has its own.
 [[nodiscard]] LoweredSchedule lowering_to_run(const LoweredSchedule& file, std::optional<LowerPolicy> policy,
-                                              const CostModel& costs);
+                                              const CostModel& costs, CommMode mode);
 
 /// Times `file` under `how.mode`: simulate() on its compute schedule for Overlap, otherwise
 /// simulate_with_comm() on lowering_to_run(). A deadlock is not an error (run.stuck and

@@ -80,7 +80,7 @@ std::vector<Problem> validate_lowered(const LoweredSchedule& file, const CostMod
   std::vector<Problem> problems = validate(file.schedule, costs, options);
   if (!problems.empty() || how.mode == CommMode::Overlap) return problems;
   const CommMode mode = how.mode;
-  const LoweredSchedule lowered = lowering_to_run(file, how.policy, costs);
+  const LoweredSchedule lowered = lowering_to_run(file, how.policy, costs, mode);
   problems = lowering_problems(lowered);
   if (!problems.empty()) return problems;
   const CommSimResult run = simulate_with_comm(lowered, costs, mode);
