@@ -61,7 +61,19 @@ using TransferKey = std::tuple<SimTime, SimTime, int, int, int>;  // end, rank, 
 // transfer before it, or its sender's blocking send by what is left of the op after it).
 enum class ReceiveGap : unsigned char { Arrival, Nearest };
 
-LoweredSchedule lower_timed(const Schedule& schedule, const CostModel* costs, ReceiveGap receives) {
+// One step of `lowered` under blocking communication; a deadlock (which the timed order rules
+// out) as the longest.
+SimTime blocking_step(const LoweredSchedule& lowered, const CostModel& costs) {
+  const CommSimResult run = simulate_with_comm(lowered, costs, CommMode::Blocking);
+  return run.stuck.empty() ? run.result.step_time() : std::numeric_limits<SimTime>::max();
+}
+
+// The timed lowering for `mode`. The overlapped run, the keys and each device's posts in key
+// order are made once; the posts are then placed in gaps. Under blocking neither placement of
+// the receives is always the faster (a receive posted early holds its own device, one posted
+// late holds its sender's blocking send): both are placed and timed, and the faster kept, the
+// arrival's on a tie.
+LoweredSchedule lower_timed(const Schedule& schedule, const CostModel* costs, CommMode mode) {
   const CostModel unit = uniform_costs(schedule.stages, schedule.devices, StageCost{1, 1, 1, 0, 0}, 0);
   const CostModel& used = costs != nullptr ? *costs : unit;
   SimResult run = simulate(schedule, used);
@@ -101,76 +113,77 @@ LoweredSchedule lower_timed(const Schedule& schedule, const CostModel* costs, Re
     return {produced[at], rank[at], kind, send.stage, send.microbatch};
   };
   const TransferRule transfer(used);
-  LoweredSchedule out{schedule, std::string(policy_name(LowerPolicy::Timed)), {}};
-  out.actions.resize(schedule.order.size());
+  // Each send or receive with its key, the gaps it may take (gap g is before ops[g]) and the
+  // time its data was made (a send) or arrived (a receive) in the overlapped run.
+  struct Placed {
+    TransferKey key;
+    CommOp comm;
+    std::size_t earliest, latest;
+    SimTime when;
+  };
+  std::vector<std::vector<Placed>> posts(schedule.order.size());
+  // The latest gap each post may take so that every post after it in key order still fits
+  // before its consumer: a post is never pushed past it, so the gaps grow along the keys. The
+  // ranks make this always possible: a send in key order before a receive comes from an op
+  // before that receive's consumer.
+  std::vector<std::vector<std::size_t>> caps(schedule.order.size());
   for (std::size_t d = 0; d < schedule.order.size(); ++d) {
     const int device = static_cast<int>(d);
     const std::vector<Op>& ops = schedule.order[d];
-    // Each send or receive with its key and the gaps it may take: gap g is before ops[g].
-    struct Placed {
-      TransferKey key;
-      CommOp comm;
-      std::size_t earliest, latest;
+    std::vector<Placed>& comms = posts[d];
+    const auto add = [&](const CommOp& c, std::size_t earliest, std::size_t latest) {
+      const TransferKey key = key_of(c);
+      const CommOp send = c.is_send() ? c : c.matching();
+      const int from = schedule.placement[static_cast<std::size_t>(send.stage)];
+      const SimTime made = std::get<0>(key);
+      comms.push_back(
+          {key, c, earliest, latest, c.is_send() ? made : transfer.arrival(made, from, device, c.boundary())});
     };
-    std::vector<Placed> comms;
     for (std::size_t i = 0; i < ops.size(); ++i) {
-      for (const CommOp& r : receives_of(schedule, ops[i], device)) comms.push_back({key_of(r), r, 0, i});
-      for (const CommOp& c : sends_of(schedule, ops[i], device)) comms.push_back({key_of(c), c, i + 1, ops.size()});
+      for (const CommOp& r : receives_of(schedule, ops[i], device)) add(r, 0, i);
+      for (const CommOp& c : sends_of(schedule, ops[i], device)) add(c, i + 1, ops.size());
     }
     std::stable_sort(comms.begin(), comms.end(), [](const Placed& a, const Placed& b) { return a.key < b.key; });
-    // The latest gap each post may take so that every post after it in key order still fits
-    // before its consumer: a post is never pushed past it, so the gaps grow along the keys. The
-    // ranks make this always possible: a send in key order before a receive comes from an op
-    // before that receive's consumer.
-    std::vector<std::size_t> cap(comms.size() + 1, ops.size());
+    std::vector<std::size_t>& cap = caps[d];
+    cap.assign(comms.size() + 1, ops.size());
     for (std::size_t i = comms.size(); i-- > 0;) cap[i] = std::min(cap[i + 1], comms[i].latest);
-    std::vector<std::vector<CommOp>> gaps(ops.size() + 1);
-    std::size_t gap = 0;
-    for (std::size_t i = 0; i < comms.size(); ++i) {
-      const Placed& c = comms[i];
-      // The gap after every op that had ended when the send's data was made or the receive's
-      // arrived; kept growing along the keys.
-      const CommOp send = c.comm.is_send() ? c.comm : c.comm.matching();
-      const int from = schedule.placement[static_cast<std::size_t>(send.stage)];
-      const SimTime when =
-          c.comm.is_send() ? std::get<0>(c.key) : transfer.arrival(std::get<0>(c.key), from, device, c.comm.boundary());
-      auto at_time = static_cast<std::size_t>(std::upper_bound(ends[d].begin(), ends[d].end(), when) - ends[d].begin());
-      if (receives == ReceiveGap::Nearest && !c.comm.is_send() && at_time < ops.size() && starts[d][at_time] < when &&
-          when - starts[d][at_time] > ends[d][at_time] - when) {
-        ++at_time;
-      }
-      gap = std::min(std::max({gap, at_time, c.earliest}), cap[i]);
-      if (gap < c.earliest) throw Error("timed lowering: no order of the posts fits (an internal error)");
-      gaps[gap].push_back(c.comm);
-    }
-    for (std::size_t g = 0; g <= ops.size(); ++g) {
-      // Each gap's posts go as one group, as batched runtimes post them; the global order
-      // still holds, so grouping cannot deadlock (docs/model.md).
-      for (std::size_t i = 0; i < gaps[g].size(); ++i) {
-        out.actions[d].push_back(LoweredAction::communicate(gaps[g][i], i > 0));
-      }
-      if (g < ops.size()) out.actions[d].push_back(LoweredAction::compute(ops[g]));
-    }
   }
-  return out;
-}
-
-// One step of `lowered` under blocking communication; a deadlock (which the timed order rules
-// out) as the longest.
-SimTime blocking_step(const LoweredSchedule& lowered, const CostModel& costs) {
-  const CommSimResult run = simulate_with_comm(lowered, costs, CommMode::Blocking);
-  return run.stuck.empty() ? run.result.step_time() : std::numeric_limits<SimTime>::max();
-}
-
-// The timed lowering for `mode`. Under blocking neither placement of the receives is always the
-// faster (a receive posted early holds its own device, one posted late holds its sender's
-// blocking send): both are timed and the faster kept, the arrival's on a tie.
-LoweredSchedule lower_timed_for(const Schedule& schedule, const CostModel* costs, CommMode mode) {
-  LoweredSchedule arrival = lower_timed(schedule, costs, ReceiveGap::Arrival);
+  const auto place = [&](ReceiveGap receives) {
+    LoweredSchedule out{schedule, std::string(policy_name(LowerPolicy::Timed)), {}};
+    out.actions.resize(schedule.order.size());
+    for (std::size_t d = 0; d < schedule.order.size(); ++d) {
+      const std::vector<Op>& ops = schedule.order[d];
+      std::vector<std::vector<CommOp>> gaps(ops.size() + 1);
+      std::size_t gap = 0;
+      for (std::size_t i = 0; i < posts[d].size(); ++i) {
+        const Placed& c = posts[d][i];
+        // The gap after every op that had ended when the send's data was made or the receive's
+        // arrived (or, for a Nearest receive, after the op it arrived in when that op was more
+        // than half done); kept growing along the keys.
+        auto at_time =
+            static_cast<std::size_t>(std::upper_bound(ends[d].begin(), ends[d].end(), c.when) - ends[d].begin());
+        if (receives == ReceiveGap::Nearest && !c.comm.is_send() && at_time < ops.size() &&
+            starts[d][at_time] < c.when && c.when - starts[d][at_time] > ends[d][at_time] - c.when) {
+          ++at_time;
+        }
+        gap = std::min(std::max({gap, at_time, c.earliest}), caps[d][i]);
+        if (gap < c.earliest) throw Error("timed lowering: no order of the posts fits (an internal error)");
+        gaps[gap].push_back(c.comm);
+      }
+      for (std::size_t g = 0; g <= ops.size(); ++g) {
+        // Each gap's posts go as one group, as batched runtimes post them; the global order
+        // still holds, so grouping cannot deadlock (docs/model.md).
+        for (std::size_t i = 0; i < gaps[g].size(); ++i) {
+          out.actions[d].push_back(LoweredAction::communicate(gaps[g][i], i > 0));
+        }
+        if (g < ops.size()) out.actions[d].push_back(LoweredAction::compute(ops[g]));
+      }
+    }
+    return out;
+  };
+  LoweredSchedule arrival = place(ReceiveGap::Arrival);
   if (mode != CommMode::Blocking) return arrival;
-  LoweredSchedule nearest = lower_timed(schedule, costs, ReceiveGap::Nearest);
-  const CostModel unit = uniform_costs(schedule.stages, schedule.devices, StageCost{1, 1, 1, 0, 0}, 0);
-  const CostModel& used = costs != nullptr ? *costs : unit;
+  LoweredSchedule nearest = place(ReceiveGap::Nearest);
   return blocking_step(nearest, used) < blocking_step(arrival, used) ? std::move(nearest) : std::move(arrival);
 }
 
@@ -189,7 +202,7 @@ std::span<const LowerPolicy> all_policies() {
 }
 
 LoweredSchedule lower(const Schedule& schedule, LowerPolicy policy, const CostModel* costs, CommMode mode) {
-  if (policy == LowerPolicy::Timed) return lower_timed_for(schedule, costs, mode);
+  if (policy == LowerPolicy::Timed) return lower_timed(schedule, costs, mode);
   LoweredSchedule out{schedule, std::string(policy_name(policy)), {}};
   out.actions.resize(schedule.order.size());
   // Early receives move one compute op ahead of their consumer.
