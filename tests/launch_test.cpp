@@ -574,7 +574,14 @@ TEST_CASE("--comm: both frameworks' 1F1B waits for each gap's batch, Megatron-LM
   REQUIRE(t.gaps.size() == 1);
   CHECK(t.gaps[0].find("Schedule1F1B") != std::string::npos);
   REQUIRE(t.closest.has_value());
+  // The same schedule and transfers as Megatron-LM's closest, but torchtitan's own loss and
+  // kernels: near it, not equal.
   CHECK(t.closest->step_ms == doctest::Approx(m.closest->step_ms).epsilon(0.2));
+  // Exactly the row planned under blocking and batched, as torchtitan runs it.
+  LaunchPlan as_planned;
+  simulate_closest(as_1f1b_runs(titan_request()), row, as_planned);
+  REQUIRE(as_planned.closest.has_value());
+  CHECK(t.closest->step_ms == as_planned.closest->step_ms);
   // Planned as they run it: no gap, nothing simulated apart.
   CHECK(megatron_launch(as_1f1b_runs(tiny_request()), row).gaps.empty());
   CHECK(!megatron_launch(as_1f1b_runs(tiny_request()), row).closest);
