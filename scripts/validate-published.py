@@ -700,6 +700,37 @@ def dp_overlap_flags(row, mapping):
     return flags
 
 
+def ddp_bucket_flags(row, dp, cp, flags, mapping):
+    """How each runtime's Megatron-Core buckets and dispatches its data-parallel overlaps
+    (docs/costs.md, "Buckets"):
+    - Megatron-LM of April 2021 all-reduced the gradients after the whole forward-backward
+      (training.py at cdde433, 2021-04-09: DDP_impl 'local', its default, calls
+      allreduce_gradients after forward_backward_func): --no-overlap-grad-reduce;
+    - Megatron-Core up to r0.8 dispatched the first bucket's all-gather in the optimizer's
+      zero_grad, at the step's start (distrib_optimizer.py at core_r0.8.0); from r0.9 each stage
+      dispatches it at its first forward. Megatron-LM's H100 table ran r0.8.0, NeMo 24.07 and
+      24.03.01 ran Megatron-Core before r0.9: --param-gather-at-step-start;
+    - NeMo 2.0's MegatronCommOverlapCallback and Megatron-Bridge's CommOverlapConfig set buckets
+      of 128 x 1024 x 1024 parameters with data parallelism (_get_optimizer_overlap_cfgs):
+      --ddp-bucket-size 134217728 (NeMo 24.07 and 24.03 keep Megatron-Core's default)."""
+    source = row["source"]
+    if source == "megatron_lm_a100_2021":
+        mapping.notes.append("Megatron-LM 2021 all-reduced after the backward: --no-overlap-grad-reduce")
+        return ["--no-overlap-grad-reduce"]
+    if dp * cp <= 1 or "--sharding" not in flags:
+        return []
+    older = source in ("megatron_lm_h100", "nemo_2407") or (source == "nemo_longseq" and row["gpu"].startswith("H100"))
+    if older and "--no-overlap-param-gather" not in flags and flags[flags.index("--sharding") + 1] == "optimizer":
+        mapping.notes.append("Megatron-Core before r0.9 gathers the first bucket from the step's start: "
+                             "--param-gather-at-step-start")
+        return ["--param-gather-at-step-start"]
+    nemo2 = source in ("mbridge", "nemo_fw_2502", "nemo_fw_2504") or (source == "nemo_longseq" and not row["gpu"].startswith("H100"))
+    if nemo2 and "--no-overlap-grad-reduce" not in flags and flags[flags.index("--sharding") + 1] != "params":
+        mapping.notes.append("NeMo 2.0's and Megatron-Bridge's buckets: --ddp-bucket-size 134217728")
+        return ["--ddp-bucket-size", "134217728"]
+    return []
+
+
 def grad_reduce_flag(row, mapping):
     """--grad-reduce-in-bf16 for Megatron-Bridge's rows: its performance configurations set
     ddp.grad_reduce_in_fp32 = False for every family planned here, from 25.09 (v0.1.0rc3's
@@ -924,6 +955,7 @@ def map_row(row, models_dir, work):
     flags += sharding_flag(row, dp, m, cp)
     flags += grad_reduce_flag(row, m)
     flags += dp_overlap_flags(row, m)
+    flags += ddp_bucket_flags(row, dp, cp, flags, m)
     recompute = recompute_flag(row, m)
     flags += recompute if recompute else mbridge_recompute_flag(row, gpu[0], m)
     flags += tp_overlap_flag(row, tp, m)

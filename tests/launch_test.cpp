@@ -600,3 +600,26 @@ TEST_CASE("--comm: both frameworks' 1F1B waits for each gap's batch, Megatron-LM
   CHECK(blocking.gaps[0].find("--comm overlap") != std::string::npos);
   CHECK(blocking.closest.has_value());
 }
+
+TEST_CASE("--ddp-bucket-size is Megatron-LM's flag, the first gather at the step's start older Megatron-Core's") {
+  PlanRequest r = tiny_request();
+  r.training.overlap_grad_reduce = true;
+  r.training.bucket_params = 40000;
+  r.training.param_gather_at_step_start = true;
+  PlanRow row = tiny_row("1f1b", 1, "E,t*4|t*4,H");
+  row.sharding = Sharding::Optimizer;
+  const LaunchPlan m = megatron_launch(r, row);
+  CHECK(value(m, "--ddp-bucket-size") == "40000");
+  const auto says = [](const LaunchPlan& l, const std::string& what) {
+    return std::any_of(l.gaps.begin(), l.gaps.end(),
+                       [&](const std::string& g) { return g.find(what) != std::string::npos; });
+  };
+  CHECK(says(m, "without --param-gather-at-step-start"));
+  // The run differs, so its closest is simulated, without the early gather.
+  CHECK(m.closest.has_value());
+  // Without the overlap Megatron-Core keeps no buckets: nothing to size.
+  r.training.overlap_grad_reduce = false;
+  CHECK(setting(megatron_launch(r, row), "--ddp-bucket-size") == nullptr);
+  r.training.loss = Loss::Torch;
+  CHECK(says(torchtitan_launch(r, row, {}), "without --ddp-bucket-size and --param-gather-at-step-start"));
+}

@@ -157,6 +157,16 @@ void add_model_options(CLI::App& sub, ModelOptions& f, bool global_batch_require
       sub.add_flag("--overlap-param-gather,!--no-overlap-param-gather", t.overlap_param_gather,
                    "Megatron-LM's option with the distributed optimizer: the stepped weights' all-gather runs under "
                    "the next step's forward (default on; nothing to gather with --sharding none)");
+  sub.add_option("--ddp-bucket-size", t.bucket_params,
+                 "Megatron-LM's option: the parameters of each bucket the overlapped gradient reduction and weight "
+                 "all-gather run by, on the first pipeline stage (Megatron-Core keeps every other stage one "
+                 "bucket); default Megatron-Core's, max(40M, 1M x dp·cp). NeMo and Megatron-Bridge set 134217728")
+      ->type_name("PARAMS")
+      ->check(CLI::Range(kBucketParamsRange.least, kBucketParamsRange.most));
+  sub.add_flag("--param-gather-at-step-start", t.param_gather_at_step_start,
+               "Megatron-Core up to r0.8: --overlap-param-gather's first bucket is dispatched by the optimizer's "
+               "zero_grad at the step's start, so a later pipeline stage gathers it while it waits for the first "
+               "activations; from r0.9 (the default) each stage dispatches it at its first forward");
   sub.add_flag("--sequence-parallel,!--no-sequence-parallel", t.sequence_parallel,
                "Megatron-LM's option: the norms, residual adds and dropouts between tensor-parallel blocks run on "
                "each rank's share of the tokens; off, every rank runs them on all tokens and keeps their tensors "

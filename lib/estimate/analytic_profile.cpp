@@ -10,6 +10,7 @@
 #include "estimate/data_parallel_replicas.hpp"
 #include "estimate/fp8_recipe.hpp"
 #include "estimate/fsdp.hpp"
+#include "estimate/gradient_buckets.hpp"
 #include "estimate/layer_kinds.hpp"
 #include "estimate/moe_work.hpp"
 #include "estimate/recompute_block.hpp"
@@ -423,6 +424,12 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
     fp8_kind_weights.push_back(tr.fp8 ? fp8_weight_elements(layer_linear_gemms(model, tr, k)) : 0.0);
   }
   std::vector<double> device_fp8_weights(device_params.size(), 0.0);
+  // Each stage's pieces as Megatron-Core's gradient buckets see them (gradient_buckets.hpp).
+  const std::vector<PieceWork> kind_params = kind_work(model, tr, times.layers);
+  const auto piece = [](const PieceWork& w, const StageCost& t) {
+    return BucketPiece{double(w.params - w.expert_params), double(w.expert_params), t.f_ms, t.b_ms + t.w_ms};
+  };
+  std::vector<BucketStage> bucket_stages(work.size());
   for (std::size_t s = 0; s < work.size(); ++s) {
     // Memory from the stage's work; times the sums of its pieces', estimated or measured.
     out.costs.stages.push_back(piece_cost(work[s], gpu, e, tr, &links));
@@ -441,6 +448,16 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
     c.f_ms = sum(&StageCost::f_ms);
     c.b_ms = sum(&StageCost::b_ms);
     c.w_ms = sum(&StageCost::w_ms);
+    // Megatron-Core buckets the first stage's gradients only (pipeline rank 0's first model chunk:
+    // distributed_data_parallel.py and training.py at d98e8a64); every other stage is one bucket.
+    BucketStage& buckets = bucket_stages[s];
+    buckets.bucketed = s == 0;
+    if (p.embedding) buckets.pieces.push_back(piece(embedding_work(model, tr), times.embedding));
+    for (std::size_t i = first_layer; i < next_layer && i < times.layers.of_layer.size(); ++i) {
+      buckets.pieces.push_back(
+          piece(kind_params[std::size_t(times.layers.of_layer[i])], times.layer(i, int(i - first_layer))));
+    }
+    if (p.head) buckets.pieces.push_back(piece(head_work(model, tr), times.head));
     // Megatron-Core's pairs run a forward's layers beside a backward's one by one (fb_held_bytes):
     // each layer's share of the stage's activations.
     if (tr.moe_a2a_overlap && p.layers > 0) c.layer_activation_bytes = c.activation_bytes / p.layers;
@@ -482,13 +499,11 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
       out.breakdown.stages[s].sharding_comm += ms;
     }
   }
-  // One micro-batch's forward and backward on each device (its stages' F, and B and W): what
-  // an overlapped weight gather and gradient reduction hide under.
-  std::vector<double> forward_ms(device_params.size(), 0.0), backward_ms(device_params.size(), 0.0);
+  // One micro-batch's forward on each device (its stages' F): what FSDP's step gather hides under
+  // beside pipeline parallelism.
+  std::vector<double> forward_ms(device_params.size(), 0.0);
   for (std::size_t s = 0; s < out.costs.stages.size(); ++s) {
-    const auto d = static_cast<std::size_t>(where.placement[s]);
-    forward_ms[d] += out.costs.stages[s].f_ms;
-    backward_ms[d] += out.costs.stages[s].b_ms + out.costs.stages[s].w_ms;
+    forward_ms[static_cast<std::size_t>(where.placement[s])] += out.costs.stages[s].f_ms;
   }
   // FSDP alone: the two largest units in flight, gathered, beside the shards.
   double in_flight = 0;
@@ -515,9 +530,28 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
       add(experts.step(double(device_expert_params[device]), tr.dtype, expert_dp_link));
     const double adam_ms = d.optimizer_ms;
     // What the step waits for, and what the rest takes from the compute it hides under.
-    const double exposed = dense.sharding() == Sharding::Params
-                               ? fsdp_step_exposed_ms({c.gather_ms, c.reduce_ms}, forward_ms[device])
-                               : data_parallel_exposed_ms(c, forward_ms[device], backward_ms[device], tr);
+    double exposed = 0;
+    if (dense.sharding() == Sharding::Params) {
+      exposed = fsdp_step_exposed_ms({c.gather_ms, c.reduce_ms}, forward_ms[device]);
+    } else {
+      // Megatron-Core's buckets of the device's stages, in ascending order.
+      std::vector<BucketStage> mine;
+      for (std::size_t s = 0; s < bucket_stages.size(); ++s) {
+        if (std::size_t(where.placement[s]) == device) mine.push_back(bucket_stages[s]);
+      }
+      // Dispatched at the step's start, the first gather runs while the device waits for the
+      // stages before its first one to run one micro-batch's forward.
+      double lead = 0;
+      for (std::size_t s = 0; tr.param_gather_at_step_start && s < work.size(); ++s) {
+        if (std::size_t(where.placement[s]) == device) break;
+        lead += out.costs.stages[s].f_ms;
+      }
+      const double size = tr.bucket_params > 0 ? double(tr.bucket_params) : default_bucket_params(dense.count);
+      const BucketedCollectives b =
+          bucketed_collectives(mine, size, {&dense, &dp_link}, {&experts, &expert_dp_link}, tr.dtype, tr, lead);
+      exposed = b.reduce_exposed_ms + b.gather_exposed_ms;
+      c = b.total;
+    }
     d.optimizer_ms += exposed + hidden_collective_ms(c.reduce_ms + c.gather_ms, exposed, gpu);
     out.breakdown.data_parallel_ms.push_back(d.optimizer_ms - adam_ms);
     if (tr.fp8) {

@@ -1,7 +1,5 @@
 #include "estimate/data_parallel_replicas.hpp"
 
-#include <algorithm>
-
 #include "estimate/fsdp.hpp"
 
 namespace pipeplan {
@@ -63,14 +61,6 @@ ReplicaStep Replicas::step(double params, DType dtype, const LinkSpec& link) con
   s.adam_bytes = params * adam / shard;
   s.collectives = collectives(params, dtype, link);
   return s;
-}
-
-double data_parallel_exposed_ms(const DataParallelMs& c, double forward_ms, double backward_ms,
-                                const TrainingSettings& tr) {
-  if (tr.sharding == Sharding::Params) return 0;  // fsdp_step_exposed_ms: FSDP has rules of its own
-  const double reduce = tr.overlap_grad_reduce ? std::max(0.0, c.reduce_ms - backward_ms) : c.reduce_ms;
-  const double gather = tr.overlap_param_gather ? std::max(0.0, c.gather_ms - forward_ms) : c.gather_ms;
-  return reduce + gather;
 }
 
 }  // namespace pipeplan

@@ -56,15 +56,4 @@ struct Replicas {
   [[nodiscard]] ReplicaStep step(double params, DType dtype, const LinkSpec& link) const;
 };
 
-/// What of the data-parallel collectives the step waits for, 0 under FSDP (whose rules are
-/// fsdp_step_exposed_ms's): without the overlaps, all of them, after the device's last op. With
-/// --overlap-grad-reduce the reduction runs under the last micro-batch's backward on the device
-/// (its stages' B and W: `backward_ms`), only what outlasts it showing. With
-/// --overlap-param-gather the all-gather runs under the next step's first forward on the device
-/// (its stages' F: `forward_ms`): Megatron-Core's forward pre-hook waits for each module's bucket
-/// before the module runs (distributed_data_parallel.py at d98e8a64, _make_forward_pre_hook), the
-/// buckets gathered one after another, so what outlasts that forward shows, as FSDP's gather does.
-[[nodiscard]] double data_parallel_exposed_ms(const DataParallelMs& collectives, double forward_ms, double backward_ms,
-                                              const TrainingSettings& tr);
-
 }  // namespace pipeplan

@@ -1,6 +1,7 @@
 #pragma once
 // How a model is trained: the settings the planner and `pipeplan profile` take on the command
 // line (docs/costs.md, "Training settings").
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -274,6 +275,14 @@ struct TrainingSettings {
   /// Megatron-LM's --overlap-param-gather (with the distributed optimizer): the stepped weights'
   /// all-gather runs under the next step's forward instead of before it.
   bool overlap_param_gather = false;
+  /// Megatron-LM's --ddp-bucket-size: the parameters of each gradient bucket the overlaps reduce
+  /// and gather by (gradient_buckets.hpp); 0: Megatron-Core's default, max(40M, 1M · dp·cp).
+  std::int64_t bucket_params = 0;
+  /// Megatron-Core up to r0.8 (--param-gather-at-step-start): with --overlap-param-gather the first
+  /// bucket's all-gather is dispatched by the optimizer's zero_grad at the step's start, so on a
+  /// device whose first stage waits for the stages before it, it runs under that wait; from r0.9
+  /// each device dispatches it at its first forward (gradient_buckets.hpp).
+  bool param_gather_at_step_start = false;
   /// Megatron-LM's --grad-reduce-in-bf16 (Megatron-Bridge's ddp.grad_reduce_in_fp32 = False, which
   /// its performance recipes set): the gradient buffers, their accumulation and the data-parallel
   /// reduction in bf16, 2 bytes a parameter instead of fp32's 4 (bf16 training; Megatron-FSDP's too).

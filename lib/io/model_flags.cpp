@@ -114,6 +114,7 @@ void check_model_ranges(const ModelFlags& f, bool global_batch_required) {
   check(kOffloadLayersRange, t.offload_layers);
   check(kRecomputeLayersRange, t.recompute_layers);
   if (t.etp != 0) check(kEtpRange, t.etp);
+  if (t.bucket_params != 0) check(kBucketParamsRange, double(t.bucket_params));
   if (t.moe_capacity_factor != 0) check(kCapacityRange, t.moe_capacity_factor);
   if (f.gpus_per_node != 0) check(kGpusPerNodeRange, f.gpus_per_node);
 }
@@ -253,6 +254,21 @@ ModelInput read_model_input(const ModelFlags& f) {
     throw FlagError(
         "--overlap-param-gather: needs the distributed optimizer (--sharding optimizer or gradients); "
         "with --sharding none every replica keeps its weights and gathers none");
+  }
+  if (in.training.bucket_params > 0 && !in.training.overlap_grad_reduce) {
+    throw FlagError(
+        "--ddp-bucket-size: sizes the buckets --overlap-grad-reduce reduces (and --overlap-param-gather "
+        "gathers) by; with --no-overlap-grad-reduce Megatron-Core keeps one bucket a stage");
+  }
+  if (in.training.param_gather_at_step_start && !in.training.overlap_param_gather) {
+    throw FlagError(
+        "--param-gather-at-step-start: says when --overlap-param-gather dispatches its first bucket; "
+        "with --no-overlap-param-gather the step gathers its weights after the optimizer");
+  }
+  if (in.training.bucket_params > 0 && in.training.sharding == Sharding::Params && sharding_given) {
+    throw FlagError(
+        "--ddp-bucket-size: sizes Megatron-Core's gradient buckets; FSDP (--sharding params) gathers and "
+        "reduce-scatters a layer at a time instead");
   }
   if (in.training.tp_comm_overlap && !in.training.sequence_parallel) {
     throw FlagError(
@@ -409,6 +425,8 @@ std::string describe_input(const ModelInput& in, const SearchedSettings* searche
   text += t.flash_attention ? ", flash attention" : ", no flash attention";
   if (t.overlap_grad_reduce) text += ", overlapped gradient reduction";
   if (t.overlap_param_gather) text += ", overlapped weight all-gather";
+  if (t.bucket_params > 0) text += fmt::format(", gradient buckets of {} parameters", t.bucket_params);
+  if (t.param_gather_at_step_start) text += ", the first weight bucket gathered from the step's start";
   if (t.tp_comm_overlap) text += ", tensor-parallel collectives beside their GEMMs";
   if (t.tp_comm_overlap && t.tp_overlap_method == TpOverlapMethod::AsyncTp) text += " (PyTorch's async TP)";
   if (!t.sequence_parallel) text += ", no sequence parallelism";

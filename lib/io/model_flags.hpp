@@ -34,6 +34,8 @@ inline constexpr SettingRange kCapacityRange{"--moe-capacity-factor", 0.01, 64.0
 inline constexpr SettingRange kCpRange{"--cp", 1, 1 << 16};
 inline constexpr SettingRange kOffloadLayersRange{"--offload-layers", 0, 1 << 16};
 inline constexpr SettingRange kRecomputeLayersRange{"--recompute-layers", 0, 1 << 16};
+/// Megatron-LM's --ddp-bucket-size, in parameters.
+inline constexpr SettingRange kBucketParamsRange{"--ddp-bucket-size", 1, 1e12};
 inline constexpr SettingRange kGpusPerNodeRange{"--gpus-per-node", 1, 1024};
 inline constexpr SettingRange kEfficiencyRange{"", 0.01, 1.0};
 /// --network's rate, in Gb/s each way per GPU.

@@ -216,6 +216,13 @@ constexpr std::array kMegatronArgs = {
                              ? kSwitch
                              : std::nullopt;
                 }},
+    // Megatron-Core buckets only with --overlap-grad-reduce (distributed_data_parallel.py).
+    MegatronArg{"--ddp-bucket-size",
+                [](const MegatronInput& in) {
+                  const TrainingSettings& t = in.request.training;
+                  return when(in.data_parallel() && t.overlap_grad_reduce && t.bucket_params > 0,
+                              std::to_string(t.bucket_params));
+                }},
     MegatronArg{"--grad-reduce-in-bf16",
                 [](const MegatronInput& in) { return in.request.training.grad_reduce_bf16 ? kSwitch : std::nullopt; }},
     MegatronArg{"--bf16",
@@ -319,6 +326,12 @@ LaunchPlan megatron_launch(const PlanRequest& request, const PlanRow& row) {
     launch.gaps.emplace_back(
         "Megatron-Core overlaps the expert all-to-alls under pipeline parallelism only with virtual stages "
         "(--num-virtual-stages-per-pipeline-rank): plan the row with --chunks 2 or more");
+  }
+  if (request.training.param_gather_at_step_start) {
+    run_request.training.param_gather_at_step_start = false;
+    launch.gaps.emplace_back(
+        "Megatron-LM (Megatron-Core from r0.9) dispatches the first bucket's weight all-gather at each stage's first "
+        "forward, not at the step's start: it runs the row without --param-gather-at-step-start");
   }
   if (row.recompute == Recompute::Ops) {
     as_run.recompute = Recompute::Full;

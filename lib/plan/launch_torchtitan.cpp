@@ -345,6 +345,15 @@ LaunchPlan torchtitan_launch(const PlanRequest& request, const PlanRow& row, con
         "torchtitan keeps FSDP2's fp32 gradients, not Megatron-LM's bf16 gradient buffers: it runs the row "
         "without --grad-reduce-in-bf16");
   }
+  // FSDP2 gathers and reduce-scatters module by module, DDP by its own buckets: neither is
+  // Megatron-Core's buffer.
+  if (request.training.bucket_params > 0 || request.training.param_gather_at_step_start) {
+    run_request.training.bucket_params = 0;
+    run_request.training.param_gather_at_step_start = false;
+    launch.gaps.emplace_back(
+        "torchtitan's data parallelism (FSDP2 or DDP) has no Megatron-Core gradient buckets: it runs the row "
+        "without --ddp-bucket-size and --param-gather-at-step-start");
+  }
   // Its float8 converts each linear's bf16 weight as the GEMM runs (quantize.linear.float8): no
   // weights kept in FP8 alone.
   if (request.training.fp8_params && row.precision.fp8) {

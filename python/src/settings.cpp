@@ -4,6 +4,7 @@
 
 #include <pybind11/stl.h>
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <string>
@@ -74,6 +75,10 @@ const Table& model_keywords() {
          s.model.training.overlap_param_gather = v.cast<bool>();
          s.model.given.overlap_param_gather = true;
        }},
+      {"ddp_bucket_size",
+       [](Settings& s, const py::handle& v) { s.model.training.bucket_params = v.cast<std::int64_t>(); }},
+      {"param_gather_at_step_start",
+       [](Settings& s, const py::handle& v) { s.model.training.param_gather_at_step_start = v.cast<bool>(); }},
       {"loss", [](Settings& s, const py::handle& v) { s.model.loss = v.cast<std::string>(); }},
       {"elementwise", [](Settings& s, const py::handle& v) { s.model.elementwise = v.cast<std::string>(); }},
       {"offload_layers", [](Settings& s, const py::handle& v) { s.model.training.offload_layers = v.cast<int>(); }},
