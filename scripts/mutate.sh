@@ -58,6 +58,10 @@ timed-blocking-keeps-slower @@ lib/lower/lowering.cpp @@ blocking_step(nearest, 
 plan-comm-ignored @@ lib/plan/plan_evaluate.cpp @@ if (r.comm == CommMode::Overlap) { @@ if (true) {
 launch-1f1b-comm-unsaid @@ lib/plan/launch.cpp @@ if (run_request.comm == CommMode::Blocking && run_request.policy == LowerPolicy::Batched) return; @@ if (true) return;
 fb-pair-whole-forward @@ lib/sim/op_costs.hpp @@ const Bytes held = fb_held_bytes(t.alloc_f, t.layer_f, back.alloc_f, back.layer_f); @@ const Bytes held = t.alloc_f;
+buckets-split-inverted @@ lib/estimate/gradient_buckets.cpp @@ if (bucketed && params >= bucket_params) close(); @@ if (!bucketed && params >= bucket_params) close();
+later-stages-bucketed @@ lib/estimate/analytic_profile.cpp @@ buckets.bucketed = s == 0; @@ buckets.bucketed = true;
+gathers-not-one-ahead @@ lib/estimate/gradient_buckets.cpp @@ if (k > 0) dispatch = previous_ready; @@ (void)previous_ready;
+step-start-lead-ignored @@ lib/estimate/analytic_profile.cpp @@ tr.dtype, tr, lead); @@ tr.dtype, tr, 0.0);
 offload-room-ignored @@ lib/estimate/activation_offload.cpp @@     if (started - allowed >= 1) start = std::max(start, copied[std::size_t(started - allowed - 1)]); @@     (void)allowed, (void)started;
 EOF
 )
