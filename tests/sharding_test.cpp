@@ -1,6 +1,7 @@
 // Sharding over data parallelism (docs/costs.md, "Memory" and "Devices, optimizer and transfers").
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <utility>
 
 #include "estimate/analytic_profile.hpp"
@@ -101,4 +102,40 @@ TEST_CASE("Megatron's overlaps hide nothing of a model smaller than one bucket")
       CHECK(a.costs.devices[0].optimizer_ms == doctest::Approx(adam + reduce + gather));
     }
   }
+}
+
+TEST_CASE("Megatron-Core buckets the first stage only, and the step's start may gather ahead of a later stage") {
+  // tiny-llama over two stages on two devices, the optimizer sharded over 4 replicas on a node
+  // link of 1000 GB/s and 0.001 ms, in buckets of one layer (36992 parameters). Device 1's stage
+  // (4 layers and the head, p1 parameters) is one bucket, as Megatron-Core keeps every pipeline
+  // rank but the first (distributed_data_parallel.py): its reduction R1 starts when its last
+  // backward ends and its gather G1 before its first forward, so the step waits for both whole.
+  const ModelConfig m = read_model_config_file(PIPEPLAN_TEST_DATA "/models/tiny-llama.json");
+  TrainingSettings t;
+  t.seq = 16;
+  t.sharding = Sharding::Optimizer;
+  t.cuda_graphs = CudaGraphs::Full;  // the device's times alone (host_launch.hpp)
+  t.overlap_grad_reduce = true;
+  t.overlap_param_gather = true;
+  t.bucket_params = 36992;
+  const Layout layout = parse_layout("E,t*4|t*4,H", 8, "x");
+  const std::vector<int> two{0, 1};
+  const GpuSpec gpu{
+      "round", "test card", 100.0, 100.0, 10.0, Bytes{1} << 34, 1000.0, 8, {"link", 1000, 0.001}, {"net", 10.0, 0.05},
+      0};
+  const double p1 = 4 * 36992 + 6464;
+  const auto adam = [](double p) { return p * 30 / 4 / 0.7e12 * 1e3; };
+  const auto reduce = [](double p) { return 0.001 + 0.75 * 4 * p / 1e12 * 1e3; };
+  const auto gather = [](double p) { return 0.001 + 0.75 * 2 * p / 1e12 * 1e3; };
+  const AnalyticProfile a = analytic_profile(m, t, gpu, {}, layout, {two, 2, 4, 8});
+  CHECK(a.costs.devices[1].optimizer_ms == doctest::Approx(adam(p1) + reduce(p1) + gather(p1)));
+  // Dispatched at the step's start (Megatron-Core up to r0.8), device 1's gather runs while
+  // device 0 runs the first micro-batch's forward through its stage: only what outlasts it shows.
+  t.param_gather_at_step_start = true;
+  const AnalyticProfile early = analytic_profile(m, t, gpu, {}, layout, {two, 2, 4, 8});
+  const double forward0 = early.costs.stages[0].f_ms;
+  CHECK(early.costs.devices[1].optimizer_ms ==
+        doctest::Approx(adam(p1) + reduce(p1) + std::max(0.0, gather(p1) - forward0)));
+  // Device 0 waits for nothing before its first forward: the same either way.
+  CHECK(early.costs.devices[0].optimizer_ms == doctest::Approx(a.costs.devices[0].optimizer_ms));
 }
