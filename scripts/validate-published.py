@@ -666,7 +666,10 @@ def sharding_flag(row, dp, mapping, cp=1):
         mapping.notes.append("Megatron-LM 2021 had no distributed optimizer: sharding none")
         return ["--sharding", "none"]
     if megatron_fsdp(row):
-        return ["--sharding", "params"]
+        # Megatron-FSDP's parameters and gradients are views of its buckets, no copies
+        # (megatron_fsdp/param_and_grad_buffer.py at d98e8a64).
+        mapping.notes.append("Megatron-FSDP: --sharding params --fsdp-impl megatron")
+        return ["--sharding", "params", "--fsdp-impl", "megatron"]
     if dp == 1:
         return []
     mapping.notes.append("Megatron's distributed optimizer, as NeMo and Megatron-Bridge run by default: optimizer")
@@ -820,8 +823,8 @@ def fp8_params_flag(row, precision, mapping):
     if row["source"] != "mbridge" or "--dtype" not in precision or precision[precision.index("--dtype") + 1] != "fp8":
         return []
     if megatron_fsdp(row):
-        # Megatron-FSDP keeps FP8 weight units too, which pipeplan does not model (it prices FSDP
-        # as torchtitan's FSDP2): left at the 16-bit copy, an upper bound on memory.
+        # Megatron-FSDP keeps FP8 weight units too, which pipeplan does not model (its FSDP keeps
+        # the 16-bit weights it gathers): left at the 16-bit copy, an upper bound on memory.
         mapping.notes.append("FSDP: its FP8 parameters are not modelled, the 16-bit weight copy kept")
         return []
     # Megatron-Bridge's FP8 mixed-precision presets (bf16_with_fp8_current_scaling_mixed,

@@ -476,6 +476,7 @@ TEST_CASE("--offload-layers: Megatron-LM offloads that many layers' activations,
   REQUIRE(titan.closest.has_value());  // simulated without offloading, as it runs
   CHECK(titan.closest->step_ms > 0);
   r.training.loss = Loss::VocabParallel;
+  r.training.fsdp_impl = FsdpImpl::Megatron;  // Megatron-LM's own FSDP, so that it has no gap
   const LaunchPlan megatron = megatron_launch(r, row);
   CHECK(value(megatron, "--cpu-offloading-num-layers") == "3");
   CHECK(megatron.gaps.empty());
@@ -622,4 +623,32 @@ TEST_CASE("--ddp-bucket-size is Megatron-LM's flag, the first gather at the step
   CHECK(setting(megatron_launch(r, row), "--ddp-bucket-size") == nullptr);
   r.training.loss = Loss::Torch;
   CHECK(says(torchtitan_launch(r, row, {}), "without --ddp-bucket-size and --param-gather-at-step-start"));
+}
+
+TEST_CASE("--fsdp-impl: Megatron-LM runs Megatron-FSDP, torchtitan PyTorch's FSDP2, each a gap for the other") {
+  PlanRequest r = tiny_request();
+  r.training.loss = Loss::Torch;  // torchtitan's own loss, so that its launch's one gap is FSDP's
+  PlanRow row = tiny_row("1f1b", 1, "E,t*8,H");
+  row.pp = 1;
+  row.tp = 1;
+  row.etp = 1;
+  row.dp = 8;
+  row.microbatches = 1;
+  row.sharding = Sharding::Params;
+  const auto says = [](const LaunchPlan& l, const std::string& what) {
+    return std::any_of(l.gaps.begin(), l.gaps.end(),
+                       [&](const std::string& g) { return g.find(what) != std::string::npos; });
+  };
+  CHECK(torchtitan_launch(r, row, {}).gaps.empty());  // FSDP2, the default, is torchtitan's
+  r.training.fsdp_impl = FsdpImpl::Megatron;
+  const LaunchPlan titan = torchtitan_launch(r, row, {});
+  CHECK(says(titan, "--fsdp-impl fsdp2"));
+  CHECK(titan.closest.has_value());  // simulated with FSDP2's copies, as it runs
+  r.training.loss = Loss::VocabParallel;
+  CHECK(megatron_launch(r, row).gaps.empty());
+  r.training.fsdp_impl = FsdpImpl::Fsdp2;
+  const LaunchPlan megatron = megatron_launch(r, row);
+  CHECK(says(megatron, "--fsdp-impl megatron"));
+  CHECK(value(megatron, "--use-megatron-fsdp").empty());  // a switch: present, no value
+  CHECK(megatron.closest.has_value());
 }

@@ -175,6 +175,9 @@ void add_model_options(CLI::App& sub, ModelOptions& f, bool global_batch_require
                "Megatron-LM's option (Transformer Engine's userbuffers): each tensor-parallel gather and "
                "scatter of an attention or dense MLP linear runs in chunks beside its GEMM, and only what the GEMM "
                "does not cover shows (docs/costs.md; default off, as Megatron-LM's; needs --tp above 1)");
+  sub.add_option("--fsdp-impl", f.fsdp_impl, "What runs --sharding params (default fsdp2): " + enum_help(kFsdpImpls))
+      ->type_name("IMPL")
+      ->transform(enum_choices_of(kFsdpImpls));
   sub.add_option("--tp-overlap-method", f.tp_overlap_method,
                  "What runs --tp-comm-overlap (default userbuffers): " + enum_help(kTpOverlapMethods))
       ->type_name("METHOD")

@@ -310,10 +310,12 @@ TransferCost transfer_over(const LinkSpec& link, const ModelConfig& model, const
 // head) gathers its weights before F and B and reduce-scatters its gradients after, what
 // outlasts the neighbouring unit's compute added to the unit's F and B (fsdp.hpp), with what the
 // rest takes from the compute it hides under (collective_contention.hpp).
-void add_fsdp_unit_exposure(StageCost& c, const FsdpUnitMs& unit, const GpuSpec& gpu) {
+// A unit's collectives as its F and B wait for them and take SMs under them, and FSDP2's copies
+// on the compute stream (`copies`: F's copy-out, B's copy-out and copy-in).
+void add_fsdp_unit_exposure(StageCost& c, const FsdpUnitMs& unit, const FsdpExposedMs& copies, const GpuSpec& gpu) {
   const FsdpExposedMs x = fsdp_exposed_per_unit(unit, c.f_ms, c.b_ms, c.w_ms);
-  c.f_ms += x.f_ms + hidden_collective_ms(unit.gather_ms, x.f_ms, gpu);
-  c.b_ms += x.b_ms + hidden_collective_ms(unit.gather_ms + unit.reduce_ms, x.b_ms, gpu);
+  c.f_ms += x.f_ms + hidden_collective_ms(unit.gather_ms, x.f_ms, gpu) + copies.f_ms;
+  c.b_ms += x.b_ms + hidden_collective_ms(unit.gather_ms + unit.reduce_ms, x.b_ms, gpu) + copies.b_ms;
 }
 
 FsdpUnitMs operator+(const FsdpUnitMs& a, const FsdpUnitMs& b) {
@@ -396,6 +398,18 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
     return fsdp_unit_ms(double(w.params - w.expert_params), tr.dtype, dense.count, dp_link, gradient_bytes(tr)) +
            fsdp_unit_ms(double(w.expert_params), tr.dtype, experts.count, expert_dp_link, gradient_bytes(tr));
   };
+  // FSDP2's copy-out after each gather and copy-in before each reduce-scatter (fsdp.hpp), at the
+  // element-wise kernels' memory efficiency: F gathers once, B again (reshard after forward)
+  // and reduce-scatters. Megatron-FSDP's parameters and gradients are views of its buckets: none.
+  const auto copy_ms = [&](const PieceWork& w) {
+    if (tr.fsdp_impl != FsdpImpl::Fsdp2) return FsdpExposedMs{};
+    const FsdpCopyBytes d =
+        fsdp_copy_bytes(double(w.params - w.expert_params), tr.dtype, dense.count, gradient_bytes(tr));
+    const FsdpCopyBytes x = fsdp_copy_bytes(double(w.expert_params), tr.dtype, experts.count, gradient_bytes(tr));
+    const double copy_out = ms_for_bytes(d.gather_copy_out + x.gather_copy_out, gpu.memory_gb_per_s, e.memory);
+    const double copy_in = ms_for_bytes(d.reduce_copy_in + x.reduce_copy_in, gpu.memory_gb_per_s, e.memory);
+    return FsdpExposedMs{copy_out, copy_out + copy_in};
+  };
   const bool fsdp_units = dense.sharding() == Sharding::Params && !pipelined;
   check_fp8_params(tr, dense.sharding(), dense.count);
   PieceTimes times = piece_times(model, tr, gpu, e, measured, &links);
@@ -403,14 +417,16 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
     const auto expose = [&](std::vector<StageCost>& kinds, std::vector<TimeParts>& parts) {
       for (std::size_t k = 0; k < kinds.size(); ++k) {
         const double before = kinds[k].f_ms + kinds[k].b_ms;
-        add_fsdp_unit_exposure(kinds[k], unit_ms(layer_work(model, tr, times.layers.kinds[k])), gpu);
+        const PieceWork w = layer_work(model, tr, times.layers.kinds[k]);
+        add_fsdp_unit_exposure(kinds[k], unit_ms(w), copy_ms(w), gpu);
         if (k < parts.size()) parts[k].sharding_comm += kinds[k].f_ms + kinds[k].b_ms - before;
       }
     };
     expose(times.kinds, times.kind_parts);
     expose(times.kept_kinds, times.kept_kind_parts);
-    add_fsdp_unit_exposure(times.embedding, unit_ms(embedding_work(model, tr)), gpu);
-    add_fsdp_unit_exposure(times.head, unit_ms(head_work(model, tr)), gpu);
+    add_fsdp_unit_exposure(times.embedding, unit_ms(embedding_work(model, tr)), copy_ms(embedding_work(model, tr)),
+                           gpu);
+    add_fsdp_unit_exposure(times.head, unit_ms(head_work(model, tr)), copy_ms(head_work(model, tr)), gpu);
   }
   // Routed experts' weights are replicated over edp ranks only (the ep ranks of an
   // expert-parallel group hold different experts): their gradients are reduced, and their
@@ -530,9 +546,17 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
       add(experts.step(double(device_expert_params[device]), tr.dtype, expert_dp_link));
     const double adam_ms = d.optimizer_ms;
     // What the step waits for, and what the rest takes from the compute it hides under.
-    double exposed = 0;
+    double exposed = 0, copies = 0;
     if (dense.sharding() == Sharding::Params) {
       exposed = fsdp_step_exposed_ms({c.gather_ms, c.reduce_ms}, forward_ms[device]);
+      // Beside pipeline parallelism FSDP2 gathers and reduce-scatters once a step: its copies
+      // once too (alone, each unit's F and B carry theirs).
+      if (pipelined) {
+        PieceWork mine;
+        mine.params = device_params[device] + device_expert_params[device];
+        mine.expert_params = device_expert_params[device];
+        copies = copy_ms(mine).b_ms;
+      }
     } else {
       // Megatron-Core's buckets of the device's stages, in ascending order.
       std::vector<BucketStage> mine;
@@ -552,7 +576,7 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
       exposed = b.reduce_exposed_ms + b.gather_exposed_ms;
       c = b.total;
     }
-    d.optimizer_ms += exposed + hidden_collective_ms(c.reduce_ms + c.gather_ms, exposed, gpu);
+    d.optimizer_ms += exposed + hidden_collective_ms(c.reduce_ms + c.gather_ms, exposed, gpu) + copies;
     out.breakdown.data_parallel_ms.push_back(d.optimizer_ms - adam_ms);
     if (tr.fp8) {
       // The FP8 weight copies beside the BF16 weights, made once a step from the stepped weights.

@@ -22,6 +22,12 @@ FsdpUnitMs fsdp_unit_ms(double params, DType dtype, int shards, const LinkSpec& 
   return {link.collective_ms(ring * params * element_bytes(dtype)), link.collective_ms(ring * params * gradient)};
 }
 
+FsdpCopyBytes fsdp_copy_bytes(double params, DType dtype, int shards, double gradient) {
+  if (shards <= 1 || params <= 0) return {};
+  const double e = element_bytes(dtype);
+  return {2 * e * params, (e + gradient) * params};
+}
+
 FsdpExposedMs fsdp_exposed_per_unit(const FsdpUnitMs& unit, double f_ms, double b_ms, double w_ms) {
   return {std::max(0.0, unit.gather_ms - f_ms), std::max(0.0, unit.gather_ms + unit.reduce_ms - (b_ms + w_ms))};
 }

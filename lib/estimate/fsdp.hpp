@@ -40,6 +40,18 @@ struct FsdpUnitMs {
 [[nodiscard]] FsdpUnitMs fsdp_unit_ms(double params, DType dtype, int shards, const LinkSpec& link,
                                       double gradient = 4);
 
+/// FSDP2's copies on the compute stream around a unit's collectives, in bytes moved through
+/// memory (torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py and _fsdp_param_group.py):
+/// after each all-gather, `foreach_all_gather_copy_out` splits the gathered buffer into the
+/// unit's parameters, reading and writing e bytes a parameter (2e), in `wait_for_unshard` on the
+/// current stream; before each reduce-scatter, `foreach_reduce_scatter_copy_in` packs the
+/// unsharded gradients (e bytes) into the reduce dtype's buffer (`gradient` bytes) on the current
+/// stream, which the reduce-scatter stream then waits for (e + gradient). Zero for one shard.
+struct FsdpCopyBytes {
+  double gather_copy_out = 0, reduce_copy_in = 0;
+};
+[[nodiscard]] FsdpCopyBytes fsdp_copy_bytes(double params, DType dtype, int shards, double gradient = 4);
+
 /// Without pipeline parallelism, what of a unit's collectives its F and B wait for, one unit
 /// prefetched ahead, the neighbouring unit's compute taken as this one's (the layers are alike):
 /// F max(0, gather - f_ms); B gathers the next unit and reduce-scatters the last on one link,

@@ -56,6 +56,10 @@ std::string_view cuda_graphs_name(CudaGraphs graphs) {
   return enum_name(kCudaGraphs, graphs);
 }
 
+std::optional<FsdpImpl> fsdp_impl_named(std::string_view name) {
+  return enum_named(kFsdpImpls, name);
+}
+
 std::optional<TpOverlapMethod> tp_overlap_method_named(std::string_view name) {
   return enum_named(kTpOverlapMethods, name);
 }

@@ -91,6 +91,12 @@ enum class Elementwise : unsigned char {
   EagerFusedNorm,
 };
 
+/// Which FSDP runs --sharding params (fsdp.hpp): PyTorch's FSDP2 (torchtitan), which copies each
+/// gathered buffer out into the parameters and the gradients into the reduce-scatter's buffer on
+/// the compute stream, or Megatron-FSDP, whose parameters and gradients are views of its
+/// buckets (megatron_fsdp/param_and_grad_buffer.py at d98e8a64: "zero-copy").
+enum class FsdpImpl : unsigned char { Fsdp2, Megatron };
+
 /// Which mechanism runs tensor parallelism's collectives beside their GEMMs under
 /// --tp-comm-overlap (tp_overlap.hpp, piece_gemms.cpp).
 enum class TpOverlapMethod : unsigned char {
@@ -178,6 +184,15 @@ inline constexpr EnumTable<AttentionKernel, 3> kAttentionKernels = {{
     {"fa3", AttentionKernel::FlashAttention3, "FlashAttention-3"},
 }};
 
+inline constexpr EnumTable<FsdpImpl, 2> kFsdpImpls = {{
+    {"fsdp2", FsdpImpl::Fsdp2,
+     "PyTorch's FSDP2 (torchtitan): each gather copied out into the parameters and each reduce-scatter's "
+     "gradients copied in, on the compute stream"},
+    {"megatron", FsdpImpl::Megatron,
+     "Megatron-FSDP (Megatron-LM's --use-megatron-fsdp, NeMo, Megatron-Bridge): parameters and gradients are "
+     "views of its buckets, no copies"},
+}};
+
 inline constexpr EnumTable<TpOverlapMethod, 2> kTpOverlapMethods = {{
     {"userbuffers", TpOverlapMethod::Userbuffers,
      "Transformer Engine's userbuffers, as Megatron-LM, NeMo and Megatron-Bridge run them"},
@@ -218,6 +233,7 @@ inline constexpr EnumTable<Fp8Recipe, 4> kFp8Recipes = {{
 [[nodiscard]] std::string_view elementwise_name(Elementwise elementwise);
 /// "userbuffers", "async-tp"; nullopt for other names.
 [[nodiscard]] std::optional<TpOverlapMethod> tp_overlap_method_named(std::string_view name);
+[[nodiscard]] std::optional<FsdpImpl> fsdp_impl_named(std::string_view name);
 /// "cudnn", "fa2", "fa3", and back; nullopt for other names.
 [[nodiscard]] std::optional<AttentionKernel> attention_kernel_named(std::string_view name);
 [[nodiscard]] std::string_view attention_kernel_name(AttentionKernel kernel);
@@ -267,7 +283,8 @@ struct TrainingSettings {
   /// keep their activations (Megatron-LM's megatron/core/recompute.py); 0: every layer, its
   /// uniform method one layer a group. Only under --recompute full (recompute_block.hpp).
   int recompute_layers = 0;
-  Sharding sharding = Sharding::None;  ///< over the dp·cp data-parallel ranks; nothing to shard without them
+  Sharding sharding = Sharding::None;    ///< over the dp·cp data-parallel ranks; nothing to shard without them
+  FsdpImpl fsdp_impl = FsdpImpl::Fsdp2;  ///< --fsdp-impl: which FSDP runs Sharding::Params
   bool flash_attention = true;
   /// Megatron-LM's --overlap-grad-reduce: each bucket's gradient reduction starts as soon as the
   /// last micro-batch's backward has made it, under the rest of that backward, instead of after it.

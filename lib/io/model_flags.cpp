@@ -280,6 +280,15 @@ ModelInput read_model_input(const ModelFlags& f) {
         "--tp-comm-overlap: needs --tp above 1 (with --tp 1 there are no tensor-parallel collectives "
         "to overlap)");
   }
+  if (f.fsdp_impl) {
+    const std::optional<FsdpImpl> impl = fsdp_impl_named(*f.fsdp_impl);
+    if (!impl) throw FlagError("--fsdp-impl: expected " + enum_choices(kFsdpImpls) + ", got '" + *f.fsdp_impl + "'");
+    if (sharding_given && in.training.sharding != Sharding::Params) {
+      throw FlagError("--fsdp-impl " + *f.fsdp_impl + ": names what runs --sharding params, and --sharding is " +
+                      f.sharding + "; give --sharding params, or leave --sharding out for plan to search it");
+    }
+    in.training.fsdp_impl = *impl;
+  }
   if (f.tp_overlap_method) {
     const std::optional<TpOverlapMethod> method = tp_overlap_method_named(*f.tp_overlap_method);
     if (!method) {
@@ -427,6 +436,7 @@ std::string describe_input(const ModelInput& in, const SearchedSettings* searche
   if (t.overlap_param_gather) text += ", overlapped weight all-gather";
   if (t.bucket_params > 0) text += fmt::format(", gradient buckets of {} parameters", t.bucket_params);
   if (t.param_gather_at_step_start) text += ", the first weight bucket gathered from the step's start";
+  if (t.fsdp_impl == FsdpImpl::Megatron) text += ", FSDP as Megatron-FSDP runs it";
   if (t.tp_comm_overlap) text += ", tensor-parallel collectives beside their GEMMs";
   if (t.tp_comm_overlap && t.tp_overlap_method == TpOverlapMethod::AsyncTp) text += " (PyTorch's async TP)";
   if (!t.sequence_parallel) text += ", no sequence parallelism";

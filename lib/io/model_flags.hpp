@@ -70,6 +70,8 @@ struct ModelFlags {
   std::optional<std::string> attention_kernel;
   /// --tp-overlap-method; not given: userbuffers (refused without --tp-comm-overlap).
   std::optional<std::string> tp_overlap_method;
+  /// --fsdp-impl; not given: fsdp2 (refused beside a --sharding other than params).
+  std::optional<std::string> fsdp_impl;
   int gpus_per_node = 0;  ///< 0: the card's NVLink domain
   /// --network: hdr, ndr, xdr or a rate in Gb/s per GPU; "" for the card's network in the table.
   std::string network;

@@ -327,6 +327,12 @@ LaunchPlan megatron_launch(const PlanRequest& request, const PlanRow& row) {
         "Megatron-Core overlaps the expert all-to-alls under pipeline parallelism only with virtual stages "
         "(--num-virtual-stages-per-pipeline-rank): plan the row with --chunks 2 or more");
   }
+  if (row.sharding == Sharding::Params && request.training.fsdp_impl != FsdpImpl::Megatron) {
+    run_request.training.fsdp_impl = FsdpImpl::Megatron;
+    launch.gaps.emplace_back(
+        "Megatron-LM's FSDP is Megatron-FSDP (--use-megatron-fsdp), whose parameters and gradients are views of its "
+        "buckets, not PyTorch's FSDP2 with its copies: it runs the row with --fsdp-impl megatron");
+  }
   if (request.training.param_gather_at_step_start) {
     run_request.training.param_gather_at_step_start = false;
     launch.gaps.emplace_back(

@@ -345,6 +345,12 @@ LaunchPlan torchtitan_launch(const PlanRequest& request, const PlanRow& row, con
         "torchtitan keeps FSDP2's fp32 gradients, not Megatron-LM's bf16 gradient buffers: it runs the row "
         "without --grad-reduce-in-bf16");
   }
+  if (request.training.fsdp_impl != FsdpImpl::Fsdp2) {
+    run_request.training.fsdp_impl = FsdpImpl::Fsdp2;
+    launch.gaps.emplace_back(
+        "torchtitan's FSDP is PyTorch's FSDP2, which copies each gather out and each reduce-scatter's gradients in, "
+        "not Megatron-FSDP: it runs the row with --fsdp-impl fsdp2");
+  }
   // FSDP2 gathers and reduce-scatters module by module, DDP by its own buckets: neither is
   // Megatron-Core's buffer.
   if (request.training.bucket_params > 0 || request.training.param_gather_at_step_start) {

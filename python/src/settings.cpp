@@ -93,6 +93,7 @@ const Table& model_keywords() {
       {"gemm_efficiency", [](Settings& s, const py::handle& v) { s.model.efficiency.gemm = v.cast<double>(); }},
       {"memory_efficiency", [](Settings& s, const py::handle& v) { s.model.efficiency.memory = v.cast<double>(); }},
       {"attention_kernel", [](Settings& s, const py::handle& v) { s.model.attention_kernel = v.cast<std::string>(); }},
+      {"fsdp_impl", [](Settings& s, const py::handle& v) { s.model.fsdp_impl = v.cast<std::string>(); }},
       {"tp_overlap_method",
        [](Settings& s, const py::handle& v) { s.model.tp_overlap_method = v.cast<std::string>(); }},
       {"attention_efficiency",

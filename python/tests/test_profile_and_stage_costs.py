@@ -33,6 +33,8 @@ MOE = ROOT / "tests" / "data" / "models" / "tiny-qwen-moe.json"
      ["--seq", 256, "--recompute", "full", "--recompute-layers", 2]),
     (dict(seq=256, dtype="fp8", fp8_params=True, dp=2, sharding="optimizer"),
      ["--seq", 256, "--dtype", "fp8", "--fp8-params", "--dp", 2, "--sharding", "optimizer"]),
+    (dict(seq=256, dp=4, sharding="params", fsdp_impl="megatron"),
+     ["--seq", 256, "--dp", 4, "--sharding", "params", "--fsdp-impl", "megatron"]),
     (dict(seq=256, dp=4, sharding="optimizer", ddp_bucket_size=40000, param_gather_at_step_start=True),
      ["--seq", 256, "--dp", 4, "--sharding", "optimizer", "--ddp-bucket-size", 40000, "--param-gather-at-step-start"]),
 ])
