@@ -62,6 +62,8 @@ buckets-split-inverted @@ lib/estimate/gradient_buckets.cpp @@ if (bucketed && p
 later-stages-bucketed @@ lib/estimate/analytic_profile.cpp @@ buckets.bucketed = s == 0; @@ buckets.bucketed = true;
 gathers-not-one-ahead @@ lib/estimate/gradient_buckets.cpp @@ if (k > 0) dispatch = previous_ready; @@ (void)previous_ready;
 step-start-lead-ignored @@ lib/estimate/analytic_profile.cpp @@ tr.dtype, tr, lead); @@ tr.dtype, tr, 0.0);
+fsdp-copies-dropped @@ lib/estimate/analytic_profile.cpp @@ return FsdpExposedMs{copy_out, copy_out + copy_in}; @@ return FsdpExposedMs{copy_out - copy_out, copy_in - copy_in};
+fsdp-impl-inverted @@ lib/estimate/analytic_profile.cpp @@ if (tr.fsdp_impl != FsdpImpl::Fsdp2) return FsdpExposedMs{}; @@ if (tr.fsdp_impl != FsdpImpl::Megatron) return FsdpExposedMs{};
 offload-room-ignored @@ lib/estimate/activation_offload.cpp @@     if (started - allowed >= 1) start = std::max(start, copied[std::size_t(started - allowed - 1)]); @@     (void)allowed, (void)started;
 EOF
 )
