@@ -1,6 +1,7 @@
 #include "estimate/analytic_profile.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "estimate/activation_offload.hpp"
 #include "estimate/attention_kernel.hpp"
@@ -558,10 +559,11 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
         copies = copy_ms(mine).b_ms;
       }
     } else {
-      // Megatron-Core's buckets of the device's stages, in ascending order.
+      // Megatron-Core's buckets of the device's stages, in ascending order (each stage is one
+      // device's: moved, not copied).
       std::vector<BucketStage> mine;
       for (std::size_t s = 0; s < bucket_stages.size(); ++s) {
-        if (std::size_t(where.placement[s]) == device) mine.push_back(bucket_stages[s]);
+        if (std::size_t(where.placement[s]) == device) mine.push_back(std::move(bucket_stages[s]));
       }
       // Dispatched at the step's start, the first gather runs while the device waits for the
       // stages before its first one to run one micro-batch's forward.
