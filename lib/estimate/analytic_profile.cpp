@@ -442,7 +442,9 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
   }
   std::vector<double> device_fp8_weights(device_params.size(), 0.0);
   // Each stage's pieces as Megatron-Core's gradient buckets see them (gradient_buckets.hpp).
-  const std::vector<PieceWork> kind_params = kind_work(model, tr, times.layers);
+  // Only where replicas keep weights equal by Megatron-Core's buffers (FSDP has its units).
+  const bool bucketing = dense.sharding() != Sharding::Params && (dense.count > 1 || experts.count > 1);
+  const std::vector<PieceWork> kind_params = bucketing ? kind_work(model, tr, times.layers) : std::vector<PieceWork>{};
   const auto piece = [](const PieceWork& w, const StageCost& t) {
     return BucketPiece{double(w.params - w.expert_params), double(w.expert_params), t.f_ms, t.b_ms + t.w_ms};
   };
@@ -469,12 +471,14 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
     // distributed_data_parallel.py and training.py at d98e8a64); every other stage is one bucket.
     BucketStage& buckets = bucket_stages[s];
     buckets.bucketed = s == 0;
-    if (p.embedding) buckets.pieces.push_back(piece(embedding_work(model, tr), times.embedding));
-    for (std::size_t i = first_layer; i < next_layer && i < times.layers.of_layer.size(); ++i) {
-      buckets.pieces.push_back(
-          piece(kind_params[std::size_t(times.layers.of_layer[i])], times.layer(i, int(i - first_layer))));
+    if (bucketing) {
+      if (p.embedding) buckets.pieces.push_back(piece(embedding_work(model, tr), times.embedding));
+      for (std::size_t i = first_layer; i < next_layer && i < times.layers.of_layer.size(); ++i) {
+        buckets.pieces.push_back(
+            piece(kind_params[std::size_t(times.layers.of_layer[i])], times.layer(i, int(i - first_layer))));
+      }
+      if (p.head) buckets.pieces.push_back(piece(head_work(model, tr), times.head));
     }
-    if (p.head) buckets.pieces.push_back(piece(head_work(model, tr), times.head));
     // Megatron-Core's pairs run a forward's layers beside a backward's one by one (fb_held_bytes):
     // each layer's share of the stage's activations.
     if (tr.moe_a2a_overlap && p.layers > 0) c.layer_activation_bytes = c.activation_bytes / p.layers;
@@ -558,7 +562,7 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
         mine.expert_params = device_expert_params[device];
         copies = copy_ms(mine).b_ms;
       }
-    } else {
+    } else if (bucketing) {
       // Megatron-Core's buckets of the device's stages, in ascending order (each stage is one
       // device's: moved, not copied).
       std::vector<BucketStage> mine;

@@ -74,8 +74,9 @@ void add_buckets(std::vector<Bucket>& out, const std::vector<BucketStage>& stage
   }
 }
 
-/// The queue of reductions: each starts when its bucket is ready and the one before has ended.
-double reduce_exposed_ms(std::vector<Bucket> buckets, double backward_total) {
+/// The queue of reductions: each starts when its bucket is ready and the one before has ended
+/// (`buckets` sorted so, in place).
+double reduce_exposed_ms(std::vector<Bucket>& buckets, double backward_total) {
   std::stable_sort(buckets.begin(), buckets.end(),
                    [](const Bucket& a, const Bucket& b) { return a.ready_ms < b.ready_ms; });
   double free = 0;
@@ -85,8 +86,8 @@ double reduce_exposed_ms(std::vector<Bucket> buckets, double backward_total) {
 
 /// The forward's waits for the gathers, dispatched one bucket ahead on a device of one stage,
 /// a stage's all together when the forward reaches the stage before it on a device of several.
-/// The first ones `lead_ms` before the forward starts.
-double gather_exposed_ms(std::vector<Bucket> buckets, const PieceClocks& clocks, double lead_ms) {
+/// The first ones `lead_ms` before the forward starts (`buckets` sorted by need, in place).
+double gather_exposed_ms(std::vector<Bucket>& buckets, const PieceClocks& clocks, double lead_ms) {
   std::stable_sort(buckets.begin(), buckets.end(),
                    [](const Bucket& a, const Bucket& b) { return a.need_ms < b.need_ms; });
   const std::size_t stages = clocks.stage_forward_start.size();
@@ -130,6 +131,7 @@ BucketedCollectives bucketed_collectives(const std::vector<BucketStage>& stages,
   // is one.
   const bool split = tr.overlap_grad_reduce;
   std::vector<Bucket> buckets;
+  buckets.reserve(8);
   add_buckets(buckets, stages, clocks, bucket_params, &BucketPiece::dense_params, dense, dtype, split);
   add_buckets(buckets, stages, clocks, bucket_params, &BucketPiece::expert_params, experts, dtype, split);
   BucketedCollectives out;
