@@ -310,9 +310,8 @@ TransferCost transfer_over(const LinkSpec& link, const ModelConfig& model, const
 // FSDP without pipeline parallelism: every micro-batch each unit (a layer, the embedding, the
 // head) gathers its weights before F and B and reduce-scatters its gradients after, what
 // outlasts the neighbouring unit's compute added to the unit's F and B (fsdp.hpp), with what the
-// rest takes from the compute it hides under (collective_contention.hpp).
-// A unit's collectives as its F and B wait for them and take SMs under them, and FSDP2's copies
-// on the compute stream (`copies`: F's copy-out, B's copy-out and copy-in).
+// rest takes from the compute it hides under (collective_contention.hpp), and FSDP2's copies on
+// the compute stream (`copies`: F's copy-out, B's copy-out and copy-in).
 void add_fsdp_unit_exposure(StageCost& c, const FsdpUnitMs& unit, const FsdpExposedMs& copies, const GpuSpec& gpu) {
   const FsdpExposedMs x = fsdp_exposed_per_unit(unit, c.f_ms, c.b_ms, c.w_ms);
   c.f_ms += x.f_ms + hidden_collective_ms(unit.gather_ms, x.f_ms, gpu) + copies.f_ms;
