@@ -471,6 +471,7 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
     BucketStage& buckets = bucket_stages[s];
     buckets.bucketed = s == 0;
     if (bucketing) {
+      buckets.pieces.reserve(std::size_t(p.layers) + 2);
       if (p.embedding) buckets.pieces.push_back(piece(embedding_work(model, tr), times.embedding));
       for (std::size_t i = first_layer; i < next_layer && i < times.layers.of_layer.size(); ++i) {
         buckets.pieces.push_back(

@@ -17,31 +17,36 @@ struct Bucket {
   std::size_t stage = 0;
 };
 
-/// Each stage's pieces' start in the forward and end in the backward, on the device's clocks.
+/// Each stage's pieces' start in the forward and end in the backward, on the device's clocks,
+/// the pieces of all stages in one array (stage s's from `first[s]`).
 struct PieceClocks {
-  std::vector<std::vector<double>> forward_start, backward_end;
+  std::vector<std::size_t> first;
+  std::vector<double> forward_start, backward_end;
   std::vector<double> stage_forward_start;
   double backward_total = 0;
+
+  [[nodiscard]] std::size_t at(std::size_t stage, std::size_t piece) const { return first[stage] + piece; }
 };
 
 PieceClocks piece_clocks(const std::vector<BucketStage>& stages) {
   PieceClocks c;
-  c.forward_start.resize(stages.size());
-  c.backward_end.resize(stages.size());
+  c.first.reserve(stages.size());
+  c.stage_forward_start.reserve(stages.size());
   double forward = 0;
-  for (std::size_t s = 0; s < stages.size(); ++s) {
+  for (const BucketStage& stage : stages) {
+    c.first.push_back(c.forward_start.size());
     c.stage_forward_start.push_back(forward);
-    for (const BucketPiece& p : stages[s].pieces) {
-      c.forward_start[s].push_back(forward);
+    for (const BucketPiece& p : stage.pieces) {
+      c.forward_start.push_back(forward);
       forward += p.forward_ms;
     }
-    c.backward_end[s].resize(stages[s].pieces.size());
   }
+  c.backward_end.resize(c.forward_start.size());
   double backward = 0;
   for (std::size_t s = stages.size(); s-- > 0;) {
     for (std::size_t i = stages[s].pieces.size(); i-- > 0;) {
       backward += stages[s].pieces[i].backward_ms;
-      c.backward_end[s][i] = backward;
+      c.backward_end[c.at(s, i)] = backward;
     }
   }
   c.backward_total = backward;
@@ -59,8 +64,8 @@ void add_buckets(std::vector<Bucket>& out, const std::vector<BucketStage>& stage
     double params = 0;
     std::size_t last = 0;
     const auto close = [&] {
-      out.push_back({who.replicas->collectives(params, dtype, *who.link), clocks.backward_end[s][last],
-                     clocks.forward_start[s][last], s});
+      out.push_back({who.replicas->collectives(params, dtype, *who.link), clocks.backward_end[clocks.at(s, last)],
+                     clocks.forward_start[clocks.at(s, last)], s});
       params = 0;
     };
     for (std::size_t i = stages[s].pieces.size(); i-- > 0;) {
