@@ -341,7 +341,7 @@ pipeplan_cli_test(profile_param_gather_needs_sharding --exit 2
 # for the backward's end and its gather comes before the forward: the step waits exactly as long
 # as without the overlaps (Adam's 1.6 ms, then 63/64 of 4 and 2 bytes a parameter over the
 # 367.6 GB/s ring, 86 and 43 ms: 130.7 ms), and longer than with Megatron-Core's default buckets
-# (64M over dp 64: each 218M layer a bucket, all but the embedding's hidden). It and
+# (64M over dp 64: each 218M layer a bucket, most of them hidden under the layers' compute). It and
 # --param-gather-at-step-start are refused where there is nothing for them to size or dispatch.
 pipeplan_cli_test(profile_ddp_bucket_size_applied
                   --then "opt() { grep -o '\"optimizer_ms\": [0-9.e+-]*' $1 | cut -d' ' -f2\n }\n a=$(opt one.json) && $PIPEPLAN profile --model $SOURCE_DIR/profiles/models/llama-3-8b.json --gpu h100 --stages 1 --dp 64 --seq 4096 --sharding optimizer --no-overlap-grad-reduce --no-overlap-param-gather -o none.json && $PIPEPLAN profile --model $SOURCE_DIR/profiles/models/llama-3-8b.json --gpu h100 --stages 1 --dp 64 --seq 4096 --sharding optimizer -o default.json && b=$(opt default.json) && c=$(opt none.json) && test -n \"$a\" && test -n \"$b\" && test \"$a\" = \"$c\" && awk -v a=$a -v b=$b 'BEGIN { exit !(a > 1.2 * b) }'"
