@@ -557,10 +557,10 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
       // Beside pipeline parallelism FSDP2 gathers and reduce-scatters once a step: its copies
       // once too (alone, each unit's F and B carry theirs).
       if (pipelined) {
-        PieceWork mine;
-        mine.params = device_params[device] + device_expert_params[device];
-        mine.expert_params = device_expert_params[device];
-        copies = copy_ms(mine).b_ms;
+        PieceWork weights;
+        weights.params = device_params[device] + device_expert_params[device];
+        weights.expert_params = device_expert_params[device];
+        copies = copy_ms(weights).b_ms;
       }
     } else if (bucketing) {
       // Megatron-Core's buckets of the device's stages, in ascending order (each stage is one

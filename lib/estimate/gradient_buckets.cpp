@@ -136,7 +136,6 @@ BucketedCollectives bucketed_collectives(const std::vector<BucketStage>& stages,
   // is one.
   const bool split = tr.overlap_grad_reduce;
   std::vector<Bucket> buckets;
-  buckets.reserve(8);
   add_buckets(buckets, stages, clocks, bucket_params, &BucketPiece::dense_params, dense, dtype, split);
   add_buckets(buckets, stages, clocks, bucket_params, &BucketPiece::expert_params, experts, dtype, split);
   BucketedCollectives out;
