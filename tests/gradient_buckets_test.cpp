@@ -39,6 +39,11 @@ TEST_CASE("Megatron-Core's default bucket grows with the data-parallel ranks pas
   CHECK(default_bucket_params(8) == 40e6);
   CHECK(default_bucket_params(40) == 40e6);
   CHECK(default_bucket_params(512) == 512e6);
+  // --ddp-bucket-size replaces it.
+  TrainingSettings t;
+  CHECK(bucket_params(t, 512) == 512e6);
+  t.bucket_params = 134217728;
+  CHECK(bucket_params(t, 512) == 134217728.0);
 }
 
 TEST_CASE("the last bucket the backward makes is reduced after it, the first the forward needs gathered before it") {

@@ -576,9 +576,8 @@ AnalyticProfile analytic_profile(const ModelConfig& model, const TrainingSetting
         if (std::size_t(where.placement[s]) == device) break;
         lead += out.costs.stages[s].f_ms;
       }
-      const double size = tr.bucket_params > 0 ? double(tr.bucket_params) : default_bucket_params(dense.count);
-      const BucketedCollectives b =
-          bucketed_collectives(mine, size, {&dense, &dp_link}, {&experts, &expert_dp_link}, tr.dtype, tr, lead);
+      const BucketedCollectives b = bucketed_collectives(mine, bucket_params(tr, dense.count), {&dense, &dp_link},
+                                                         {&experts, &expert_dp_link}, tr.dtype, tr, lead);
       exposed = b.reduce_exposed_ms + b.gather_exposed_ms;
       c = b.total;
     }

@@ -128,6 +128,10 @@ double default_bucket_params(int data_parallel) {
   return std::max(40e6, 1e6 * data_parallel);
 }
 
+double bucket_params(const TrainingSettings& tr, int data_parallel) {
+  return tr.bucket_params > 0 ? double(tr.bucket_params) : default_bucket_params(data_parallel);
+}
+
 BucketedCollectives bucketed_collectives(const std::vector<BucketStage>& stages, double bucket_params,
                                          const BucketReplicas& dense, const BucketReplicas& experts, DType dtype,
                                          const TrainingSettings& tr, double gather_lead_ms) {

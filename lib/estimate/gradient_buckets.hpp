@@ -17,6 +17,9 @@ namespace pipeplan {
 /// d98e8a64).
 [[nodiscard]] double default_bucket_params(int data_parallel);
 
+/// The bucket the run uses: --ddp-bucket-size where given, else Megatron-Core's default.
+[[nodiscard]] double bucket_params(const TrainingSettings& tr, int data_parallel);
+
 /// One piece of a stage as the buckets see it (its embedding, a layer, its head): the weights
 /// whose gradients it makes, of each kind, and one micro-batch's compute through it.
 struct BucketPiece {
