@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <random>
+#include <utility>
 
 #include "model/placement.hpp"
 #include "schedules/builder.hpp"
@@ -125,6 +127,46 @@ TEST_CASE("the port of the paper's heuristic gives the reference's span bubble o
       CHECK(std::abs(bubble - expected) < 1e-6);
     }
   }
+}
+
+TEST_CASE("on Table 5's own profile the simulated ZB-2p gives Table 4's measured throughput") {
+  // Table 4 of the same paper: samples per GPU per second of 1F1B, ZB-1p and ZB-2p at each row's
+  // P and M, with micro-batches of 6, 3, 1 and 1 sequences (its Table 3). The profile was taken
+  // under ZB-2p, so given what a stage measured the simulator should time that schedule as it
+  // ran: within issue 25's 5% on this table (2.2% when written; 1F1B and ZB-1p come out 6.2% and
+  // 7.7% fast, docs/validation.md, and are held to the measured order only). 1F1B-I is left out:
+  // its one-layer chunks pay per-op costs a stage's profile does not hold.
+  struct Measured {
+    int micro_batch;
+    double one_f_one_b, zb_1p, zb_2p;
+  };
+  constexpr Measured kTable4[] = {
+      {6, 11.8, 12.9, 14.5}, {6, 12.5, 13.4, 14.8}, {6, 13.6, 14.2, 14.9}, {3, 3.50, 3.88, 4.32},
+      {3, 3.70, 4.00, 4.35}, {3, 4.03, 4.20, 4.39}, {1, 1.40, 1.61, 1.81}, {1, 1.49, 1.67, 1.83},
+      {1, 1.64, 1.76, 1.85}, {1, 0.76, 0.87, 0.99}, {1, 0.80, 0.90, 1.00}, {1, 0.88, 0.96, 1.00},
+  };
+  static_assert(std::size(kTable4) == std::size(kTable5));
+  double error = 0;
+  for (std::size_t i = 0; i < std::size(kTable5); ++i) {
+    const Row& row = kTable5[i];
+    const Measured& measured = kTable4[i];
+    CAPTURE(row.model);
+    CAPTURE(row.m);
+    const CostModel c = row_costs(row);
+    GenerateRequest r = test::request(row.p, row.m, 1);
+    r.costs = &c;
+    const auto samples_per_gpu_s = [&](const SimResult& result) {
+      return row.m * measured.micro_batch / double(row.p) / (ns_to_ms(result.step_time()) / 1000);
+    };
+    const double one_f_one_b = samples_per_gpu_s(simulate(generate("1f1b", r), c));
+    r.objective = OptimizerMode::PostValidation;
+    const double zb_1p = samples_per_gpu_s(simulate_post_validation(generate("zb-1p", r), c));
+    const double zb_2p = samples_per_gpu_s(simulate_post_validation(generate("zb-2p", r), c));
+    CHECK(one_f_one_b < zb_1p);
+    CHECK(zb_1p < zb_2p);
+    error += std::abs(zb_2p / measured.zb_2p - 1);
+  }
+  CHECK(error / double(std::size(kTable5)) <= 0.05);
 }
 
 TEST_CASE("the objective follows the optimizer mode") {
