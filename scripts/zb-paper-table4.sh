@@ -72,6 +72,19 @@ print(f"\nMean absolute error over the {len(rows) * 4} cells: {mae([x for r in r
 EOF
 }
 
+# One table row: the four schedules at one micro-batch count, each on the costs in `one` (a
+# stage per device) or `chunked` (1F1B-I's chunks), with the row's settings in the loop's
+# variables (model gpus M mb i chunks and the measured m1 mi mz1 mz2); its ratios to table $1.
+time_row() {
+  local run=(--stages "$gpus" --microbatches "$M")
+  local s1 si sz1 sz2
+  s1=$(step_ms --schedules 1f1b "${run[@]}" "${one[@]}" "${megatron_1f1b[@]}")
+  si=$(step_ms --schedules interleaved "${run[@]}" --chunks "$chunks" "${chunked[@]}")
+  sz1=$(step_ms --schedules zb-1p "${run[@]}" "${one[@]}" --optimizer-mode post-validation)
+  sz2=$(step_ms --schedules zb-2p "${run[@]}" "${one[@]}" --optimizer-mode post-validation)
+  print_row "$1" "$model" "$gpus" "$M" "$mb" "$i" "$s1" "$si" "$sz1" "$sz2" "$m1" "$mi" "$mz1" "$mz2"
+}
+
 header() {
   echo "| model | GPUs | M | 1F1B | 1F1B-I | ZB-1p | ZB-2p | predicted / measured (1F1B, 1F1B-I, ZB-1p, ZB-2p) | ZB-1p over 1F1B-I, measured / predicted |"
   echo "|---|---|---|---|---|---|---|---|---|"
@@ -89,15 +102,12 @@ for row in "${rows[@]}"; do
     --stages "$gpus")
   "$pipeplan" profile "${common[@]}" -o "$work/one.json"
   "$pipeplan" profile "${common[@]}" --chunks "$chunks" -o "$work/chunks.json"
+  one=(--profile "$work/one.json")
+  chunked=(--profile "$work/chunks.json")
   IFS=, read -r -a ms <<<"$counts"
   for i in 0 1 2; do
     M=${ms[$i]}
-    run=(--stages "$gpus" --microbatches "$M")
-    s1=$(step_ms --schedules 1f1b "${run[@]}" --profile "$work/one.json" "${megatron_1f1b[@]}")
-    si=$(step_ms --schedules interleaved "${run[@]}" --chunks "$chunks" --profile "$work/chunks.json")
-    sz1=$(step_ms --schedules zb-1p "${run[@]}" --profile "$work/one.json" --optimizer-mode post-validation)
-    sz2=$(step_ms --schedules zb-2p "${run[@]}" --profile "$work/one.json" --optimizer-mode post-validation)
-    print_row "$work/model.ratios" "$model" "$gpus" "$M" "$mb" "$i" "$s1" "$si" "$sz1" "$sz2" "$m1" "$mi" "$mz1" "$mz2"
+    time_row "$work/model.ratios"
   done
 done
 summary "$work/model.ratios"
@@ -114,16 +124,13 @@ for row in "${rows[@]}"; do
   # the 1F1B peak, so only the ratio matters.
   read -r layers memory < <(python3 -c "import json; c = json.load(open('$config')); h, a = c['n_embd'], c['n_head']; print(c['n_layer'], f'{34 * h + 5 * a * 1024},{32 * h}')")
   chunks=$(((layers + gpus - 1) / gpus))
+  # A stage's costs, every stage alike; under --chunks compare splits them over the chunks.
+  one=(--costs "$fbw" --transfer "$transfer" --memory "$memory")
+  chunked=("${one[@]}")
   IFS=, read -r -a ms <<<"$counts"
   for i in 0 1 2; do
     M=${ms[$i]}
-    # A stage's costs, every stage alike; under --chunks compare splits them over the chunks.
-    run=(--stages "$gpus" --microbatches "$M" --costs "$fbw" --transfer "$transfer" --memory "$memory")
-    s1=$(step_ms --schedules 1f1b "${run[@]}" "${megatron_1f1b[@]}")
-    si=$(step_ms --schedules interleaved "${run[@]}" --chunks "$chunks")
-    sz1=$(step_ms --schedules zb-1p "${run[@]}" --optimizer-mode post-validation)
-    sz2=$(step_ms --schedules zb-2p "${run[@]}" --optimizer-mode post-validation)
-    print_row "$work/profile.ratios" "$model" "$gpus" "$M" "$mb" "$i" "$s1" "$si" "$sz1" "$sz2" "$m1" "$mi" "$mz1" "$mz2"
+    time_row "$work/profile.ratios"
   done
 done
 summary "$work/profile.ratios"
