@@ -96,6 +96,73 @@ TEST_CASE("GPT-OSS-120B: alternating 128-token windows, biased attention and exp
   CHECK(full.f_flops - local.f_flops == doctest::Approx(core_full * (1 - 63.0 / 528)));
 }
 
+TEST_CASE("GLM-4.7 (glm4_moe): 96 heads of 128 over 5120, half-rotary, 3 dense layers, 160 experts, 352.8B") {
+  const ModelConfig m = read_model_config_file(std::string(PIPEPLAN_TEST_DATA "/../../profiles/models/glm-4.7.json"));
+  CHECK(m.family == "glm4_moe");
+  CHECK(m.q_hidden() == 96 * 128);  // wider than hidden_size 5120
+  CHECK(m.rotary_share == 0.5);     // partial_rotary_factor
+  CHECK(m.qk_norm);
+  CHECK(m.attention_biases);
+  CHECK_FALSE(m.latent.enabled());
+  CHECK(m.mtp_layers == 1);
+  CHECK_FALSE(layer_kind(m, 2).experts);
+  CHECK(layer_kind(m, 3).experts);
+  CHECK(expert_layers(m) == 89);
+  // By hand from the config (transformers' modeling_glm4_moe.py): Q K V with their biases, O
+  // without, the query and key norms of 128 each and the layer's two norms; a dense MLP of
+  // 3·h·12288; 160 routed experts and one shared of 3·h·1536, and the router h x 160.
+  const std::int64_t h = 5120, q = 96 * 128, kv = 8 * 128;
+  const std::int64_t attention = h * (q + 2 * kv) + (q + 2 * kv) + q * h + 2 * 128 + 2 * h;
+  const std::int64_t dense = attention + 3 * h * 12288;
+  const std::int64_t expert = 3 * h * 1536;
+  const std::int64_t sparse = attention + 161 * expert + h * 160;
+  const std::int64_t outside = 2 * 151552 * h + h;  // embedding, head (untied), final norm
+  CHECK(model_parameters(m) == 3 * dense + 89 * sparse + outside);
+  CHECK(model_parameters(m) == 352'797'814'784);
+  // Z.ai's model card: "355 billion total parameters" (with the MTP layer's 4B), "32 billion active".
+  CHECK(double(model_parameters(m)) == doctest::Approx(355e9).epsilon(0.01));
+  CHECK(active_parameters(m) == model_parameters(m) - 89 * (160 - 8) * expert);
+  const ModelConfig back = model_config_from_json(model_config_to_json(m), "back.json");
+  CHECK(back.family == "glm4_moe");
+  CHECK(model_parameters(back) == model_parameters(m));
+  CHECK(back.rotary_share == 0.5);
+  CHECK(back.qk_norm);
+  CHECK(back.first_dense_layers == 3);
+  CHECK(back.mtp_layers == 1);
+}
+
+TEST_CASE("GLM-4.5-Air: no query-key norms, one dense layer, 128 experts of 1408, 106.9B as its card's 106B") {
+  const ModelConfig m =
+      read_model_config_file(std::string(PIPEPLAN_TEST_DATA "/../../profiles/models/glm-4.5-air.json"));
+  CHECK_FALSE(m.qk_norm);
+  CHECK(expert_layers(m) == 45);
+  const std::int64_t h = 4096, q = 96 * 128, kv = 8 * 128;
+  const std::int64_t attention = h * (q + 2 * kv) + (q + 2 * kv) + q * h + 2 * h;
+  const std::int64_t expert = 3 * h * 1408;
+  CHECK(model_parameters(m) ==
+        (attention + 3 * h * 10944) + 45 * (attention + 129 * expert + h * 128) + 2 * 151552 * h + h);
+  CHECK(model_parameters(m) == 106'852'245'504);  // "106 billion total parameters"
+}
+
+TEST_CASE("partial_rotary_factor is read where transformers 5 writes it, and a bad one is named there") {
+  const std::string shape =
+      R"("model_type": "glm4_moe", "hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2,
+         "num_attention_heads": 4, "vocab_size": 100, "n_routed_experts": 4, "num_experts_per_tok": 2,
+         "moe_intermediate_size": 32)";
+  const auto read = [&](const std::string& extra) {
+    return model_config_from_json(Json::parse("{" + shape + extra + "}"), "g.json");
+  };
+  CHECK(read("").rotary_share == 0.5);  // Glm4MoeConfig's default
+  CHECK(read(R"(, "rope_parameters": {"rope_type": "default", "partial_rotary_factor": 0.25})").rotary_share == 0.25);
+  CHECK(read(R"(, "partial_rotary_factor": 1.0)").rotary_share == 1.0);
+  CHECK(test::error_of([&] {
+          (void)read(R"(, "rope_parameters": {"partial_rotary_factor": 0})");
+        }).starts_with("g.json: rope_parameters.partial_rotary_factor: expected a share above 0, at most 1"));
+  CHECK(test::error_of([&] {
+          (void)read(R"(, "n_routed_experts": null)");
+        }).starts_with("g.json: missing 'n_routed_experts', the experts of model_type glm4_moe"));
+}
+
 TEST_CASE("every family writes a config it reads back to the same shape and count") {
   for (const char* file : {"deepseek-v3.json", "qwen3-235b-a22b.json", "gpt-oss-120b.json", "mixtral-8x7b.json",
                            "tiny-qwen-moe.json", "tiny-llama.json", "gpt2.json"}) {

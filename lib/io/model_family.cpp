@@ -153,18 +153,11 @@ void write_qwen3_moe(const ModelConfig& m, Json& j) {
   write_qwen_moe_experts(m, j);
 }
 
-// DeepSeek-V3 (and Kimi K2, which ships as DeepseekV3ForCausalLM): latent attention, the first
-// first_k_dense_replace layers dense (intermediate_size), then n_routed_experts experts of
-// moe_intermediate_size with n_shared_experts shared ones, and num_nextn_predict_layers MTP modules.
-void read_deepseek_v3(const Json& d, const JsonPath& root, ModelConfig& m) {
-  LatentAttention& l = m.latent;
-  l.q_rank = optional_key(d, {"q_lora_rank"}, root, 1, kW, 0);
-  l.kv_rank = required_key(d, {"kv_lora_rank"}, root, 1, kW);
-  l.qk_nope = required_key(d, {"qk_nope_head_dim"}, root, 1, kW);
-  l.qk_rope = required_key(d, {"qk_rope_head_dim"}, root, 1, kW);
-  l.v_dim = required_key(d, {"v_head_dim"}, root, 1, kW);
-  m.attention_biases = optional_flag(d, "attention_bias", root, false);
-  require_expert_count(d, root, "n_routed_experts", "deepseek_v3");
+// DeepSeek-V3's experts, which GLM-4.5 shares: the first first_k_dense_replace layers dense
+// (intermediate_size), then n_routed_experts experts of moe_intermediate_size with
+// n_shared_experts shared ones, and num_nextn_predict_layers MTP modules.
+void read_deepseek_experts(const Json& d, const JsonPath& root, ModelConfig& m, std::string_view family) {
+  require_expert_count(d, root, "n_routed_experts", family);
   const int e = optional_key(d, {"n_routed_experts"}, root, 0, kMaxExperts, 0);
   if (e > 1) {
     if (const int freq = optional_key(d, {"moe_layer_freq"}, root, 1, kW, 1); freq != 1) {
@@ -188,14 +181,7 @@ void read_deepseek_v3(const Json& d, const JsonPath& root, ModelConfig& m) {
   }
   m.mtp_layers = optional_key(d, {"num_nextn_predict_layers"}, root, 0, 64, 0);
 }
-void write_deepseek_v3(const ModelConfig& m, Json& j) {
-  const LatentAttention& l = m.latent;
-  j["q_lora_rank"] = l.q_rank > 0 ? Json(l.q_rank) : Json(nullptr);
-  j["kv_lora_rank"] = l.kv_rank;
-  j["qk_nope_head_dim"] = l.qk_nope;
-  j["qk_rope_head_dim"] = l.qk_rope;
-  j["v_head_dim"] = l.v_dim;
-  j["attention_bias"] = m.attention_biases;
+void write_deepseek_experts(const ModelConfig& m, Json& j) {
   j["num_nextn_predict_layers"] = m.mtp_layers;
   if (!m.is_moe()) return;
   j["n_routed_experts"] = m.moe.experts;
@@ -206,6 +192,65 @@ void write_deepseek_v3(const ModelConfig& m, Json& j) {
   j["moe_layer_freq"] = 1;
   if (m.moe.groups > 0) j["n_group"] = m.moe.groups;
   if (m.moe.groups_per_token > 0) j["topk_group"] = m.moe.groups_per_token;
+}
+
+// DeepSeek-V3 (and Kimi K2, which ships as DeepseekV3ForCausalLM): latent attention and
+// DeepSeek's experts.
+void read_deepseek_v3(const Json& d, const JsonPath& root, ModelConfig& m) {
+  LatentAttention& l = m.latent;
+  l.q_rank = optional_key(d, {"q_lora_rank"}, root, 1, kW, 0);
+  l.kv_rank = required_key(d, {"kv_lora_rank"}, root, 1, kW);
+  l.qk_nope = required_key(d, {"qk_nope_head_dim"}, root, 1, kW);
+  l.qk_rope = required_key(d, {"qk_rope_head_dim"}, root, 1, kW);
+  l.v_dim = required_key(d, {"v_head_dim"}, root, 1, kW);
+  m.attention_biases = optional_flag(d, "attention_bias", root, false);
+  read_deepseek_experts(d, root, m, "deepseek_v3");
+}
+void write_deepseek_v3(const ModelConfig& m, Json& j) {
+  const LatentAttention& l = m.latent;
+  j["q_lora_rank"] = l.q_rank > 0 ? Json(l.q_rank) : Json(nullptr);
+  j["kv_lora_rank"] = l.kv_rank;
+  j["qk_nope_head_dim"] = l.qk_nope;
+  j["qk_rope_head_dim"] = l.qk_rope;
+  j["v_head_dim"] = l.v_dim;
+  j["attention_bias"] = m.attention_biases;
+  write_deepseek_experts(m, j);
+}
+
+// RoPE on partial_rotary_factor of each head's dimensions (Nemotron, GLM), `fallback` unless given:
+// at the top level, or in rope_parameters where transformers 5 writes it.
+void read_rotary_share(const Json& d, const JsonPath& root, ModelConfig& m, double fallback) {
+  m.rotary_share = fallback;
+  JsonPath at = root.key("partial_rotary_factor");
+  const Json* f = optional_member(d, "partial_rotary_factor", root);
+  if (f == nullptr || f->is_null()) {
+    const Json* rope = optional_member(d, "rope_parameters", root);
+    if (rope == nullptr || !rope->is_object()) return;
+    at = root.key("rope_parameters").key("partial_rotary_factor");
+    f = optional_member(*rope, "partial_rotary_factor", root.key("rope_parameters"));
+    if (f == nullptr || f->is_null()) return;
+  }
+  if (!f->is_number() || !finite_within(f->get<double>(), 0.0, 1.0) || f->get<double>() == 0.0) {
+    fail_field(at, "a share above 0, at most 1", *f);
+  }
+  m.rotary_share = f->get<double>();
+}
+
+// GLM-4.5, 4.6 and 4.7 (Glm4MoeForCausalLM, transformers' modeling_glm4_moe.py): grouped-query
+// attention of head_dim-wide heads with biases on Q, K and V (attention_bias; o_proj has none),
+// RoPE on partial_rotary_factor of each head (Glm4MoeConfig's default 0.5), an RMSNorm on each
+// head's query and key where use_qk_norm, and DeepSeek-V3's experts, router and MTP layers.
+void read_glm4_moe(const Json& d, const JsonPath& root, ModelConfig& m) {
+  read_llama(d, root, m);
+  read_rotary_share(d, root, m, 0.5);
+  m.qk_norm = optional_flag(d, "use_qk_norm", root, false);
+  read_deepseek_experts(d, root, m, "glm4_moe");
+}
+void write_glm4_moe(const ModelConfig& m, Json& j) {
+  write_llama(m, j);
+  j["partial_rotary_factor"] = m.rotary_share;
+  j["use_qk_norm"] = m.qk_norm;
+  write_deepseek_experts(m, j);
 }
 
 // GPT-OSS: num_local_experts experts intermediate_size wide with biases (and the router's), in
@@ -303,12 +348,7 @@ void read_nemotron(const Json& d, const JsonPath& root, ModelConfig& m) {
   if (optional_flag(d, "mlp_bias", root, false)) {
     throw Error(root.key("mlp_bias").where() + ": true: biases on the MLP's projections are not modelled");
   }
-  if (const Json* f = optional_member(d, "partial_rotary_factor", root); f != nullptr && !f->is_null()) {
-    if (!f->is_number() || !finite_within(f->get<double>(), 0.0, 1.0) || f->get<double>() == 0.0) {
-      fail_field(root.key("partial_rotary_factor"), "a share above 0, at most 1", *f);
-    }
-    m.rotary_share = f->get<double>();
-  }
+  read_rotary_share(d, root, m, m.rotary_share);
 }
 void write_nemotron(const ModelConfig& m, Json& j) {
   j["hidden_act"] = "relu2";
@@ -337,7 +377,7 @@ void read_bloom(const Json&, const JsonPath&, ModelConfig& m) {
 
 constexpr std::string_view kLlamaLayers = "RMSNorm, rotary positions, SwiGLU MLP";
 
-const std::array<ModelFamily, 15> kFamilies = {{
+const std::array<ModelFamily, 16> kFamilies = {{
     {.model_type = "llama",
      .architectures = {"LlamaForCausalLM", ""},
      .summary = kLlamaLayers,
@@ -405,6 +445,12 @@ const std::array<ModelFamily, 15> kFamilies = {{
      .latent_attention = true,
      .read = read_deepseek_v3,
      .write = write_deepseek_v3},
+    {.model_type = "glm4_moe",
+     .architectures = {"Glm4MoeForCausalLM", ""},
+     .summary = "biased Q, K, V, partial rotary positions, DeepSeek-V3's experts and multi-token prediction",
+     .expert_key = "n_routed_experts",
+     .read = read_glm4_moe,
+     .write = write_glm4_moe},
     {.model_type = "gpt_oss",
      .architectures = {"GptOssForCausalLM", ""},
      .summary = "biased attention with sinks, alternating sliding window, biased experts",
