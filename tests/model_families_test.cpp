@@ -144,6 +144,35 @@ TEST_CASE("GLM-4.5-Air: no query-key norms, one dense layer, 128 experts of 1408
   CHECK(model_parameters(m) == 106'852'245'504);  // "106 billion total parameters"
 }
 
+TEST_CASE("DeepSeek-V2-Lite (deepseek_v2): latent attention without a query latent, 64 experts and 2 shared, 15.7B") {
+  const ModelConfig m =
+      read_model_config_file(std::string(PIPEPLAN_TEST_DATA "/../../profiles/models/deepseek-v2-lite.json"));
+  CHECK(m.family == "deepseek_v2");
+  CHECK(m.latent.enabled());
+  CHECK(m.latent.q_rank == 0);  // q_lora_rank null: W_Q projects the hidden state itself
+  CHECK(m.mtp_layers == 0);
+  CHECK(expert_layers(m) == 26);
+  // By hand (DeepSeek-V2 report, section 2.1): W_Q h x 16(128 + 64), W_DKV+KR h x (512 + 64), the
+  // latent's norm 512, W_UKV 512 x 16(128 + 128), W_O 16·128 x h, two norms; a dense MLP of
+  // 3·h·10944; 64 routed and 2 shared experts of 3·h·1408 and the router h x 64.
+  const std::int64_t h = 2048;
+  const std::int64_t attention = h * 16 * 192 + h * 576 + 512 + 512 * 16 * 256 + 16 * 128 * h + 2 * h;
+  const std::int64_t expert = 3 * h * 1408;
+  CHECK(model_parameters(m) ==
+        (attention + 3 * h * 10944) + 26 * (attention + 66 * expert + h * 64) + 2 * 102400 * h + h);
+  CHECK(model_parameters(m) == 15'706'484'224);  // DeepSeek's "15.7B total parameters"
+  CHECK(active_parameters(m) == model_parameters(m) - 26 * (64 - 6) * expert);
+  const ModelConfig back = model_config_from_json(model_config_to_json(m), "back.json");
+  CHECK(back.family == "deepseek_v2");
+  CHECK(model_parameters(back) == model_parameters(m));
+  const Json v2 = Json::parse(R"({"model_type": "deepseek_v2", "hidden_size": 64, "num_hidden_layers": 2,
+      "num_attention_heads": 4, "vocab_size": 100, "kv_lora_rank": 16, "qk_nope_head_dim": 16,
+      "qk_rope_head_dim": 8, "v_head_dim": 16})");
+  CHECK(test::error_of([&] {
+          (void)model_config_from_json(v2, "v2.json");
+        }).starts_with("v2.json: missing 'n_routed_experts', the experts of model_type deepseek_v2"));
+}
+
 TEST_CASE("partial_rotary_factor is read where transformers 5 writes it, and a bad one is named there") {
   const std::string shape =
       R"("model_type": "glm4_moe", "hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2,

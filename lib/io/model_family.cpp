@@ -194,8 +194,8 @@ void write_deepseek_experts(const ModelConfig& m, Json& j) {
   if (m.moe.groups_per_token > 0) j["topk_group"] = m.moe.groups_per_token;
 }
 
-// DeepSeek-V3 (and Kimi K2, which ships as DeepseekV3ForCausalLM): latent attention and
-// DeepSeek's experts.
+// DeepSeek-V2 and V3 (and Kimi K2, which ships as DeepseekV3ForCausalLM): latent attention
+// (V2-Lite projects its queries without q_lora_rank's latent) and DeepSeek's experts.
 void read_deepseek_v3(const Json& d, const JsonPath& root, ModelConfig& m) {
   LatentAttention& l = m.latent;
   l.q_rank = optional_key(d, {"q_lora_rank"}, root, 1, kW, 0);
@@ -204,7 +204,7 @@ void read_deepseek_v3(const Json& d, const JsonPath& root, ModelConfig& m) {
   l.qk_rope = required_key(d, {"qk_rope_head_dim"}, root, 1, kW);
   l.v_dim = required_key(d, {"v_head_dim"}, root, 1, kW);
   m.attention_biases = optional_flag(d, "attention_bias", root, false);
-  read_deepseek_experts(d, root, m, "deepseek_v3");
+  read_deepseek_experts(d, root, m, m.family);
 }
 void write_deepseek_v3(const ModelConfig& m, Json& j) {
   const LatentAttention& l = m.latent;
@@ -377,7 +377,7 @@ void read_bloom(const Json&, const JsonPath&, ModelConfig& m) {
 
 constexpr std::string_view kLlamaLayers = "RMSNorm, rotary positions, SwiGLU MLP";
 
-const std::array<ModelFamily, 16> kFamilies = {{
+const std::array<ModelFamily, 17> kFamilies = {{
     {.model_type = "llama",
      .architectures = {"LlamaForCausalLM", ""},
      .summary = kLlamaLayers,
@@ -431,6 +431,13 @@ const std::array<ModelFamily, 16> kFamilies = {{
      .expert_key = "num_experts",
      .read = read_qwen3_moe,
      .write = write_qwen3_moe},
+    {.model_type = "deepseek_v2",
+     .architectures = {"DeepseekV2ForCausalLM", ""},
+     .summary = "DeepSeek-V3's layers, without multi-token prediction",
+     .expert_key = "n_routed_experts",
+     .latent_attention = true,
+     .read = read_deepseek_v3,
+     .write = write_deepseek_v3},
     {.model_type = "deepseek_v3",
      .architectures = {"DeepseekV3ForCausalLM", ""},
      .summary = "latent attention, dense first layers, shared and routed experts, multi-token prediction",
