@@ -131,15 +131,27 @@ TEST_CASE("pruning by the step's lower bound leaves the top rows as an exhaustiv
   for (std::size_t i = 0; i < 3; ++i) CHECK(top.rows[i].step_ms == all.rows[i].step_ms);
 }
 
-TEST_CASE("identical rows are shown once: pp 1 under every schedule") {
+TEST_CASE("pp 1 is tried once, as 1F1B with one chunk, and identical rows are shown once") {
   const PlanOutcome out = plan(tiny_search());
   std::set<std::tuple<int, int, int, int, int>> seen;
   for (const PlanRow& row : out.rows) {
     if (row.pp == 1) {
       CHECK(seen.insert({row.tp, row.cp, row.micro_batch, int(row.recompute), int(row.sharding)}).second);
+      CHECK(row.schedule == "1f1b");
+      CHECK(row.chunks == 1);
     }
   }
-  CHECK(out.merged > 0);
+  CHECK(out.merged > 0);  // ZB-H1 and zb with one chunk build one order at pp 2
+  // One device asked to interleave or to run a V is refused with the reason, not planned.
+  PlanRequest r = tiny_search();
+  r.pp = 1;
+  r.schedules = {"interleaved", "dualpipev"};
+  const PlanOutcome one = plan(r);
+  CHECK(one.rows.empty());
+  bool named = false;
+  for (const auto& [reason, count] : one.refused)
+    named = named || reason.starts_with("pp 1: one device runs its layers in order");
+  CHECK(named);
 }
 
 TEST_CASE("a refusal names its configuration") {

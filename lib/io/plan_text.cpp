@@ -72,8 +72,9 @@ std::string plan_summary_text(const PlanOutcome& outcome, const std::function<st
         "      full recompute on every layer, which does not fit, or the step's lower bound cannot reach the top\n";
   }
   if (outcome.merged > 0)
-    text += fmt::format("  {} rows identical to a row shown (pp 1 runs every schedule alike) are merged into it\n",
-                        outcome.merged);
+    text += fmt::format(
+        "  {} rows identical to a row shown (the same step and peak under another schedule) are merged into it\n",
+        outcome.merged);
   if (!outcome.over_memory.empty()) {
     const PlanRow& closest = outcome.over_memory.front();
     text += fmt::format("  closest over memory: {} needs {}{} on its fullest device, the limit is {}\n", title(closest),

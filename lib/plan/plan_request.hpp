@@ -134,7 +134,7 @@ struct PlanOutcome {
   int considered = 0;                                  ///< every configuration tried
   int skipped = 0;  ///< not simulated: a lighter recompute or sharding fits, a block's full recompute does not, or its
                     ///< bound cannot reach the top
-  int merged = 0;   ///< rows identical to a shown one (pp 1 under every schedule)
+  int merged = 0;   ///< rows identical to a shown one (the same step and peak under another schedule)
   bool experts = false;     ///< the model is a mixture of experts: rows show their ep
   bool precisions = false;  ///< several precisions were tried: rows show theirs and etp
 };

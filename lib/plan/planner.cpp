@@ -73,10 +73,9 @@ void rank(PlanOutcome& outcome) {
                    [](const PlanRow& a, const PlanRow& b) { return a.max_peak() < b.max_peak(); });
 }
 
-// Rows that differ only in the schedule's name, chunks and layout are shown once, the best:
-// under pp 1 every schedule runs the same work on one device (their steps differ by the
-// rounding of stage splits, their peaks by how long a W waits), and elsewhere when the step and
-// the peak are the same.
+// Rows that differ only in the schedule's name, chunks and layout are shown once, the best, when
+// their step and peak are the same (ZB-H1 and the automatic zero-bubble schedule can build one
+// order). Under pp 1 the search tries one schedule only (search_space.cpp, one_device_schedule).
 void merge_identical(PlanOutcome& outcome) {
   std::vector<PlanRow> kept;
   for (PlanRow& row : outcome.rows) {
@@ -84,7 +83,7 @@ void merge_identical(PlanOutcome& outcome) {
       return k.pp == row.pp && k.dp == row.dp && k.tp == row.tp && k.cp == row.cp && k.ep == row.ep &&
              k.etp == row.etp && k.micro_batch == row.micro_batch && k.microbatches == row.microbatches &&
              k.recompute == row.recompute && k.sharding == row.sharding && k.precision == row.precision &&
-             (row.pp == 1 || (k.step_ms == row.step_ms && k.max_peak() == row.max_peak()));
+             k.step_ms == row.step_ms && k.max_peak() == row.max_peak();
     });
     if (same) {
       ++outcome.merged;

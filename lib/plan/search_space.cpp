@@ -20,6 +20,24 @@ namespace {
 constexpr const char* kOffloadOneStage =
     "activation offloading (--offload-layers) runs on one stage: no pipeline parallelism, one chunk";
 
+constexpr const char* kOneDeviceOneChunk =
+    "pp 1: one device runs its layers in order, which Megatron-LM and torchtitan run as 1F1B with one chunk; "
+    "chunks and V-shaped schedules need pipeline stages on several devices";
+
+// The schedule that stands for every one on a single device (pp 1): 1F1B when tried, otherwise
+// the first tried whose own schedule has one chunk (not interleaving's, which is 1F1B's there,
+// chunk_choices); none when no schedule tried has.
+const Generator* one_device_schedule(const std::vector<const Generator*>& chosen, int fixed_chunks) {
+  if (fixed_chunks > 1) return nullptr;
+  const Generator* first = nullptr;
+  for (const Generator* g : chosen) {
+    if (g->min_chunks > 1 || (!g->uses_costs && g->max_chunks > 1)) continue;
+    if (g->name == "1f1b") return g;
+    if (first == nullptr) first = g;
+  }
+  return first;
+}
+
 // The largest tensor parallelism searched, however large the NVLink domain: beyond 8 its
 // collectives outgrow its GEMMs (docs/costs.md, "The planner"); --tp fixes a larger one.
 constexpr int kMaxSearchedTensorParallel = 8;
@@ -315,8 +333,12 @@ std::vector<PlanJob> plan_jobs(const PlanRequest& r, std::map<std::string, int>&
             const PieceTotals t =
                 piece_totals(r.model, lightest, *r.gpu, r.efficiency, r.measured ? &*r.measured : nullptr, &links);
             const double per_microbatch = t.all();
+            // On one device every schedule runs the same order: only the plainest is tried.
+            const Generator* single = pp == 1 ? one_device_schedule(chosen, r.chunks) : nullptr;
+            if (pp == 1 && single == nullptr) ++refused[kOneDeviceOneChunk];
             for (const Generator* g : chosen) {
-              for (int v : chunk_choices(*g, r.max_chunks, r.chunks)) {
+              if (pp == 1 && g != single) continue;
+              for (int v : chunk_choices(*g, r.max_chunks, pp == 1 ? 1 : r.chunks)) {
                 const int stages = pp * v;
                 if (fixed_stages > 0 ? std::size_t(stages) != fixed_stages : stages > r.model.layers + 2) continue;
                 if (offload && stages > 1) {
