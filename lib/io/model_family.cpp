@@ -244,7 +244,7 @@ void read_glm4_moe(const Json& d, const JsonPath& root, ModelConfig& m) {
   read_llama(d, root, m);
   read_rotary_share(d, root, m, 0.5);
   m.qk_norm = optional_flag(d, "use_qk_norm", root, false);
-  read_deepseek_experts(d, root, m, "glm4_moe");
+  read_deepseek_experts(d, root, m, m.family);
 }
 void write_glm4_moe(const ModelConfig& m, Json& j) {
   write_llama(m, j);
