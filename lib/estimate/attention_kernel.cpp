@@ -66,7 +66,21 @@ double along_head_dims(const std::array<Row, N>& rows, const AttentionCall& call
   return along_spans(rows[i], call.span) * (1 - t) + along_spans(rows[i + 1], call.span) * t;
 }
 
+// The benchmark counts a causal core as half the scores (4·s²·d·heads / 2: flash-attn's
+// `benchmark_attn.py` convention, which the FA3 paper's figures take for every kernel), while the
+// kernel computes the diagonal's blocks whole and pipeplan counts those blocks ("Work per
+// piece"). So per block-counted FLOP the kernel ran causal_block_share / (1/2) times the rate the
+// figure gives, at the span the rate is read at: (n + 1)/n for n blocks.
+double block_work_over_counted(double span) {
+  return 2 * causal_block_share(std::clamp(span, kSpans.front(), kSpans.back()));
+}
+
 }  // namespace
+
+double causal_block_share(double seq) {
+  const double n = std::ceil(seq / kFlashBlock);
+  return (n + 1) / (2 * n);
+}
 
 AttentionFractions benchmark_attention_fractions(AttentionKernel kernel, const AttentionCall& call) {
   const KernelRates& r = rates_of(kernel);
@@ -79,7 +93,7 @@ double attention_fraction(const Efficiency& efficiency, const GpuSpec& gpu, bool
   const AttentionFractions measured = benchmark_attention_fractions(efficiency.attention_kernel, call);
   const double benchmark = forward ? measured.forward : measured.backward;
   const double card = forward ? gpu.attention_forward_ratio : gpu.attention_backward_ratio;
-  return benchmark * card * sustained_share_of_burst(gpu);
+  return benchmark * block_work_over_counted(call.span) * card * sustained_share_of_burst(gpu);
 }
 
 std::string attention_efficiency_text(const Efficiency& efficiency, const GpuSpec& gpu) {

@@ -24,6 +24,13 @@ struct AttentionCall {
   double batch = 1;
 };
 
+/// The score block flash attention computes whole (Dao 2023, section 3.1.1), along queries and keys.
+inline constexpr double kFlashBlock = 128;
+
+/// The share of the s x s score blocks flash attention computes under a causal mask: with n
+/// blocks along the sequence, the n(n+1)/2 on or below the diagonal.
+[[nodiscard]] double causal_block_share(double seq);
+
 /// Fractions of the dense peak, forward and backward.
 struct AttentionFractions {
   double forward = 0;

@@ -1,9 +1,11 @@
 #include "estimate/piece_work.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
+#include "estimate/attention_kernel.hpp"
 #include "estimate/attention_shape.hpp"
 #include "estimate/elementwise_kernels.hpp"
 #include "estimate/layer_kinds.hpp"
@@ -93,13 +95,6 @@ void add_collectives(PieceWork& w, const Shape& x, int forward, int backward) {
   w.b_collectives += backward;
 }
 
-// The share of the s x s score blocks flash attention computes under a causal mask: with n
-// blocks of 128 along the sequence, the n(n+1)/2 on or below the diagonal (Dao 2023, 3.1.1).
-double causal_block_share(int seq) {
-  const double n = double((seq + 127) / 128);
-  return (n + 1) / (2 * n);
-}
-
 // The same under local attention (docs/costs.md, "Local attention"). A sliding window of w
 // tokens: query block i computes the blocks from the window's first to the diagonal, at most
 // ceil(w / 128) + 1 of them. Chunks of c tokens: each chunk is causal within itself.
@@ -108,7 +103,7 @@ double attention_block_share(const ModelConfig& m, const LayerKind& kind, int se
   if (!kind.local || w <= 0 || w >= seq) return causal_block_share(seq);
   if (m.local.chunked) return causal_block_share(w) * double(w) / double(seq);
   // Blocks 1, 2, ..., reach for the first query blocks, then reach each: sum of min(i + 1, reach).
-  const double n = double((seq + 127) / 128), reach = std::min(n, double((w + 127) / 128 + 1));
+  const double n = std::ceil(seq / kFlashBlock), reach = std::min(n, std::ceil(w / kFlashBlock) + 1);
   const double computed = reach * (reach + 1) / 2 + (n - reach) * reach;
   return computed / (n * n);
 }

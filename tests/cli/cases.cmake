@@ -344,7 +344,7 @@ pipeplan_cli_test(profile_param_gather_needs_sharding --exit 2
 # (64M over dp 64: each 218M layer a bucket, most of them hidden under the layers' compute). It and
 # --param-gather-at-step-start are refused where there is nothing for them to size or dispatch.
 pipeplan_cli_test(profile_ddp_bucket_size_applied
-                  --then "opt() { grep -o '\"optimizer_ms\": [0-9.e+-]*' $1 | cut -d' ' -f2\n }\n a=$(opt one.json) && $PIPEPLAN profile --model $SOURCE_DIR/profiles/models/llama-3-8b.json --gpu h100 --stages 1 --dp 64 --seq 4096 --sharding optimizer --no-overlap-grad-reduce --no-overlap-param-gather -o none.json && $PIPEPLAN profile --model $SOURCE_DIR/profiles/models/llama-3-8b.json --gpu h100 --stages 1 --dp 64 --seq 4096 --sharding optimizer -o default.json && b=$(opt default.json) && c=$(opt none.json) && test -n \"$a\" && test -n \"$b\" && test \"$a\" = \"$c\" && awk -v a=$a -v b=$b 'BEGIN { exit !(a > 1.2 * b) }'"
+                  --then "opt() { grep -o '\"optimizer_ms\": [0-9.e+-]*' $1 | cut -d' ' -f2\n }\n a=$(opt one.json) && $PIPEPLAN profile --model $SOURCE_DIR/profiles/models/llama-3-8b.json --gpu h100 --stages 1 --dp 64 --seq 4096 --sharding optimizer --no-overlap-grad-reduce --no-overlap-param-gather -o none.json && $PIPEPLAN profile --model $SOURCE_DIR/profiles/models/llama-3-8b.json --gpu h100 --stages 1 --dp 64 --seq 4096 --sharding optimizer -o default.json && b=$(opt default.json) && c=$(opt none.json) && test -n \"$a\" && test -n \"$b\" && awk -v a=$a -v c=$c 'BEGIN { exit !(a - c < 1e-9 * c && c - a < 1e-9 * c) }' && awk -v a=$a -v b=$b 'BEGIN { exit !(a > 1.2 * b) }'"
                   -- profile --model profiles/models/llama-3-8b.json --gpu h100 --stages 1 --dp 64 --seq 4096
                      --sharding optimizer --ddp-bucket-size 10000000000 -o @TMP@/one.json)
 pipeplan_cli_test(profile_ddp_bucket_size_needs_overlap --exit 2 --absent @TMP@/p.json
@@ -827,13 +827,13 @@ pipeplan_cli_test(plan_capacity_needs_experts --exit 1 --err "--moe-capacity-fac
                      --moe-capacity-factor 1.25)
 # docs/costs.md, "FSDP": torchtitan's Llama 2 13B on 64 A100 80GB (FSDP2 over 64, seq 4096, global
 # batch 128, local batch 2, no activation checkpointing) measured 2162 tokens/s/GPU; FSDP fits it
-# without recompute at 2580.5, 19% above: each data-parallel ring crosses nodes on the 8 cards a
+# without recompute at 2588.7, 20% above: each data-parallel ring crosses nodes on the 8 cards a
 # node holds (docs/costs.md, "Collectives"), so every gather hides under its layer's forward,
 # holding 16 of the A100's 108 SMs while it does (collective_contention.hpp), and the A100's GEMMs
 # run at their measured 0.822 (its attention at 256.5 / 271.2 of cuDNN's benchmark rates); FSDP2's
 # copies out of the gathers' and into the reduce-scatters' flat buffers, on the compute stream,
-# add 14 bytes a parameter a micro-batch at 0.7 of 2039 GB/s: 127.7 ms (3046.872 ms without).
-pipeplan_cli_test(plan_torchtitan_llama2_13b_fsdp --out " none +params +3174\\.542 .* 2580\\.5 "
+# add 14 bytes a parameter a micro-batch at 0.7 of 2039 GB/s: 127.7 ms (3036.9 ms without).
+pipeplan_cli_test(plan_torchtitan_llama2_13b_fsdp --out " none +params +3164\\.551 .* 2588\\.7 "
                   -- plan --wide --model profiles/models/llama-2-13b.json --gpu a100-80gb --gpus 64 --global-batch 128
                      --seq 4096 --tp 1 --pp 1 --cp 1 --micro-batch 2 --recompute none --sharding params --top 1)
 
@@ -887,7 +887,7 @@ pipeplan_cli_test(profile_attention_efficiency --out "attention efficiency 0\\.3
 # tokens, at the H100's sustained share, 698.6 / 794.5: 0.298 and 0.286 (docs/costs.md, "Work per
 # piece").
 pipeplan_cli_test(profile_attention_kernel_fa2
-                  --out "attention efficiency fa2's by head dimension and length at the card's sustained clock \\(0\\.298,0\\.286 at 128 and 16k\\)"
+                  --out "attention efficiency fa2's by head dimension and length at the card's sustained clock \\(0\\.300,0\\.289 at 128 and 16k\\)"
                   -- profile --model tests/data/models/tiny-llama.json --gpu h100 --stages 2 --attention-kernel fa2)
 pipeplan_cli_test(profile_attention_kernel_beside_efficiency --exit 2
                   --err "--attention-kernel fa2 with --attention-efficiency 0.3,0.2: the given fractions replace the kernel's measured rates"
