@@ -93,7 +93,8 @@ TEST_CASE("the kernels' measured rates: the FA3 paper's points, between them by 
   CHECK(forward_tflops(K::Cudnn, 32, 16384) == doctest::Approx(388));
 }
 
-TEST_CASE("the figures count a causal core as half the scores, so per block counted the kernel ran (n + 1)/n of their rate") {
+TEST_CASE(
+    "the figures count a causal core as half the scores, so per block counted the kernel ran (n + 1)/n of their rate") {
   // n blocks of 128 along the span the rate is read at: the diagonal's computed whole
   // (causal_block_share), where the benchmark counts s^2/2. An H100's sustained share aside.
   const GpuSpec& h100 = gpu_named("h100");
