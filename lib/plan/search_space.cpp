@@ -273,6 +273,8 @@ std::vector<PlanJob> plan_jobs(const PlanRequest& r, std::map<std::string, int>&
   // A given layout fixes the stage count; 0 when none is given.
   const std::size_t fixed_stages =
       r.layout && !is_layout_keyword(*r.layout) ? parse_layout(*r.layout, r.model.layers, "--layout").size() : 0;
+  // On one device every schedule runs the same order: only the plainest is tried there.
+  const Generator* single = one_device_schedule(chosen, r.chunks);
   std::vector<PlanJob> jobs;
   bool any_batch_fits = false;
   std::optional<std::tuple<int, int, int>> unfolded;  // the first tp, cp, dp whose stage no ep folds over
@@ -333,8 +335,6 @@ std::vector<PlanJob> plan_jobs(const PlanRequest& r, std::map<std::string, int>&
             const PieceTotals t =
                 piece_totals(r.model, lightest, *r.gpu, r.efficiency, r.measured ? &*r.measured : nullptr, &links);
             const double per_microbatch = t.all();
-            // On one device every schedule runs the same order: only the plainest is tried.
-            const Generator* single = pp == 1 ? one_device_schedule(chosen, r.chunks) : nullptr;
             if (pp == 1 && single == nullptr) ++refused[kOneDeviceOneChunk];
             for (const Generator* g : chosen) {
               if (pp == 1 && g != single) continue;
