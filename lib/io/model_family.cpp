@@ -156,8 +156,8 @@ void write_qwen3_moe(const ModelConfig& m, Json& j) {
 // DeepSeek-V3's experts, which GLM-4.5 shares: the first first_k_dense_replace layers dense
 // (intermediate_size), then n_routed_experts experts of moe_intermediate_size with
 // n_shared_experts shared ones, and num_nextn_predict_layers MTP modules.
-void read_deepseek_experts(const Json& d, const JsonPath& root, ModelConfig& m, std::string_view family) {
-  require_expert_count(d, root, "n_routed_experts", family);
+void read_deepseek_experts(const Json& d, const JsonPath& root, ModelConfig& m) {
+  require_expert_count(d, root, "n_routed_experts", m.family);
   const int e = optional_key(d, {"n_routed_experts"}, root, 0, kMaxExperts, 0);
   if (e > 1) {
     if (const int freq = optional_key(d, {"moe_layer_freq"}, root, 1, kW, 1); freq != 1) {
@@ -204,7 +204,7 @@ void read_deepseek_v3(const Json& d, const JsonPath& root, ModelConfig& m) {
   l.qk_rope = required_key(d, {"qk_rope_head_dim"}, root, 1, kW);
   l.v_dim = required_key(d, {"v_head_dim"}, root, 1, kW);
   m.attention_biases = optional_flag(d, "attention_bias", root, false);
-  read_deepseek_experts(d, root, m, m.family);
+  read_deepseek_experts(d, root, m);
 }
 void write_deepseek_v3(const ModelConfig& m, Json& j) {
   const LatentAttention& l = m.latent;
@@ -244,7 +244,7 @@ void read_glm4_moe(const Json& d, const JsonPath& root, ModelConfig& m) {
   read_llama(d, root, m);
   read_rotary_share(d, root, m, 0.5);
   m.qk_norm = optional_flag(d, "use_qk_norm", root, false);
-  read_deepseek_experts(d, root, m, m.family);
+  read_deepseek_experts(d, root, m);
 }
 void write_glm4_moe(const ModelConfig& m, Json& j) {
   write_llama(m, j);
