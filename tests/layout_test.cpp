@@ -1,5 +1,9 @@
 #include <doctest/doctest.h>
 
+#include <functional>
+#include <limits>
+#include <random>
+
 #include "estimate/layout.hpp"
 #include "test_support.hpp"
 
@@ -66,4 +70,74 @@ TEST_CASE("a tilted balance gives the first stages fewer layers") {
   CHECK(layout_string(balanced_layout(4, 8, 0, 1, 0, 1.0)) == "E,t|t*2|t*2|t*3,H");
   CHECK(layout_string(balanced_layout(4, 8, 0, 1, 0, 0.0)) == "E,t*2|t*2|t*2|t*2,H");
   CHECK(layout_string(balanced_layout(1, 8, 0, 1, 0, 2.0)) == "E,t*8,H");
+}
+
+namespace {
+
+// The weighted cost of a layout's heaviest stage, as balanced_layout weighs stage k of S (from
+// 1): 1 + tilt·(S - k)/(S - 1).
+double heaviest(const Layout& l, double embedding, const std::vector<double>& layers, double head, double tilt) {
+  const auto stages = int(l.size());
+  double worst = 0;
+  std::size_t next = 0;
+  for (int k = 1; k <= stages; ++k) {
+    const StagePieces& s = l[std::size_t(k - 1)];
+    double cost = (s.embedding ? embedding : 0.0) + (s.head ? head : 0.0);
+    for (int i = 0; i < s.layers; ++i) cost += layers[next++];
+    worst = std::max(worst, cost * (stages == 1 ? 1.0 : 1.0 + tilt * (stages - k) / (stages - 1)));
+  }
+  return worst;
+}
+
+// Every split of the n pieces (E, the layers, H) into `stages` runs of at least one piece: the
+// least weighted heaviest stage, by enumeration.
+double least_heaviest(int stages, double embedding, const std::vector<double>& layers, double head, double tilt) {
+  const int pieces = int(layers.size()) + 2;
+  double least = std::numeric_limits<double>::infinity();
+  // starts[k]: the first piece of stage k; stage 0 starts at piece 0.
+  std::vector<int> starts(std::size_t(stages), 0);
+  const std::function<void(int)> place = [&](int k) {
+    if (k == stages) {
+      Layout l;
+      for (int s = 0; s < stages; ++s) {
+        const int from = starts[std::size_t(s)];
+        const int to = s + 1 < stages ? starts[std::size_t(s + 1)] : pieces;
+        l.push_back(StagePieces{from == 0, std::max(0, std::min(to, pieces - 1) - std::max(from, 1)), to == pieces});
+      }
+      least = std::min(least, heaviest(l, embedding, layers, head, tilt));
+      return;
+    }
+    for (int from = starts[std::size_t(k - 1)] + 1; from <= pieces - (stages - k); ++from) {
+      starts[std::size_t(k)] = from;
+      place(k + 1);
+    }
+  };
+  place(1);
+  return least;
+}
+
+}  // namespace
+
+TEST_CASE("balanced layouts reach the least heaviest stage an enumeration of every split finds") {
+  // Unequal layers (a dense model's MoE layers, DeepSeek's dense first layers) and every tilt the
+  // planner tries: the walk along the crossing of the table's two sides must find the optimum
+  // the enumeration does, not only on equal layers.
+  std::mt19937 random(20261207);
+  std::uniform_real_distribution<double> cost(0.1, 3.0);
+  for (int trial = 0; trial < 300; ++trial) {
+    const int layers = 1 + trial % 9;
+    std::vector<double> layer_costs(static_cast<std::size_t>(layers));
+    for (double& c : layer_costs) c = trial % 3 == 0 ? 1.0 : cost(random);
+    const double embedding = cost(random) * 0.5;
+    const double head = cost(random);
+    for (int stages = 1; stages <= std::min(6, layers + 2); ++stages) {
+      for (double tilt : {0.0, 0.5, 1.0, 2.0}) {
+        const Layout l = balanced_layout(stages, embedding, layer_costs, head, tilt);
+        REQUIRE(l.size() == std::size_t(stages));
+        CHECK(total_layers(l) == layers);
+        const double want = least_heaviest(stages, embedding, layer_costs, head, tilt);
+        CHECK(heaviest(l, embedding, layer_costs, head, tilt) == doctest::Approx(want).epsilon(1e-12));
+      }
+    }
+  }
 }

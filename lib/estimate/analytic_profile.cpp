@@ -35,8 +35,11 @@ double ms_for_flops(double flops, const GpuSpec& gpu, const Efficiency& e, DType
 double attention_ms(double forward, double backward, const GpuSpec& gpu, const Efficiency& e,
                     const TrainingSettings& tr, const AttentionCall& call) {
   if (!tr.flash_attention) return unfused_attention_ms(forward, backward, call, gpu, e, tr.dtype);
-  return (forward / attention_fraction(e, gpu, true, call) + backward / attention_fraction(e, gpu, false, call)) /
-         gpu.peak_flops(tr.dtype) * 1e3;
+  // A direction without work asks for no rate (the context-parallel ring times each apart).
+  const auto at_rate = [&](double flops, bool is_forward) {
+    return flops == 0 ? 0.0 : flops / attention_fraction(e, gpu, is_forward, call);
+  };
+  return (at_rate(forward, true) + at_rate(backward, false)) / gpu.peak_flops(tr.dtype) * 1e3;
 }
 
 double ms_for_bytes(double bytes, double gb_per_s, double efficiency) {

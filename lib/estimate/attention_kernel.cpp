@@ -47,12 +47,21 @@ const KernelRates& rates_of(AttentionKernel kernel) {
   return kCudnn;
 }
 
-// Linear interpolation in the logarithm of the span, held at the ends.
-double along_spans(const Row& row, double span) {
+// Where `span` falls along kSpans: linearly in its logarithm, held at the ends. Read once per
+// call, for the two rows interpolated between.
+struct SpanPoint {
+  std::size_t index = 0;  ///< the measured span below it
+  double t = 0;           ///< its share of the way to the next
+};
+
+SpanPoint span_point(double span) {
   const double x = std::log2(std::clamp(span, kSpans.front(), kSpans.back()) / kSpans.front());
   const auto i = std::min(static_cast<std::size_t>(x), kSpans.size() - 2);
-  const double t = x - double(i);
-  return row[i] + (row[i + 1] - row[i]) * t;
+  return {i, x - double(i)};
+}
+
+double along_spans(const Row& row, SpanPoint at) {
+  return row[at.index] + (row[at.index + 1] - row[at.index]) * at.t;
 }
 
 // Linear interpolation in the head dimension over `rows` (at kHeadDims' first rows), held at
@@ -63,7 +72,14 @@ double along_head_dims(const std::array<Row, N>& rows, const AttentionCall& call
   std::size_t i = 0;
   while (i + 2 < N && d > kHeadDims[i + 1]) ++i;
   const double t = (d - kHeadDims[i]) / (kHeadDims[i + 1] - kHeadDims[i]);
-  return along_spans(rows[i], call.span) * (1 - t) + along_spans(rows[i + 1], call.span) * t;
+  const SpanPoint at = span_point(call.span);
+  return along_spans(rows[i], at) * (1 - t) + along_spans(rows[i + 1], at) * t;
+}
+
+// One direction's fraction: the planner asks for each apart, many times a configuration.
+double benchmark_fraction(AttentionKernel kernel, bool forward, const AttentionCall& call) {
+  const KernelRates& r = rates_of(kernel);
+  return (forward ? along_head_dims(r.forward, call) : along_head_dims(r.backward, call)) / kBenchmarkPeak;
 }
 
 // The benchmark counts a causal core as half the scores (4·s²·d·heads / 2: flash-attn's
@@ -83,15 +99,13 @@ double causal_block_share(double seq) {
 }
 
 AttentionFractions benchmark_attention_fractions(AttentionKernel kernel, const AttentionCall& call) {
-  const KernelRates& r = rates_of(kernel);
-  return {along_head_dims(r.forward, call) / kBenchmarkPeak, along_head_dims(r.backward, call) / kBenchmarkPeak};
+  return {benchmark_fraction(kernel, true, call), benchmark_fraction(kernel, false, call)};
 }
 
 double attention_fraction(const Efficiency& efficiency, const GpuSpec& gpu, bool forward, const AttentionCall& call) {
   const double given = forward ? efficiency.attention_forward : efficiency.attention_backward;
   if (given > 0) return given;
-  const AttentionFractions measured = benchmark_attention_fractions(efficiency.attention_kernel, call);
-  const double benchmark = forward ? measured.forward : measured.backward;
+  const double benchmark = benchmark_fraction(efficiency.attention_kernel, forward, call);
   const double card = forward ? gpu.attention_forward_ratio : gpu.attention_backward_ratio;
   return benchmark * block_work_over_counted(call.span) * card * sustained_share_of_burst(gpu);
 }

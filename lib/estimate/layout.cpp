@@ -139,24 +139,19 @@ Layout balanced_layout(int stages, double embedding_cost, const std::vector<doub
   std::vector<int> cut(best.size(), 0);
   best[at(0, 0)] = 0.0;
   for (int k = 1; k <= stages; ++k) {
+    const double w = weight(k);
+    // best(k-1, j) grows with j and cost(j, i) shrinks, so the best cut is where they cross:
+    // the first j with best(k-1, j) >= cost(j, i), or the one before it. A longer prefix i only
+    // raises cost(j, i), so the crossing never moves back: one pointer walks it for every i
+    // (the first such j in [k-1, i-1], i-1 when there is none), S·n steps in all.
+    int lo = k - 1;
     for (int i = k; i <= pieces - (stages - k); ++i) {
-      // best(k-1, j) grows with j and cost(j, i) shrinks, so the best cut is where they cross:
-      // the first j with best(k-1, j) >= cost(j, i), or the one before it.
-      int lo = k - 1;
-      int hi = i - 1;
-      while (lo < hi) {
-        int mid = lo + (hi - lo) / 2;
-        if (best[at(k - 1, mid)] >= weight(k) * cost(mid, i)) {
-          hi = mid;
-        } else {
-          lo = mid + 1;
-        }
-      }
+      while (lo < i - 1 && best[at(k - 1, lo)] < w * cost(lo, i)) ++lo;
       // Ties go to the earlier cut: the later stages take the extra layers, the first ones,
       // which hold the most activations in every 1F1B-like schedule, fewer.
       for (int j : {lo - 1, lo}) {
         if (j < k - 1) continue;
-        double value = std::max(best[at(k - 1, j)], weight(k) * cost(j, i));
+        double value = std::max(best[at(k - 1, j)], w * cost(j, i));
         if (value < best[at(k, i)]) {
           best[at(k, i)] = value;
           cut[at(k, i)] = j;
