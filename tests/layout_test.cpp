@@ -119,9 +119,9 @@ double least_heaviest(int stages, double embedding, const std::vector<double>& l
 }  // namespace
 
 TEST_CASE("balanced layouts reach the least heaviest stage an enumeration of every split finds") {
-  // Unequal layers (a dense model's MoE layers, DeepSeek's dense first layers) and every tilt the
-  // planner tries: the walk along the crossing of the table's two sides must find the optimum
-  // the enumeration does, not only on equal layers.
+  // Unequal layers (DeepSeek-V3's dense first layers beside its expert layers) and every tilt
+  // the planner tries: the walk along the crossing of the table's two sides must find the
+  // optimum the enumeration does, not only on equal layers.
   std::mt19937 random(20261207);
   std::uniform_real_distribution<double> cost(0.1, 3.0);
   for (int trial = 0; trial < 300; ++trial) {
