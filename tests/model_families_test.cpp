@@ -333,3 +333,80 @@ TEST_CASE("a mixture of experts' family without its expert count is refused, not
   CHECK(error("qwen3_moe").starts_with("c.json: missing 'num_experts'"));
   CHECK(error("gpt_oss").starts_with("c.json: missing 'num_local_experts'"));
 }
+
+TEST_CASE("MiniMax-M2.7 (minimax_m2): norms across heads, rotary_dim 64 of 128, 256 experts of 1536, 228.7B") {
+  const ModelConfig m =
+      read_model_config_file(std::string(PIPEPLAN_TEST_DATA "/../../profiles/models/minimax-m2.7.json"));
+  CHECK(m.family == "minimax_m2");
+  CHECK(m.q_hidden() == 48 * 128);  // wider than hidden_size 3072
+  CHECK(m.rotary_share == 0.5);     // rotary_dim 64 of head_dim 128
+  CHECK(m.qk_norm);
+  CHECK(m.qk_norm_across_heads);
+  CHECK(m.mtp_layers == 3);  // use_mtp, num_mtp_modules 3 of one layer each
+  CHECK(expert_layers(m) == 62);
+  // By hand from the config (transformers' modeling_minimax_m2.py): Q K V and O without biases,
+  // q_norm over 48·128 and k_norm over 8·128 (one weight per query and key channel, not per head
+  // dimension), the layer's two norms; 256 experts of 3·h·1536 and the router h x 256.
+  const std::int64_t h = 3072, q = 48 * 128, kv = 8 * 128;
+  const std::int64_t attention = h * (q + 2 * kv) + q * h + (q + kv) + 2 * h;
+  const std::int64_t expert = 3 * h * 1536;
+  const std::int64_t outside = 2 * 200064 * h + h;  // embedding, head (untied), final norm
+  CHECK(model_parameters(m) == 62 * (attention + 256 * expert + h * 256) + outside);
+  CHECK(model_parameters(m) == 228'689'748'992);  // MiniMax's "230B total parameters", without MTP
+  CHECK(active_parameters(m) == 62 * (attention + 8 * expert + h * 256) + outside);
+  CHECK(active_parameters(m) == 11'030'537'216);  // "10B active": 9.8B in the layers
+  // The norms' weights are the only difference from per-head norms (2·128): q + kv - 256 a layer.
+  ModelConfig per_head = m;
+  per_head.qk_norm_across_heads = false;
+  CHECK(model_parameters(m) - model_parameters(per_head) == 62 * (q + kv - 2 * 128));
+  const ModelConfig back = model_config_from_json(model_config_to_json(m), "back.json");
+  CHECK(back.family == "minimax_m2");
+  CHECK(model_parameters(back) == model_parameters(m));
+  CHECK(back.qk_norm_across_heads);
+  CHECK(back.rotary_share == 0.5);
+  CHECK(back.mtp_layers == 3);
+}
+
+TEST_CASE("MiniMax-M2: what it does not model is refused, naming the key, and tensor parallelism stays at 1") {
+  const std::string shape =
+      R"("model_type": "minimax_m2", "hidden_size": 64, "intermediate_size": 32, "num_hidden_layers": 2,
+         "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 32, "vocab_size": 100,
+         "num_local_experts": 4, "num_experts_per_tok": 2)";
+  const auto read = [&](const std::string& extra) {
+    return model_config_from_json(Json::parse("{" + shape + extra + "}"), "mm.json");
+  };
+  const auto error = [&](const std::string& extra) { return test::error_of([&] { (void)read(extra); }); };
+  // transformers 5 writes partial_rotary_factor, MiniMax's own code rotary_dim: either, or both agreeing.
+  CHECK(read(R"(, "rotary_dim": 16)").rotary_share == 0.5);
+  CHECK(read(R"(, "rope_parameters": {"partial_rotary_factor": 0.25})").rotary_share == 0.25);
+  CHECK(read(R"(, "rotary_dim": 16, "partial_rotary_factor": 0.5)").rotary_share == 0.5);
+  CHECK(error(R"(, "rotary_dim": 16, "partial_rotary_factor": 0.25)") ==
+        "mm.json: rotary_dim: 16 of head_dim 32 turns 0.5 of each head, where partial_rotary_factor says 0.25");
+  CHECK(read("").mtp_layers == 0);  // use_mtp absent: none
+  CHECK(read(R"(, "use_mtp": false, "num_mtp_modules": 3)").mtp_layers == 0);
+  CHECK(error(R"(, "use_mtp": true, "num_mtp_modules": 1, "mtp_transformer_layers": 2)")
+            .starts_with("mm.json: mtp_transformer_layers: 2: multi-token prediction modules of more than one layer"));
+  CHECK(error(R"(, "attn_type_list": [1, 0])")
+            .starts_with("mm.json: attn_type_list[1]: 0: MiniMax's linear (lightning) attention is not modelled"));
+  CHECK(error(R"(, "attn_type_list": [1])")
+            .starts_with("mm.json: attn_type_list: expected a list of one entry a layer (2)"));
+  CHECK(error(R"(, "qk_norm_type": "per_head")").starts_with("mm.json: qk_norm_type: expected \"per_layer\""));
+  CHECK(error(R"(, "sliding_window": 4096)").starts_with("mm.json: sliding_window: expected null"));
+  CHECK(error(R"(, "shared_intermediate_size": 64)")
+            .starts_with("mm.json: shared_intermediate_size: 64: a shared expert"));
+  CHECK(error(R"(, "num_local_experts": null)")
+            .starts_with("mm.json: missing 'num_local_experts', the experts of model_type minimax_m2"));
+  // Each norm over every head needs a sum of squares all-reduced across tensor-parallel ranks,
+  // which is not timed: tp 2 is refused with the reason, tp 1 planned; without the norms, tp 2 is fine.
+  const ModelConfig m = read("");
+  TrainingSettings t;
+  t.tp = 2;
+  CHECK(test::error_of([&] {
+          (void)layer_work(m, t);
+        }).starts_with("--tp 2: the query and key norms run over every head"));
+  ModelConfig no_norms = read(R"(, "use_qk_norm": false)");
+  CHECK_FALSE(no_norms.qk_norm);
+  CHECK(layer_work(no_norms, t).params > 0);
+  t.tp = 1;
+  CHECK(layer_work(m, t).params > 0);
+}

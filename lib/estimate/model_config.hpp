@@ -81,8 +81,17 @@ struct ModelConfig {
   /// DeepSeek-V3's multi-token prediction (num_nextn_predict_layers): a further layer, its
   /// projection and the shared head's loss again, on the last stage (docs/costs.md).
   int mtp_layers = 0;
+  /// qk_norm taken over every head's queries at once and every head's keys at once (MiniMax-M2's
+  /// qk_norm_type "per_layer"): q_hidden + kv_hidden weights instead of 2 x head_dim.
+  bool qk_norm_across_heads = false;
 
   [[nodiscard]] bool is_moe() const { return moe.experts > 0; }
+  /// Whether tensor parallelism of `tp` ranks leaves each query-key norm on one rank's heads: a
+  /// norm across heads needs its sum of squares all-reduced over the ranks (Megatron-Bridge's
+  /// MiniMax-M2 layer), which is not timed, so it is planned at tp 1 only.
+  [[nodiscard]] bool qk_norm_fits_tensor_parallel(int tp) const {
+    return !(qk_norm && qk_norm_across_heads) || tp == 1;
+  }
 
   [[nodiscard]] int head_dim() const { return explicit_head_dim > 0 ? explicit_head_dim : hidden / heads; }
   /// The queries' width: heads x head_dim (the hidden size, except where head_dim is given).

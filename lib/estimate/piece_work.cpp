@@ -66,6 +66,12 @@ void check_tensor_parallel(const ModelConfig& m, const TrainingSettings& tr, std
   divides(m.heads, "the attention heads");
   if (!m.latent.enabled()) divides(m.kv_heads, "the key-value heads");
   if (mlp_width > 0) divides(mlp_width, "the FFN width");
+  if (!m.qk_norm_fits_tensor_parallel(tr.tp)) {
+    throw Error("--tp " + std::to_string(tr.tp) +
+                ": the query and key norms run over every head at once (qk_norm_type per_layer); split over "
+                "tensor-parallel ranks each needs its sum of squares all-reduced (Megatron-Bridge's MiniMax-M2 "
+                "layer), which pipeplan does not time: tp 1");
+  }
 }
 
 // Sequence parallelism (Megatron-LM, Korthikanti et al. 2022) splits what tensor parallelism
@@ -356,7 +362,7 @@ PieceWork block_work(const ModelConfig& m, const TrainingSettings& tr, const Lay
     for (const Linear& l : *group) (l.split == Linear::Split::None ? whole : split) += double(l.in) * double(l.out);
   }
   split += a.split_biases + (m.attention_sinks ? double(m.heads) : 0.0);
-  if (m.qk_norm) whole += 2.0 * m.head_dim();
+  if (m.qk_norm) whole += m.qk_norm_across_heads ? qk_norm_width(m) : 2.0 * m.head_dim();
   if (m.output_bias) whole += x.h;  // row-parallel: every rank adds it once
   if (m.biases) {
     split += double(m.q_hidden() + 2 * m.kv_hidden()) + f;  // column-parallel biases: QKV and the first MLP matrix

@@ -290,6 +290,77 @@ void write_gpt_oss(const ModelConfig& m, Json& j) {
   }
 }
 
+// MiniMax-M2, M2.1, M2.5 and M2.7 (MiniMaxM2ForCausalLM; transformers' modeling_minimax_m2.py,
+// Megatron-Bridge's minimax_m2 bridge): Llama's attention without biases, an RMSNorm over all of
+// the heads' queries and one over all of the keys (qk_norm_type "per_layer", weights q_hidden and
+// kv_hidden wide), RoPE on rotary_dim of each head's dimensions, num_local_experts SwiGLU experts
+// intermediate_size wide in every layer behind a sigmoid router with a correction bias (the
+// router's h x E weights counted, its E biases not, as DeepSeek-V3's), and num_mtp_modules
+// multi-token prediction modules of one layer, planned as DeepSeek-V3's (neither transformers nor
+// Megatron-Bridge implements them; their structure is not published).
+void read_minimax_m2(const Json& d, const JsonPath& root, ModelConfig& m) {
+  read_llama(d, root, m);
+  const int rotary_dim = optional_key(d, {"rotary_dim"}, root, 1, m.head_dim(), 0);
+  const double from_dim = rotary_dim > 0 ? double(rotary_dim) / m.head_dim() : 1.0;
+  read_rotary_share(d, root, m, from_dim);
+  if (rotary_dim > 0 && m.rotary_share != from_dim) {
+    throw Error(root.key("rotary_dim").where() + ": " + std::to_string(rotary_dim) + " of head_dim " +
+                std::to_string(m.head_dim()) + " turns " + Json(from_dim).dump() +
+                " of each head, where partial_rotary_factor says " + Json(m.rotary_share).dump());
+  }
+  m.qk_norm = optional_flag(d, "use_qk_norm", root, true);
+  if (const std::string type = optional_text(d, "qk_norm_type", root, "per_layer"); type != "per_layer") {
+    fail_field(root.key("qk_norm_type"), "\"per_layer\" (one norm over every head's queries, one over the keys)",
+               Json(type));
+  }
+  m.qk_norm_across_heads = true;
+  if (const Json* types = optional_member(d, "attn_type_list", root); types != nullptr && !types->is_null()) {
+    if (!types->is_array() || int(types->size()) != m.layers) {
+      fail_field(root.key("attn_type_list"), "a list of one entry a layer (" + std::to_string(m.layers) + ")", *types);
+    }
+    for (std::size_t i = 0; i < types->size(); ++i) {
+      if (read_int((*types)[i], root.key("attn_type_list").index(i), 0, 1) != 1) {
+        throw Error(root.key("attn_type_list").index(i).where() +
+                    ": 0: MiniMax's linear (lightning) attention is not modelled (1: softmax attention)");
+      }
+    }
+  }
+  if (const Json* w = optional_member(d, "sliding_window", root); w != nullptr && !w->is_null()) {
+    fail_field(root.key("sliding_window"), "null (MiniMax-M2 attends to the whole sequence on every layer)", *w);
+  }
+  if (const int shared = optional_key(d, {"shared_intermediate_size"}, root, 0, kW, 0); shared > 0) {
+    throw Error(root.key("shared_intermediate_size").where() + ": " + std::to_string(shared) +
+                ": a shared expert beside MiniMax-M2's routed ones is not modelled (0: none)");
+  }
+  require_expert_count(d, root, "num_local_experts", "minimax_m2");
+  const int e = optional_key(d, {"num_local_experts"}, root, 0, kMaxExperts, 0);
+  if (e > 1) {
+    m.moe.experts = e;
+    m.moe.per_token = experts_per_token(d, root, e);
+    m.moe.ffn = m.ffn;
+  }
+  if (optional_flag(d, "use_mtp", root, false)) {
+    if (const int per_module = optional_key(d, {"mtp_transformer_layers"}, root, 1, 64, 1); per_module != 1) {
+      throw Error(root.key("mtp_transformer_layers").where() + ": " + std::to_string(per_module) +
+                  ": multi-token prediction modules of more than one layer are not modelled (1)");
+    }
+    m.mtp_layers = optional_key(d, {"num_mtp_modules"}, root, 0, 64, 0);
+  }
+}
+void write_minimax_m2(const ModelConfig& m, Json& j) {
+  write_llama(m, j);
+  j["partial_rotary_factor"] = m.rotary_share;
+  j["use_qk_norm"] = m.qk_norm;
+  j["qk_norm_type"] = "per_layer";
+  j["shared_intermediate_size"] = 0;
+  j["use_mtp"] = m.mtp_layers > 0;
+  j["num_mtp_modules"] = m.mtp_layers;
+  j["mtp_transformer_layers"] = 1;
+  if (!m.is_moe()) return;
+  j["num_local_experts"] = m.moe.experts;
+  j["num_experts_per_tok"] = m.moe.per_token;
+}
+
 // Llama 4's text model: num_local_experts experts intermediate_size wide and a shared expert as
 // wide on every interleave_moe_layer_step-th layer, the others dense intermediate_size_mlp wide;
 // attention within attention_chunk_size chunks on the layers that use RoPE (no_rope_layers 1,
@@ -377,7 +448,7 @@ void read_bloom(const Json&, const JsonPath&, ModelConfig& m) {
 
 constexpr std::string_view kLlamaLayers = "RMSNorm, rotary positions, SwiGLU MLP";
 
-const std::array<ModelFamily, 17> kFamilies = {{
+const std::array<ModelFamily, 18> kFamilies = {{
     {.model_type = "llama",
      .architectures = {"LlamaForCausalLM", ""},
      .summary = kLlamaLayers,
@@ -464,6 +535,12 @@ const std::array<ModelFamily, 17> kFamilies = {{
      .expert_key = "num_local_experts",
      .read = read_gpt_oss,
      .write = write_gpt_oss},
+    {.model_type = "minimax_m2",
+     .architectures = {"MiniMaxM2ForCausalLM", ""},
+     .summary = "query and key norms across heads, partial rotary positions, experts, multi-token prediction",
+     .expert_key = "num_local_experts",
+     .read = read_minimax_m2,
+     .write = write_minimax_m2},
     {.model_type = "llama4",
      .architectures = {"Llama4ForConditionalGeneration", "Llama4ForCausalLM"},
      .summary = "the text model (text_config): chunked attention, interleaved experts and a shared expert",

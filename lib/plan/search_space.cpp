@@ -179,7 +179,9 @@ std::vector<int> tp_choices(const PlanRequest& r) {
   for (int t = 1; t <= std::min({r.gpus, r.node_gpus(), kMaxSearchedTensorParallel}); ++t) {
     // A mixture of experts' MLPs are its experts (moe_work.cpp); intermediate_size may be unused.
     const bool mlp_split = m.is_moe() ? m.moe.ffn % t == 0 && m.moe.shared_ffn % t == 0 : m.ffn % t == 0;
-    if (r.gpus % t == 0 && m.heads % t == 0 && m.kv_heads % t == 0 && mlp_split) out.push_back(t);
+    if (r.gpus % t == 0 && m.heads % t == 0 && m.kv_heads % t == 0 && mlp_split && m.qk_norm_fits_tensor_parallel(t)) {
+      out.push_back(t);
+    }
   }
   return out;
 }
