@@ -8,7 +8,7 @@
 #include "estimate/gpu_catalog.hpp"
 #include "estimate/layout.hpp"
 #include "estimate/model_config.hpp"
-#include "estimate/piece_gemms.hpp"
+#include "estimate/piece_cost.hpp"
 #include "estimate/piece_work.hpp"
 #include "estimate/rank_placement.hpp"
 #include "estimate/time_parts.hpp"
@@ -25,25 +25,6 @@ struct Deployment {
   int gpus_per_node = 8;  ///< GPUs of one NVLink domain (GpuSpec::nvlink_domain unless overridden)
   RankOrder order = RankOrder::TpDpPp;  ///< Megatron-LM's default unless told otherwise
 };
-
-/// The links a rank's collectives take inside a layer: tensor parallelism's all-gathers and
-/// reduce-scatters, a mixture of experts' all-to-alls, context parallelism's ring and the expert
-/// tensor-parallel gathers. Each group's node's link when all its groups lie within a node, the
-/// network otherwise; the collectives' groups (tensor, expert-tensor) as collective_link.hpp
-/// says, on as many network cards as a node holds members.
-struct GroupLinks {
-  LinkSpec tensor;
-  LinkSpec experts;
-  LinkSpec context;
-  LinkSpec expert_tensor;
-  int expert_domains = 1;  ///< the NVLink domains an expert-parallel group spans (node-limited routing's nodes)
-};
-
-/// The links of `grid`'s tensor-, expert-, context- and expert-tensor-parallel groups on `gpu`.
-[[nodiscard]] GroupLinks group_links(const GpuSpec& gpu, const RankGrid& grid);
-
-/// `gpu`'s node link for both: what piece_cost assumes when given no links.
-[[nodiscard]] GroupLinks node_links(const GpuSpec& gpu);
 
 /// Measured F, B and W of each piece (pipeplan-gpu calibrate), which replace the analytic
 /// times when given; memory stays analytic.
@@ -66,36 +47,6 @@ struct AnalyticProfile {
   double model_flops_per_microbatch = 0;  ///< F, B and W of the whole model, every TP rank together
   ProfileBreakdown breakdown;
 };
-
-/// A piece's F, B and W times split into the lines of the step's error budget (time_parts.hpp).
-struct PieceParts {
-  TimeParts f, b, w;
-  [[nodiscard]] TimeParts all() const {
-    TimeParts t = f;
-    t += b;
-    t += w;
-    return t;
-  }
-};
-
-/// piece_cost's times, line by line: their totals are piece_cost's F, B and W.
-[[nodiscard]] PieceParts piece_parts(const PieceWork& work, const PhaseGemms& gemms, const GpuSpec& gpu,
-                                     const Efficiency& efficiency, const TrainingSettings& training,
-                                     const GroupLinks* links = nullptr);
-
-/// The time of a piece's F, B and W on `gpu`, in milliseconds: FLOPs at the GEMM efficiency of
-/// the peak, element-wise bytes at the memory efficiency of the bandwidth, tensor-parallel
-/// collectives and a mixture of experts' all-to-alls over `links` (nullptr: node_links, both
-/// inside a node). Activation bytes are copied; a_W is capped at a_F.
-[[nodiscard]] StageCost piece_cost(const PieceWork& work, const GpuSpec& gpu, const Efficiency& efficiency,
-                                   const TrainingSettings& training, const GroupLinks* links = nullptr);
-
-/// The same with the piece's linear products priced by their shapes (gemm_ms: tile and wave
-/// quantisation, the roofline); the rest of each phase's FLOPs (the attention core) run at the
-/// GEMM efficiency of the peak. What profiles and layouts use.
-[[nodiscard]] StageCost piece_cost(const PieceWork& work, const PhaseGemms& gemms, const GpuSpec& gpu,
-                                   const Efficiency& efficiency, const TrainingSettings& training,
-                                   const GroupLinks* links = nullptr);
 
 /// The work of each stage of `layout`.
 [[nodiscard]] std::vector<PieceWork> stage_work(const ModelConfig& model, const TrainingSettings& training,
