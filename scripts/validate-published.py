@@ -1124,12 +1124,22 @@ def row_group_keys(r):
     moe = bool((row.get("hf_like_config") or {}).get("num_experts"))
     precision = r["precision_class"]
     cp = int(row.get("cp") or 1) > 1
-    return {
+    keys = {
         "source": row["source"],
         "model kind": "MoE" if moe else "dense",
         "precision": precision,
         "context parallel": "with cp" if cp else "without cp",
     }
+    if row["source"] == "mbridge":
+        # Whether the configuration its unprinted settings (recompute, graphs, overlaps) were read
+        # from at the row's tag runs the parallelism the row prints (scripts/mbridge-cuda-graphs.json's
+        # matches_row false where it does not): where it runs another, those settings are the
+        # nearest configuration's, not necessarily what ran.
+        read = MBRIDGE_CUDA_GRAPHS.get(row["row_id"])
+        keys["Megatron-Bridge configuration at the tag"] = (
+            "not read" if read is None else "another parallelism" if read.get("matches_row") is False
+            else "the row's parallelism")
+    return keys
 
 
 def precision_class(row):
