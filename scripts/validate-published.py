@@ -619,10 +619,9 @@ def layout_flag(row, pp, mapping):
     elif split == "padded":
         layout, what = "padded", "counts the embedding and the loss as layers"
     else:
-        # pipeplan keeps the multi-token prediction modules in the head, on the last stage: where
-        # Megatron's layout puts them there too ("mL"), the layout is the same without the m (an
-        # m elsewhere is left for pipeplan to refuse by name).
-        layout, what = split.removeprefix("layout:").replace("mL", "L"), "sets its pipeline layout"
+        # pipeplan keeps the multi-token prediction modules in the head, on the last stage, and
+        # reads Megatron's layout with them there ("mL"); an m elsewhere it refuses by name.
+        layout, what = split.removeprefix("layout:"), "sets its pipeline layout"
     mapping.notes.append(f"its configuration ({read['config']} at {read['tag']}) {what}: --layout {layout}")
     return ["--layout", layout]
 

@@ -652,3 +652,31 @@ TEST_CASE("--fsdp-impl: Megatron-LM runs Megatron-FSDP, torchtitan PyTorch's FSD
   CHECK(value(megatron, "--use-megatron-fsdp").empty());  // a switch: present, no value
   CHECK(megatron.closest.has_value());
 }
+
+TEST_CASE("Megatron-LM: a model's multi-token prediction layers and MiniMax's norms across heads are said") {
+  PlanRequest r = tiny_request();
+  // MiniMax-M2's shape at tiny-llama's size: 8 layers, norms over all heads, two MTP layers.
+  r.model = model_config_from_json(Json::parse(R"({"model_type": "minimax_m2", "hidden_size": 64,
+      "intermediate_size": 32, "num_hidden_layers": 8, "num_attention_heads": 4, "num_key_value_heads": 2,
+      "head_dim": 16, "vocab_size": 128, "num_local_experts": 4, "num_experts_per_tok": 2, "use_mtp": true,
+      "num_mtp_modules": 2})"),
+                                   "mtp.json");
+  PlanRow row = tiny_row("1f1b", 1, "E,t*3|t*5,H");
+  row.tp = row.etp = 1;
+  row.dp = 4;
+  row.microbatches = 2;
+  const LaunchPlan launch = megatron_launch(r, row);
+  const auto said = [&](const std::string& words) {
+    return std::any_of(launch.notes.begin(), launch.notes.end(),
+                       [&](const std::string& n) { return n.find(words) != std::string::npos; });
+  };
+  CHECK(
+      said("the model's 2 multi-token prediction layers run on the last stage with the loss, as planned: pass "
+           "--mtp-num-layers 2"));
+  CHECK(said("MiniMax-M2's norms over every head's queries and keys are Megatron-Bridge's layer spec"));
+  // Without either, neither note.
+  const LaunchPlan llama = megatron_launch(tiny_request(), tiny_row("1f1b", 1, "E,t*3|t*5,H"));
+  CHECK(std::none_of(llama.notes.begin(), llama.notes.end(), [](const std::string& n) {
+    return n.find("multi-token") != std::string::npos || n.find("MiniMax") != std::string::npos;
+  }));
+}

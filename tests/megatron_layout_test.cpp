@@ -29,7 +29,8 @@ TEST_CASE("Megatron's --pipeline-model-parallel-layout reads into the same stage
 
 TEST_CASE("a Megatron layout that cannot be right says why") {
   const auto error = [](const char* text) { return test::error_of([&] { (void)parse_layout(text, 8, "--layout"); }); };
-  CHECK(error("Et*3|(tt|)*2,m|L").find("m (a multi-token prediction layer) is not modelled") != std::string::npos);
+  CHECK(error("Et*3|(tt|)*2,m|L").find("m (a multi-token prediction layer) must come just before L") !=
+        std::string::npos);
   CHECK(error("Et*4|(t*4L").find("a '(' without its ')'") != std::string::npos);
   CHECK(error("Et*4|t*4)L").find("a ')' without its '('") != std::string::npos);
   CHECK(error("Et*0|t*8L").find("'*' needs a whole number of repetitions from 1") != std::string::npos);
@@ -38,6 +39,28 @@ TEST_CASE("a Megatron layout that cannot be right says why") {
   CHECK(error("Et*4|t*3L").find("the stages hold 7 layers, the model has 8") != std::string::npos);
   CHECK(error("Et*4|x*4L").find("unknown character 'x'") != std::string::npos);
   CHECK(error("Et*8").find("the last stage must end with L (the loss)") != std::string::npos);
+}
+
+TEST_CASE("a Megatron layout's multi-token prediction layers stand with the loss, as pipeplan plans them") {
+  // Megatron-Bridge's DeepSeek-V3 layout at pp 2 x vp 8 (its recipes' "Et*4|(t*4|)*14tmL"):
+  // the MTP layer with the last decoder layer and the loss, where pipeplan's head holds it.
+  const Layout deepseek = parse_layout("Et*4|(t*4|)*14tmL", 61, "--layout", 1);
+  CHECK(deepseek.size() == 16);
+  CHECK(layout_string(deepseek) == layout_string(parse_layout("Et*4|(t*4|)*14tL", 61, "--layout", 1)));  // no m: same
+  CHECK(megatron_layout_string(deepseek, 1) == "Et*4|t*4|t*4|t*4|t*4|t*4|t*4|t*4|t*4|t*4|t*4|t*4|t*4|t*4|t*4|tmL");
+  CHECK(megatron_layout_string(parse_layout("Et*3|t*4H", 7, "x"), 3) == "Et*3|t*4m*3L");  // Megatron unrolls m*3
+  CHECK(layout_string(parse_layout("Et*3|t*4m*3L", 7, "x", 3)) == "E,t*3|t*4,H");
+  const auto error = [](const char* text, int mtp) {
+    return test::error_of([&] { (void)parse_layout(text, 8, "--layout", mtp); });
+  };
+  // Megatron asks the m's to number --mtp-num-layers; pipeplan, its model's.
+  CHECK(error("Et*4|t*4mmL", 1).find("it names 2 multi-token prediction layers (m), the model has 1") !=
+        std::string::npos);
+  CHECK(error("Et*4|t*4mL", 0).find("the model has 0") != std::string::npos);
+  // A stage of its own (Megatron's standalone MTP) or an m among the layers is not where pipeplan plans it.
+  CHECK(error("Et*4|t*4|mL", 1).empty());  // an empty-but-m last stage: still just before L
+  CHECK(error("Et*4|t*4m|L", 1).find("must come just before L") != std::string::npos);
+  CHECK(error("Et*4|t*2mt*2L", 1).find("must come just before L") != std::string::npos);
 }
 
 TEST_CASE("Megatron's even split, and padded: the embedding and the loss counted as a layer") {
@@ -74,4 +97,27 @@ TEST_CASE("the planner takes --layout even or padded for every stage count, and 
   };
   CHECK(refused("1f1b: --layout padded: 8 layers, the embedding and the loss do not split evenly into 4 stages") == 1);
   CHECK(plan_to_json(out)["rows"][0]["megatron_layout"] == out.rows.front().megatron_layout);
+}
+
+TEST_CASE("a planned row of a model with multi-token prediction writes its m's for Megatron") {
+  PlanRequest r;
+  r.model = model_config_from_json(Json::parse(R"({"model_type": "minimax_m2", "hidden_size": 64,
+      "intermediate_size": 32, "num_hidden_layers": 4, "num_attention_heads": 4, "num_key_value_heads": 2,
+      "head_dim": 16, "vocab_size": 128, "num_local_experts": 4, "num_experts_per_tok": 2, "use_mtp": true,
+      "num_mtp_modules": 2})"),
+                                   "mtp.json");
+  r.training.seq = 256;
+  r.training.global_batch = 8;
+  r.gpu = &gpu_named("h100");
+  r.gpus = 2;
+  r.pp = 2;
+  r.schedules = {"1f1b"};
+  const PlanOutcome out = plan(r);
+  REQUIRE(!out.rows.empty());
+  for (const PlanRow& row : out.rows) {
+    CAPTURE(row.megatron_layout);
+    CHECK(row.megatron_layout.ends_with("m*2L"));
+    // Read back as Megatron reads it, with --mtp-num-layers 2: the row's own stages.
+    CHECK(layout_string(parse_layout(row.megatron_layout, 4, "x", 2)) == row.layout);
+  }
 }

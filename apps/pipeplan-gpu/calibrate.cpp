@@ -52,7 +52,7 @@ Calibration calibrate(const CalibrateRequest& r) {
   const ModelConfig& m = r.model;
   // The inputs first, so that a bad one is reported as such on a machine without a GPU too.
   (void)layer_gemms(m, tr);
-  if (!r.layout.empty()) (void)parse_layout(r.layout, m.layers, "--layout");
+  if (!r.layout.empty()) (void)parse_layout(r.layout, m.layers, "--layout", m.mtp_layers);
   const Inventory inv = inventory();
   if (r.device < 0 || r.device >= static_cast<int>(inv.devices.size())) {
     throw Error("--device " + std::to_string(r.device) + ": this machine has " + std::to_string(inv.devices.size()) +
@@ -72,7 +72,7 @@ Calibration calibrate(const CalibrateRequest& r) {
   // analytic model, times measured.
   const Layout layout = r.layout.empty() ? balanced_layout(r.stages, m.layers, pieces.embedding.total(),
                                                            pieces.layer.total(), pieces.head.total())
-                                         : parse_layout(r.layout, m.layers, "--layout");
+                                         : parse_layout(r.layout, m.layers, "--layout", m.mtp_layers);
   const auto stages = static_cast<int>(layout.size());
   const GpuSpec& spec = card.spec != nullptr ? *card.spec : gpu_named("h100");
   AnalyticProfile profile =

@@ -77,7 +77,7 @@ int run_calibrate(CalibrateFlags& f) {
   } else if (!r.layout.empty() && f.stages_given) {
     // Before the GPU: a layout of 3 stages beside --stages 4 reached the device check (exit 3),
     // and on a GPU the layout's count would have won silently (issue 31, item 10).
-    const std::size_t stages = parse_layout(r.layout, r.model.layers, "--layout").size();
+    const std::size_t stages = parse_layout(r.layout, r.model.layers, "--layout", r.model.mtp_layers).size();
     if (stages != static_cast<std::size_t>(r.stages)) {
       return fail(2, "--layout has " + std::to_string(stages) + " stages but --stages is " + std::to_string(r.stages) +
                          ": give one of them, or the same count");

@@ -49,8 +49,8 @@ int layer_count(std::string_view piece, std::string_view flag, std::string_view 
 
 }  // namespace
 
-Layout parse_layout(std::string_view text, int layers, std::string_view flag) {
-  if (is_megatron_layout(text)) return parse_megatron_layout(text, layers, flag);
+Layout parse_layout(std::string_view text, int layers, std::string_view flag, int mtp_layers) {
+  if (is_megatron_layout(text)) return parse_megatron_layout(text, layers, flag, mtp_layers);
   Layout layout;
   std::vector<std::string_view> stages = split(text, '|');
   long total = 0;

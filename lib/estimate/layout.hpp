@@ -20,8 +20,9 @@ using Layout = std::vector<StagePieces>;
 /// Reads a layout string for a model of `layers` layers, in pipeplan's notation or in
 /// Megatron-LM's (is_megatron_layout, parse_megatron_layout). Throws Error (naming `flag`) for an
 /// unknown piece, an empty stage, E anywhere but first or H anywhere but last, or layers that
-/// do not sum to the model's.
-[[nodiscard]] Layout parse_layout(std::string_view text, int layers, std::string_view flag);
+/// do not sum to the model's; `mtp_layers`, the model's multi-token prediction layers, is what a
+/// Megatron layout's m's must number where it names them.
+[[nodiscard]] Layout parse_layout(std::string_view text, int layers, std::string_view flag, int mtp_layers = 0);
 
 /// The layout as a string parse_layout reads back.
 [[nodiscard]] std::string layout_string(const Layout& layout);

@@ -14,8 +14,8 @@ constexpr long kMaxExpanded = 1 << 20;
 
 [[noreturn]] void refuse(std::string_view flag, std::string_view text, const std::string& why) {
   throw Error(std::string(flag) + " '" + std::string(text) + "': " + why +
-              " (Megatron's notation: E the embedding, t a layer, L the loss, '|' between stages, X*N or (...)*N to "
-              "repeat; for example Et*3|(tt|)*2,L)");
+              " (Megatron's notation: E the embedding, t a layer, m a multi-token prediction layer, L the loss, '|' "
+              "between stages, X*N or (...)*N to repeat; for example Et*3|(tt|)*2,mL)");
 }
 
 // Expands text[at..] up to the closing parenthesis (or the end at depth 0) into pieces and '|'.
@@ -36,11 +36,9 @@ std::string expand(std::string_view text, std::size_t& at, int depth, std::strin
     if (c == '(') {
       ++at;
       unit = expand(text, at, depth + 1, flag, whole);
-    } else if (c == 'E' || c == 't' || c == 'L' || c == 'H' || c == '|') {
+    } else if (c == 'E' || c == 't' || c == 'm' || c == 'L' || c == 'H' || c == '|') {
       unit = std::string(1, c == 'H' ? 'L' : c);  // pipeplan's H is Megatron's L
       ++at;
-    } else if (c == 'm') {
-      refuse(flag, whole, "m (a multi-token prediction layer) is not modelled");
     } else {
       refuse(flag, whole, "unknown character '" + std::string(1, c) + "'");
     }
@@ -74,14 +72,25 @@ bool is_megatron_layout(std::string_view text) {
   return false;
 }
 
-Layout parse_megatron_layout(std::string_view text, int layers, std::string_view flag) {
+Layout parse_megatron_layout(std::string_view text, int layers, std::string_view flag, int mtp_layers) {
   std::size_t at = 0;
   const std::string flat = expand(text, at, 0, flag, text);
   Layout layout(1);
   long total = 0;
+  long mtp = 0;
   for (std::size_t i = 0; i < flat.size(); ++i) {
     const char c = flat[i];
-    if (c == '|') {
+    if (c == 'm') {
+      // pipeplan prices the multi-token prediction layers with the loss, on the last stage: the
+      // place Megatron gives them when the layout ends "mL" (a stage of its own is not modelled).
+      const std::size_t loss = flat.find('L', i);
+      if (loss == std::string::npos || flat.find_first_not_of('m', i) != loss) {
+        refuse(flag, text,
+               "m (a multi-token prediction layer) must come just before L, on the loss's stage, where pipeplan "
+               "plans them");
+      }
+      ++mtp;
+    } else if (c == '|') {
       layout.emplace_back();
     } else if (c == 'E') {
       if (layout.size() != 1 || layout.back().layers > 0 || layout.back().embedding) {
@@ -105,17 +114,26 @@ Layout parse_megatron_layout(std::string_view text, int layers, std::string_view
   if (total != layers) {
     refuse(flag, text, "the stages hold " + std::to_string(total) + " layers, the model has " + std::to_string(layers));
   }
+  // Megatron asks for every multi-token prediction layer in its layout (validate_layer_layout);
+  // pipeplan places them with the loss whether the layout names them or not.
+  if (mtp != 0 && mtp != mtp_layers) {
+    refuse(flag, text,
+           "it names " + std::to_string(mtp) + " multi-token prediction layers (m), the model has " +
+               std::to_string(mtp_layers));
+  }
   return layout;
 }
 
-std::string megatron_layout_string(const Layout& layout) {
+std::string megatron_layout_string(const Layout& layout, int mtp_layers) {
+  const auto pieces = [](char piece, int count) {
+    return count == 1 ? std::string(1, piece) : count > 1 ? piece + ("*" + std::to_string(count)) : std::string();
+  };
   std::string text;
   for (std::size_t s = 0; s < layout.size(); ++s) {
     if (s > 0) text += '|';
     if (layout[s].embedding) text += 'E';
-    if (layout[s].layers == 1) text += 't';
-    if (layout[s].layers > 1) text += "t*" + std::to_string(layout[s].layers);
-    if (layout[s].head) text += 'L';
+    text += pieces('t', layout[s].layers);
+    if (layout[s].head) text += pieces('m', mtp_layers) + 'L';
   }
   return text;
 }

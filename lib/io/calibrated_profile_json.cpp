@@ -23,8 +23,8 @@ CalibratedProfile calibrated_profile_from_json(const Json& profile, const std::s
   if (!flash.is_boolean()) fail_field(at.key("flash_attention"), "true or false", flash);
   t.flash_attention = flash.get<bool>();
   out.model = model_config_from_json(member(*c, "model", at), at.key("model").where());
-  out.layout =
-      parse_layout(read_string(member(*c, "layout", at), at.key("layout")), out.model.layers, at.key("layout").where());
+  out.layout = parse_layout(read_string(member(*c, "layout", at), at.key("layout")), out.model.layers,
+                            at.key("layout").where(), out.model.mtp_layers);
   JsonPath list_at = root.key("measurements");
   const Json& list = read_array(member(profile, "measurements", root), list_at);
   for (std::size_t i = 0; i < list.size(); ++i) {

@@ -121,7 +121,8 @@ PlanRequest plan_request_for(ModelInput& in, SearchedSettings& searched, const M
   for (const std::string& name : request.schedules) (void)generator_named(name);
   if (!o->layout.empty()) {
     try {
-      if (!is_layout_keyword(o->layout)) (void)parse_layout(o->layout, in.model.layers, "--layout");
+      if (!is_layout_keyword(o->layout))
+        (void)parse_layout(o->layout, in.model.layers, "--layout", in.model.mtp_layers);
     } catch (const Error& e) {
       throw FlagError(e.what());
     }

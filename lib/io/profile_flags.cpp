@@ -28,7 +28,7 @@ void check_range(const SettingRange& range, int value) {
 
 // --layout as given, or Megatron's even or padded split of `stages` when named as plan takes
 // them; a malformed one is a malformed flag.
-Layout layout_flag(const std::string& text, int layers, int stages) {
+Layout layout_flag(const std::string& text, int layers, int mtp_layers, int stages) {
   if (is_layout_keyword(text)) {
     std::optional<Layout> l = even_layout(stages, layers, text == "padded");
     if (!l) {
@@ -38,7 +38,7 @@ Layout layout_flag(const std::string& text, int layers, int stages) {
     return std::move(*l);
   }
   try {
-    return parse_layout(text, layers, "--layout");
+    return parse_layout(text, layers, "--layout", mtp_layers);
   } catch (const Error& e) {
     throw FlagError(e.what());
   }
@@ -73,7 +73,7 @@ Json analytic_profile_document(const ModelInput& in, const ModelFlags& model, co
                                                  in.rank_order, in.training.cp, in.training.etp});
   const PieceTotals totals = piece_totals(in.model, in.training, *in.gpu, in.efficiency, nullptr, &links);
   const Layout layout = f.layout.empty() ? balanced_layout(stages, totals.embedding, totals.layers, totals.head)
-                                         : layout_flag(f.layout, in.model.layers, stages);
+                                         : layout_flag(f.layout, in.model.layers, in.model.mtp_layers, stages);
   if (layout.size() != std::size_t(stages)) {
     throw FlagError(fmt::format("--layout: has {} stages, --stages {} x --chunks {} needs {}", layout.size(), f.stages,
                                 f.chunks, stages));

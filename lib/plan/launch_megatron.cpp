@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "estimate/fp8_recipe.hpp"
 #include "model/error.hpp"
 #include "plan/launch.hpp"
@@ -373,6 +375,19 @@ LaunchPlan megatron_launch(const PlanRequest& request, const PlanRow& row) {
   }
   if (as_run.schedule != row.schedule || as_run.recompute != row.recompute || run_differs(request, run_request))
     simulate_closest(run_request, as_run, launch);
+  if (const int mtp = request.model.mtp_layers; mtp > 0) {
+    // Megatron counts the layout's m's against --mtp-num-layers (validate_layer_layout), and
+    // without a layout puts the multi-token prediction block on the last stage too.
+    launch.notes.push_back(
+        fmt::format("the model's {} multi-token prediction layer{} run{} on the last stage with the "
+                    "loss, as planned: pass --mtp-num-layers {} with the model's flags",
+                    mtp, mtp == 1 ? "" : "s", mtp == 1 ? "s" : "", mtp));
+  }
+  if (request.model.qk_norm && request.model.qk_norm_across_heads) {
+    launch.notes.push_back(
+        "Megatron-LM's --qk-layernorm normalises each head apart; MiniMax-M2's norms over every head's queries "
+        "and keys are Megatron-Bridge's layer spec (its MiniMax-M2 bridge's FullDimQNorm and FullDimKNorm)");
+  }
   if (in.fsdp() && row.sharding == Sharding::Params) {
     launch.notes.push_back(
         "pipeplan prices sharded weights as torchtitan's FSDP2 runs them (docs/costs.md, \"FSDP\"); Megatron-FSDP's "

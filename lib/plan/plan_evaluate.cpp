@@ -42,7 +42,7 @@ std::vector<Layout> layouts_for(const PlanRequest& r, const TrainingSettings& tr
     }
     return {std::move(*l)};
   }
-  if (r.layout) return {parse_layout(*r.layout, r.model.layers, "--layout")};
+  if (r.layout) return {parse_layout(*r.layout, r.model.layers, "--layout", r.model.mtp_layers)};
   const PieceTotals t = piece_totals(r.model, tr, *r.gpu, r.efficiency, measured_of(r), &links);
   std::vector<Layout> candidates;
   for (double tilt : {0.0, 0.5, 1.0, 2.0}) {
@@ -88,7 +88,7 @@ PlanRow row_of(const PlanRequest& r, const PlanJob& job, const TrainingSettings&
   row.rank_order = order;
   row.schedule = std::string(job.generator->name);
   row.layout = layout_string(layout);
-  row.megatron_layout = megatron_layout_string(layout);
+  row.megatron_layout = megatron_layout_string(layout, r.model.mtp_layers);
   row.memory_limit = memory_limit(r);
   return row;
 }

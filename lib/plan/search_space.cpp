@@ -273,8 +273,9 @@ std::vector<PlanJob> plan_jobs(const PlanRequest& r, std::map<std::string, int>&
     check_activation_offload(t, r.model.layers, std::max(r.pp, 1));
   }
   // A given layout fixes the stage count; 0 when none is given.
-  const std::size_t fixed_stages =
-      r.layout && !is_layout_keyword(*r.layout) ? parse_layout(*r.layout, r.model.layers, "--layout").size() : 0;
+  const std::size_t fixed_stages = r.layout && !is_layout_keyword(*r.layout)
+                                       ? parse_layout(*r.layout, r.model.layers, "--layout", r.model.mtp_layers).size()
+                                       : 0;
   // On one device every schedule runs the same order: only the plainest is tried there.
   const Generator* single = one_device_schedule(chosen, r.chunks);
   std::vector<PlanJob> jobs;

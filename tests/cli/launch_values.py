@@ -79,7 +79,7 @@ def megatron(pipeplan, tmp, args, failures):
     if "--pipeline-model-parallel-layout" in flags:
         stages = megatron_stages(flags["--pipeline-model-parallel-layout"])
         check("megatron layout", stages, megatron_stages(row["megatron_layout"]), failures)
-        check("megatron layout characters", set("".join(stages)) <= set("EtL"), True, failures)
+        check("megatron layout characters", set("".join(stages)) <= set("EtmL"), True, failures)
         virtual = len(stages) // row["pp"]
     else:
         virtual = int(get("--num-virtual-stages-per-pipeline-rank", 1))

@@ -59,7 +59,7 @@ PY
 # Megatron-Bridge's pipeline split as read per row (scripts/mbridge-layouts.json): Llama 3 70B on
 # 64 H100 in 25.09 sets none (Megatron's even split), Llama 3.1 405B on 256 GB300 in 26.06 counts the
 # embedding and the loss as layers, DeepSeek-V3 on 256 GB300 in 26.08 sets a 16-stage layout whose
-# MTP layer sits with the loss (pipeplan keeps it in the head: the m goes); other sources and
+# MTP layer sits with the loss (as pipeplan plans it, in the head: the m stays); other sources and
 # pp 1 get no --layout.
 python3 - <<'PY' || exit 1
 import importlib.util
@@ -70,7 +70,7 @@ def flag(row_id, source="mbridge", pp=4):
     return vp.layout_flag({"row_id": row_id, "source": source}, pp, vp.Mapping())
 assert flag("mbridge-0322") == ["--layout", "even"], flag("mbridge-0322")
 assert flag("mbridge-0077") == ["--layout", "padded"], flag("mbridge-0077")
-assert flag("mbridge-0045", pp=2) == ["--layout", "Et*4|(t*4|)*14tL"], flag("mbridge-0045", pp=2)
+assert flag("mbridge-0045", pp=2) == ["--layout", "Et*4|(t*4|)*14tmL"], flag("mbridge-0045", pp=2)
 assert flag("mbridge-0272", pp=2) == [], flag("mbridge-0272", pp=2)  # in doubt: balanced by cost
 assert flag("mbridge-0322", pp=1) == [] and flag("mbridge-0322", source="nemo_2407") == []
 # A row whose source's footnote calls its measurement a known regression (Megatron-Bridge's
