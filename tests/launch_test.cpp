@@ -653,7 +653,7 @@ TEST_CASE("--fsdp-impl: Megatron-LM runs Megatron-FSDP, torchtitan PyTorch's FSD
   CHECK(megatron.closest.has_value());
 }
 
-TEST_CASE("Megatron-LM: a model's multi-token prediction layers and MiniMax's norms across heads are said") {
+TEST_CASE("the launches say what becomes of multi-token prediction layers and of MiniMax's norms across heads") {
   PlanRequest r = tiny_request();
   // MiniMax-M2's shape at tiny-llama's size: 8 layers, norms over all heads, two MTP layers.
   r.model = model_config_from_json(Json::parse(R"({"model_type": "minimax_m2", "hidden_size": 64,
@@ -674,6 +674,22 @@ TEST_CASE("Megatron-LM: a model's multi-token prediction layers and MiniMax's no
       said("the model's 2 multi-token prediction layers run on the last stage with the loss, as planned: pass "
            "--mtp-num-layers 2"));
   CHECK(said("MiniMax-M2's norms over every head's queries and keys are Megatron-Bridge's layer spec"));
+  // torchtitan builds no MTP modules: said, and the closest simulated without them.
+  PlanRequest titan = as_1f1b_runs(r);
+  titan.training.loss = Loss::Torch;
+  PlanRow sharded = row;
+  sharded.sharding = Sharding::Params;
+  const LaunchPlan t = torchtitan_launch(titan, sharded, {});
+  REQUIRE(t.gaps.size() == 1);
+  CHECK(t.gaps[0] ==
+        "torchtitan's models have no multi-token prediction: it runs the row without the model's 2 MTP "
+        "layers");
+  CHECK(t.closest.has_value());
+  PlanRequest titan_without = titan;  // the same model without its MTP layers: nothing to say, nothing to simulate
+  titan_without.model.mtp_layers = 0;
+  const LaunchPlan plain = torchtitan_launch(titan_without, sharded, {});
+  CHECK(plain.gaps.empty());
+  CHECK_FALSE(plain.closest.has_value());
   // Without either, neither note.
   const LaunchPlan llama = megatron_launch(tiny_request(), tiny_row("1f1b", 1, "E,t*3|t*5,H"));
   CHECK(std::none_of(llama.notes.begin(), llama.notes.end(), [](const std::string& n) {

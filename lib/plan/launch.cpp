@@ -38,7 +38,7 @@ void one_f_one_b_comm(std::string_view framework, const PlanRow& as_run, PlanReq
 
 bool run_differs(const PlanRequest& request, const PlanRequest& run_request) {
   return run_request.training != request.training || run_request.comm != request.comm ||
-         run_request.policy != request.policy;
+         run_request.policy != request.policy || run_request.model.mtp_layers != request.model.mtp_layers;
 }
 
 bool is_even_split(const Layout& layout, int layers, bool padded) {

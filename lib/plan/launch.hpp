@@ -85,7 +85,8 @@ struct LaunchFiles {
 /// in `framework`'s words ("Megatron-LM's"); nothing for other rows.
 void one_f_one_b_comm(std::string_view framework, const PlanRow& as_run, PlanRequest& run_request, LaunchPlan& launch);
 
-/// Whether the closest run differs from the plan's in its request or its row's settings.
+/// Whether the closest run differs from the plan's in its request (training settings, transfers,
+/// the model's multi-token prediction layers).
 [[nodiscard]] bool run_differs(const PlanRequest& request, const PlanRequest& run_request);
 
 /// `as_run`, a row changed to what a framework runs, simulated as the planner simulates rows;

@@ -294,6 +294,12 @@ LaunchPlan torchtitan_launch(const PlanRequest& request, const PlanRow& row, con
   }
   // What the framework runs its own way, whatever the plan said: the closest is simulated so.
   PlanRequest run_request = request;
+  if (const int mtp = request.model.mtp_layers; mtp > 0) {
+    // No model of torchtitan's builds multi-token prediction modules (torchtitan/models at v0.2.2).
+    run_request.model.mtp_layers = 0;
+    launch.gaps.push_back("torchtitan's models have no multi-token prediction: it runs the row without the model's " +
+                          std::to_string(mtp) + " MTP layer" + (mtp == 1 ? "" : "s"));
+  }
   if (request.training.loss != Loss::Torch) {
     run_request.training.loss = Loss::Torch;
     launch.gaps.emplace_back(
