@@ -57,8 +57,9 @@ TEST_CASE("a Megatron layout's multi-token prediction layers stand with the loss
   CHECK(error("Et*4|t*4mmL", 1).find("it names 2 multi-token prediction layers (m), the model has 1") !=
         std::string::npos);
   CHECK(error("Et*4|t*4mL", 0).find("the model has 0") != std::string::npos);
-  // A stage of its own (Megatron's standalone MTP) or an m among the layers is not where pipeplan plans it.
-  CHECK(error("Et*4|t*4|mL", 1).empty());  // an empty-but-m last stage: still just before L
+  // On the loss's stage, alone with it, the m is where pipeplan plans it; on a stage before the
+  // loss's (Megatron's standalone MTP) or among the layers it is not.
+  CHECK(error("Et*4|t*4|mL", 1).empty());
   CHECK(error("Et*4|t*4m|L", 1).find("must come just before L") != std::string::npos);
   CHECK(error("Et*4|t*2mt*2L", 1).find("must come just before L") != std::string::npos);
 }

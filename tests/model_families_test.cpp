@@ -380,6 +380,8 @@ TEST_CASE("MiniMax-M2: what it does not model is refused, naming the key, and te
   CHECK(read(R"(, "rotary_dim": 16)").rotary_share == 0.5);
   CHECK(read(R"(, "rope_parameters": {"partial_rotary_factor": 0.25})").rotary_share == 0.25);
   CHECK(read(R"(, "rotary_dim": 16, "partial_rotary_factor": 0.5)").rotary_share == 0.5);
+  // A factor written to a few digits (a third of a head, say) agrees with its rotary_dim.
+  CHECK(read(R"(, "rotary_dim": 16, "partial_rotary_factor": 0.5000001)").rotary_share == doctest::Approx(0.5));
   CHECK(error(R"(, "rotary_dim": 16, "partial_rotary_factor": 0.25)") ==
         "mm.json: rotary_dim: 16 of head_dim 32 turns 0.5 of each head, where partial_rotary_factor says 0.25");
   CHECK(read("").mtp_layers == 0);  // use_mtp absent: none

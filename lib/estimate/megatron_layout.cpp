@@ -118,8 +118,8 @@ Layout parse_megatron_layout(std::string_view text, int layers, std::string_view
   // pipeplan places them with the loss whether the layout names them or not.
   if (mtp != 0 && mtp != mtp_layers) {
     refuse(flag, text,
-           "it names " + std::to_string(mtp) + " multi-token prediction layers (m), the model has " +
-               std::to_string(mtp_layers));
+           "it names " + std::to_string(mtp) + " multi-token prediction layer" + (mtp == 1 ? "" : "s") +
+               " (m), the model has " + std::to_string(mtp_layers));
   }
   return layout;
 }

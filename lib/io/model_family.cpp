@@ -1,5 +1,6 @@
 #include "io/model_family.hpp"
 
+#include <cmath>
 #include <string>
 
 #include "io/config_keys.hpp"
@@ -303,7 +304,7 @@ void read_minimax_m2(const Json& d, const JsonPath& root, ModelConfig& m) {
   const int rotary_dim = optional_key(d, {"rotary_dim"}, root, 1, m.head_dim(), 0);
   const double from_dim = rotary_dim > 0 ? double(rotary_dim) / m.head_dim() : 1.0;
   read_rotary_share(d, root, m, from_dim);
-  if (rotary_dim > 0 && m.rotary_share != from_dim) {
+  if (rotary_dim > 0 && std::abs(m.rotary_share - from_dim) > 1e-6) {  // a factor written to a few digits agrees
     throw Error(root.key("rotary_dim").where() + ": " + std::to_string(rotary_dim) + " of head_dim " +
                 std::to_string(m.head_dim()) + " turns " + Json(from_dim).dump() +
                 " of each head, where partial_rotary_factor says " + Json(m.rotary_share).dump());
