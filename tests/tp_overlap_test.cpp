@@ -167,9 +167,25 @@ TEST_CASE("--tp-overlap-method async-tp: B's scatter after several modules' summ
   const double shown_in_bulk = tp_overlap_ms(2, c, bulk, ub_gemms.b, gpu, e, off.dtype, 2).exposed;
   const double userbuffers = piece_parts(w, ub_gemms, gpu, e, ub).b.tensor_comm;
   const double torch_async = piece_parts(w, g, gpu, e, async).b.tensor_comm;
-  CHECK(torch_async == doctest::Approx(userbuffers - shown_in_bulk + 2 * c));
+  // Besides, each fused op's own copies (async_tp_copy_bytes): B's two fused gathers copy the
+  // rank's shard of the tensor (T = w.tp_bytes x t / (t - 1)) into the gathered one, 2T/t each.
+  const double t = 2, tensor = w.tp_bytes * t / (t - 1), gb_per_ms = gpu.memory_gb_per_s * e.memory * 1e6;
+  CHECK(torch_async == doctest::Approx(userbuffers - shown_in_bulk + 2 * c + 2 * (2 * tensor / t) / gb_per_ms));
   CHECK(torch_async > userbuffers);
-  // F is the same either way.
+  // F: userbuffers' ring exchanges, plus two gathers' shard copies (2T/t each) and two scatters'
+  // sums of the t partials they pulled (T read, T/t written each).
   CHECK(piece_parts(w, g, gpu, e, async).f.tensor_comm ==
-        doctest::Approx(piece_parts(w, ub_gemms, gpu, e, ub).f.tensor_comm));
+        doctest::Approx(piece_parts(w, ub_gemms, gpu, e, ub).f.tensor_comm +
+                        (2 * (2 * tensor / t) + 2 * (tensor + tensor / t)) / gb_per_ms));
+}
+
+TEST_CASE("async_tp_copy_bytes: a fused gather copies its shard in, a fused scatter sums its t partials") {
+  // _pipelined_all_gather_and_consume copies the rank's shard into the gathered tensor (read and
+  // write, 2T/t); _fused_matmul_reduce_scatter_impl sums the t stacked partials (T read, T/t
+  // written). T = 1000 bytes over 4 ranks.
+  const std::vector<OverlapSpan> spans = {{0, 1, true, false}, {1, 1, true, true}, {2, 1, false, true}};
+  CHECK(async_tp_copy_bytes(spans, 3, 1000, 4) == doctest::Approx(2 * 1000 / 4.0 + 2 * (1000 + 1000 / 4.0)));
+  CHECK(async_tp_copy_bytes(spans, 1, 1000, 4) == doctest::Approx(500));  // the collectives beyond are not spans'
+  CHECK(async_tp_copy_bytes(spans, 3, 1000, 1) == 0.0);                   // one rank: no collective at all
+  CHECK(async_tp_copy_bytes({}, 4, 1000, 4) == 0.0);
 }

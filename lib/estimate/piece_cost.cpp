@@ -105,6 +105,12 @@ PieceParts piece_parts(const PieceWork& w, const PhaseGemms& gemms, const GpuSpe
         tp_overlap_ms(collectives, link.tensor.collective_ms(w.tp_bytes), spans, products, gpu, e, tr.dtype, tr.tp);
     part.tensor_comm = o.exposed;
     part.products += o.chunked_extra;
+    if (tr.tp_overlap_method == TpOverlapMethod::AsyncTp) {
+      // tp_bytes is what each rank sends of the tensor, (t - 1) / t of it.
+      const double tensor = w.tp_bytes * tr.tp / std::max(tr.tp - 1, 1);
+      part.tensor_comm +=
+          ms_for_bytes(async_tp_copy_bytes(spans, collectives, tensor, tr.tp), gpu.memory_gb_per_s, e.memory);
+    }
   };
   PieceParts p;
   flops_ms(p.f, w.f_flops, w.f_core_flops, w.f_core_flops, gemms.f);

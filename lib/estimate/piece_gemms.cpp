@@ -42,7 +42,7 @@ void fold_for_op_recompute(PhaseGemms& g, const ModelConfig& m, const TrainingSe
 void fold_for_full_recompute(PhaseGemms& g, const TrainingSettings& tr, bool repeats_forward) {
   if (tr.recompute != Recompute::Full) return;
   if (repeats_forward) {
-    for (OverlapSpan s : g.f_overlap) g.b_overlap.push_back({s.first + g.b.size(), s.count, s.chunked});
+    for (OverlapSpan s : g.f_overlap) g.b_overlap.push_back({s.first + g.b.size(), s.count, s.chunked, s.scatter});
     g.b.insert(g.b.end(), g.f.begin(), g.f.end());
   }
   g.b.insert(g.b.end(), g.w.begin(), g.w.end());
@@ -110,12 +110,14 @@ void add_block(PhaseGemms& out, const std::vector<Linear>& linears, std::int64_t
     add(out, l, tokens, t, attention_output_kept);
   }
   if (!overlapped || t <= 1) return;
+  // In B the collectives change places: the column-parallel input gradients are scattered, the
+  // row-parallel ones' output gradient gathered.
   if (gather.count > 0) {
     out.f_overlap.push_back(gather);
-    if (b_scatter_overlapped) out.b_overlap.push_back({gather.first, gather.count, false});
+    if (b_scatter_overlapped) out.b_overlap.push_back({gather.first, gather.count, false, true});
   }
   if (scatter.count > 0) {
-    out.f_overlap.push_back(scatter);
+    out.f_overlap.push_back({scatter.first, scatter.count, true, true});
     out.b_overlap.push_back(scatter);
   }
 }

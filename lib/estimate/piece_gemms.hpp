@@ -38,6 +38,9 @@ struct OverlapSpan {
   /// per hop (every forward collective, and B's gathers of the output gradient). Else a bulk
   /// overlap: the collective beside the whole products (B's scatter of the input gradient).
   bool chunked = true;
+  /// The collective beside them is a reduce-scatter (after F's row-parallel products, after B's
+  /// column-parallel input gradients); else an all-gather.
+  bool scatter = false;
 };
 
 struct PhaseGemms {

@@ -33,4 +33,13 @@ TpOverlapMs tp_overlap_ms(int collectives, double collective_ms, const std::vect
   return out;
 }
 
+double async_tp_copy_bytes(const std::vector<OverlapSpan>& spans, int collectives, double tensor_bytes, int tp) {
+  if (tp <= 1 || collectives <= 0) return 0;
+  const std::size_t paired = std::min(spans.size(), std::size_t(collectives));
+  double bytes = 0;
+  for (std::size_t i = 0; i < paired; ++i)
+    bytes += spans[i].scatter ? tensor_bytes * (1 + 1.0 / tp) : 2 * tensor_bytes / tp;
+  return bytes;
+}
+
 }  // namespace pipeplan

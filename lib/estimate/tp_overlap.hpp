@@ -33,4 +33,17 @@ struct TpOverlapMs {
                                         const std::vector<GemmShape>& products, const GpuSpec& gpu,
                                         const Efficiency& efficiency, DType dtype, int tp);
 
+/// What PyTorch's fused ops (`--tp-overlap-method async-tp`) move on the compute stream beside
+/// their products, in bytes, for the first `collectives` of `spans` over a `tensor_bytes`
+/// tensor (the gathered input, the unscattered output) and `tp` ranks, as its symmetric-memory
+/// ops run them (torch/distributed/_symmetric_memory/__init__.py, late 2024): a fused gather
+/// copies the rank's own shard into the gathered tensor (`_pipelined_all_gather_and_consume`:
+/// 2 / t of it, read and written); a fused scatter computes every rank's partial rows into one
+/// stacked tensor, pulls its own, then sums the t partials in a reduction kernel
+/// (`_fused_matmul_reduce_scatter_impl`: the whole read, 1 / t written), where NCCL's
+/// reduce-scatter reduces inside its own kernel. Under async TP every span is one of its fused
+/// ops (the collectives it leaves unfused have none: async_tp_scatters_alone, piece_gemms.cpp).
+[[nodiscard]] double async_tp_copy_bytes(const std::vector<OverlapSpan>& spans, int collectives, double tensor_bytes,
+                                         int tp);
+
 }  // namespace pipeplan
