@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "io/config_keys.hpp"
+#include "io/family_of.hpp"
 #include "io/json_fields.hpp"
 #include "io/model_family.hpp"
 #include "model/error.hpp"

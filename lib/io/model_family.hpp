@@ -6,6 +6,7 @@
 // of layer, the formula for it in lib/estimate. Anything else is refused by name.
 #include <array>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "estimate/model_config.hpp"
@@ -32,10 +33,8 @@ struct ModelFamily {
 /// The row of `model_type`, or nullptr.
 [[nodiscard]] const ModelFamily* family_named(std::string_view model_type);
 
-/// The family of a config.json document: its model_type's row (the Llama family's when it has
-/// none, GPT-2's for GPT-2's key names). Throws Error naming the key and the value when the
-/// model_type or one of the architectures is not modelled, when the config has experts under a
-/// key its family does not read them from, or latent attention in a family without it.
-[[nodiscard]] const ModelFamily& family_of(const Json& document, const JsonPath& root);
+/// "pipeplan models decoder-only transformers of model_type llama (...), ...": every family with
+/// its summary, for the messages that refuse a model.
+[[nodiscard]] std::string modelled_families();
 
 }  // namespace pipeplan
